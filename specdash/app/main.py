@@ -1,0 +1,203 @@
+"""The specdash Textual app: header, one pane per concern, footer; wiring between panes and the host.
+
+Data flows one way — host → core → panes — and commands back — key → action → core → host. This module only
+wires: it owns the Host, follows the server log through :class:`specdash.hosts.tail.LogFollower` and hands the
+lines to the log pane; each pane renders what the core computes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from specdash import __version__
+from specdash.app.modals.help import HelpScreen
+from specdash.app.modals.host_key import HostKeyScreen
+from specdash.app.status_bar import StatusBar
+from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, HostKeyChanged, HostKeyUnknown
+
+
+def _optional(module: str, name: str):
+    """The class ``name`` from ``module`` if that pane exists in this build, else None (absent, not faked)."""
+    if importlib.util.find_spec(module) is None:
+        return None
+    return getattr(importlib.import_module(module), name, None)
+
+
+class SpecdashApp(App):
+    """The console. ``host`` is any Host (local, SSH, replay); ``log_path`` the server log to follow on it
+    (None: discover the running server's log); ``readonly`` disables every mutating action."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "specdash"
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit_ctrl"),
+        Binding("f1,question_mark", "help", "Help", id="app.help"),
+        Binding("f2", "show_tab('log')", "Log", id="app.tab_log"),
+        Binding("f3", "show_tab('builder')", "Builder", id="app.tab_builder"),
+        Binding("f4", "show_tab('bench')", "Bench", id="app.tab_bench"),
+        Binding("f5", "focus_gpus", "GPUs", id="app.focus_gpus"),
+    ]
+
+    def __init__(self, host: Host, *, log_path: str | None = None, readonly: bool = False,
+                 known_hosts: str | None = None, gpu_interval_s: float = 2.0) -> None:
+        super().__init__()
+        self.host = host
+        self.log_path = log_path
+        self.readonly = readonly
+        self.known_hosts = known_hosts
+        self.gpu_interval_s = gpu_interval_s
+        self.sub_title = host.name
+        self._log_pane_cls = _optional("specdash.app.log.pane", "LogPane") or _optional("specdash.app.log", "LogPane")
+        self._gpu_pane_cls = _optional("specdash.app.gpus.pane", "GpuPane") or _optional("specdash.app.gpus", "GpuPane")
+        self._builder_cls = (_optional("specdash.app.builder.pane", "BuilderPane")
+                             or _optional("specdash.app.builder", "BuilderPane"))
+        self._bench_cls = _optional("specdash.app.bench.pane", "BenchPane") or _optional("specdash.app.bench", "BenchPane")
+
+    # -- layout -----------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield StatusBar(self.host.name, id="status")
+        with Vertical(id="main"):
+            with TabbedContent(id="tabs", initial="log"):
+                with TabPane("Log", id="log"):
+                    if self._log_pane_cls is not None:
+                        yield self._log_pane_cls(title=self.log_path or "log")
+                    else:
+                        yield Static("log pane unavailable in this build", classes="absent")
+                if self._builder_cls is not None:
+                    with TabPane("Launch builder", id="builder"):
+                        yield self._builder_cls(readonly=self.readonly)
+                if self._bench_cls is not None:
+                    with TabPane("Benchmarks", id="bench"):
+                        yield self._bench_cls(readonly=self.readonly)
+            if self._gpu_pane_cls is not None:
+                yield self._gpu_pane_cls(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly)
+        yield Footer()
+
+    @property
+    def status_bar(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    @property
+    def log_pane(self):
+        return self.query_one(self._log_pane_cls) if self._log_pane_cls else None
+
+    def on_mount(self) -> None:
+        self.status_bar.connection = self.host.status
+        if self.readonly:
+            self.status_bar.mode = "read-only"
+        self.host.add_state_listener(self._on_host_state)
+        self.start_session()
+
+    def _on_host_state(self, status: ConnectionStatus) -> None:
+        self.status_bar.connection = status
+
+    # -- connection and log -------------------------------------------------------------------------
+    @work(exclusive=True, group="session")
+    async def start_session(self) -> None:
+        """Connect (asking about unknown host keys), then follow the log until the app exits."""
+        if not await self._connect():
+            return
+        path = self.log_path or await self._discover_log()
+        if path:
+            await self._follow(path)
+
+    async def _connect(self) -> bool:
+        while True:
+            try:
+                await self.host.connect()
+                return True
+            except HostKeyUnknown as exc:
+                from specdash.hosts.ssh import trust_host_key
+
+                known_hosts = self.known_hosts or str(Path("~/.ssh/known_hosts").expanduser())
+                trusted = await self.push_screen_wait(
+                    HostKeyScreen(exc.host, exc.port, exc.key_type, exc.fingerprint, known_hosts))
+                if not trusted:
+                    self.host._set_status(ConnectionStatus(ConnState.FAILED, "host key not trusted"))
+                    self.notify("Host key not trusted: not connected.", severity="warning")
+                    return False
+                trust_host_key(known_hosts, exc.host, exc.port, exc.public_key_line)
+                self.notify(f"Added {exc.key_type} key of {exc.host} to {known_hosts}.")
+            except HostKeyChanged as exc:
+                self.host._set_status(ConnectionStatus(ConnState.FAILED, "host key changed"))
+                self.notify(str(exc), title="Host key changed: refused", severity="error", timeout=30)
+                return False
+            except HostError as exc:
+                self.host._set_status(ConnectionStatus(ConnState.FAILED, str(exc)))
+                self.notify(str(exc), title="Cannot connect", severity="error", timeout=30)
+                return False
+
+    async def _discover_log(self) -> str | None:
+        pane = self.log_pane
+        try:
+            from specdash.logs.discover import discover_server_log
+        except ImportError:
+            discover_server_log = None
+        if discover_server_log is not None:
+            found = await discover_server_log(self.host)
+            if getattr(found, "path", None):
+                if pane is not None:
+                    pane.reset(found.path)
+                return found.path
+            message = getattr(found, "explanation", None) or "no running SGLang server found"
+        else:
+            message = "no --log given"
+        if pane is not None:
+            pane.marker(f"{message}; start specdash with --log PATH to follow a file")
+        return None
+
+    async def _follow(self, path: str) -> None:
+        from specdash.hosts.tail import LogFollower, TailLines, TailMarker
+
+        pane = self.log_pane
+        async for event in LogFollower(self.host, path):
+            if pane is None:
+                continue
+            if isinstance(event, TailLines):
+                pane.feed([line.decode("utf-8", "replace").rstrip("\r\n") for line in event.lines])
+            elif isinstance(event, TailMarker):
+                pane.marker(event.text)
+
+    def on_log_pane_server_state_changed(self, message) -> None:
+        self.status_bar.server_state = message.state
+        self.status_bar.server_detail = message.detail
+
+    # -- actions ------------------------------------------------------------------------------------
+    def action_show_tab(self, tab: str) -> None:
+        tabs = self.query_one(TabbedContent)
+        try:
+            tabs.active = tab
+        except Exception:  # tab absent in this build
+            self.notify(f"The {tab} pane is not in this build.", severity="warning")
+
+    def action_focus_gpus(self) -> None:
+        if self._gpu_pane_cls is not None:
+            self.query_one(self._gpu_pane_cls).focus()
+
+    def action_help(self) -> None:
+        sections: list[tuple[str, list]] = [("Everywhere", list(self.BINDINGS))]
+        for title, cls in (("Log pane", self._log_pane_cls), ("Launch builder", self._builder_cls),
+                           ("GPUs and processes", self._gpu_pane_cls), ("Benchmarks", self._bench_cls)):
+            if cls is not None:
+                sections.append((title, list(getattr(cls, "BINDINGS", []))))
+        sections.append(("Command palette", [("ctrl+p", "noop", "Search every command")]))
+        self.push_screen(HelpScreen(sections))
+
+    async def on_unmount(self) -> None:
+        try:
+            await self.host.close()
+        except Exception:  # closing a dead connection is not an error worth showing
+            pass
+
+
+def version_line() -> str:
+    return f"specdash {__version__}"

@@ -1,0 +1,45 @@
+"""``specdash connect TARGET``: open the console on a host (SSH or this machine)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+NAME = "connect"
+HELP = "open the console on a GPU host: TARGET is [user@]host[:port], an ~/.ssh/config alias, or 'local'"
+DESCRIPTION = (
+    "Connect to TARGET over SSH (honouring ~/.ssh/config, ProxyJump, the agent and known_hosts) or use this "
+    "machine with 'local', then follow the SGLang server log and watch the GPUs."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="TARGET", help="[user@]host[:port], an ~/.ssh/config alias, or 'local'")
+    parser.add_argument("--log", metavar="REMOTE_PATH", help="server log file to follow on the host "
+                        "(default: the running SGLang server's stdout, if it goes to a file)")
+    parser.add_argument("-p", "--port", type=int, metavar="PORT", help="SSH port (overrides TARGET and ssh config)")
+    parser.add_argument("-i", "--identity", metavar="IDENTITY_FILE", help="private key file for SSH")
+    parser.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default ~/.ssh/known_hosts)")
+    parser.add_argument("--readonly", action="store_true", help="disable every mutating key (kill, launch, restart)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from specdash.cli import UsageError
+
+    if args.port is not None and not 0 < args.port < 65536:
+        raise UsageError(f"port {args.port} is out of range (1-65535)")
+    from specdash.hosts.target import open_host
+
+    try:
+        host = open_host(args.target, port=args.port, identity_file=args.identity, known_hosts=args.known_hosts)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if not sys.stdout.isatty():
+        sys.stderr.write("specdash connect: error: needs a terminal (run it in a terminal, tmux or screen)\n")
+        return 2
+
+    from specdash.app.main import SpecdashApp
+
+    app = SpecdashApp(host, log_path=args.log, readonly=args.readonly, known_hosts=args.known_hosts)
+    app.run()
+    return int(app.return_code or 0)

@@ -1,0 +1,166 @@
+"""The Host interface: the one door between specdash and the outside world.
+
+Everything that touches a machine — running a command, following a file, sending a
+signal — goes through a :class:`Host`. Implementations: :class:`~specdash.hosts.local.LocalHost`
+(asyncio subprocesses on this machine) and :class:`~specdash.hosts.ssh.SSHHost` (asyncssh).
+A replay host feeds recorded data instead (session package).
+
+No Textual imports here: the core and the headless commands use hosts directly.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import enum
+import time
+from typing import AsyncIterator, Callable
+
+
+class HostError(Exception):
+    """A host operation failed for a reason the user can act on (message is one line)."""
+
+
+class HostKeyUnknown(HostError):
+    """The server's host key is not in known_hosts.
+
+    Attributes: ``host`` (str), ``port`` (int), ``fingerprint`` (SHA256 string as ``ssh-keygen -l`` prints it),
+    ``key_type`` (e.g. ``ssh-ed25519``), ``public_key_line`` (the OpenSSH public key, for appending to known_hosts).
+    """
+
+    def __init__(self, host: str, port: int, fingerprint: str, key_type: str, public_key_line: str):
+        super().__init__(f"unknown host key for {host}:{port} ({key_type} {fingerprint})")
+        self.host, self.port = host, port
+        self.fingerprint, self.key_type, self.public_key_line = fingerprint, key_type, public_key_line
+
+
+class HostKeyChanged(HostError):
+    """The server's host key differs from the one in known_hosts: refused, never trusted automatically."""
+
+
+class ConnState(str, enum.Enum):
+    """Connection states shown in the header."""
+
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    RETRYING = "retrying"
+    FAILED = "failed"
+
+
+@dataclasses.dataclass(frozen=True)
+class ConnectionStatus:
+    """A snapshot of a host's connection: ``state``, a one-line ``detail`` and, when retrying,
+    the monotonic time (``time.monotonic()`` seconds) of the next attempt."""
+
+    state: ConnState
+    detail: str = ""
+    retry_at: float | None = None
+
+    def describe(self) -> str:
+        """Human text: ``connected``, ``retrying in 4 s (connection lost)``, ``failed: reason``."""
+        if self.state is ConnState.RETRYING and self.retry_at is not None:
+            wait_s = max(0, round(self.retry_at - time.monotonic()))
+            text = f"retrying in {wait_s} s"
+            return f"{text} ({self.detail})" if self.detail else text
+        if self.state is ConnState.FAILED:
+            return f"failed: {self.detail}" if self.detail else "failed"
+        return self.state.value
+
+
+@dataclasses.dataclass(frozen=True)
+class CommandResult:
+    """Result of :meth:`Host.run`: exit status (int; -1 when killed by timeout), stdout and stderr (str,
+    decoded as UTF-8 with replacement)."""
+
+    exit_status: int
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_status == 0
+
+
+StateListener = Callable[[ConnectionStatus], None]
+
+
+class Host(abc.ABC):
+    """A machine specdash works on.
+
+    Commands are POSIX ``sh`` command lines (the remote login shell for SSH). All methods are coroutines
+    and raise :class:`HostError` (one-line message) when the host cannot be reached.
+    """
+
+    #: Short display name, e.g. ``local`` or ``alice@gpu-box:22``.
+    name: str = "host"
+    #: True when the host is this machine (NVML may be used directly).
+    is_local: bool = False
+
+    def __init__(self) -> None:
+        self._status = ConnectionStatus(ConnState.CONNECTING)
+        self._listeners: list[StateListener] = []
+
+    # -- connection state -------------------------------------------------------------------------
+    @property
+    def status(self) -> ConnectionStatus:
+        """Current :class:`ConnectionStatus`."""
+        return self._status
+
+    def add_state_listener(self, listener: StateListener) -> None:
+        """Call ``listener(status)`` on every connection state change (from the event loop)."""
+        self._listeners.append(listener)
+
+    def _set_status(self, status: ConnectionStatus) -> None:
+        self._status = status
+        for listener in list(self._listeners):
+            listener(status)
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    @abc.abstractmethod
+    async def connect(self) -> None:
+        """Open the connection (no-op for local). Raises HostKeyUnknown / HostKeyChanged / HostError."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Close the connection and stop everything started through it (streams, not launched servers)."""
+
+    # -- operations -------------------------------------------------------------------------------
+    @abc.abstractmethod
+    async def run(self, command: str, timeout_s: float = 30.0, input: str | None = None) -> CommandResult:
+        """Run ``command`` to completion; return its exit status, stdout and stderr.
+
+        On timeout the command is killed and ``CommandResult(-1, partial stdout, "timeout after N s")`` returned.
+        """
+
+    @abc.abstractmethod
+    def stream(self, command: str) -> AsyncIterator[bytes]:
+        """Yield the stdout of a long-running ``command`` line by line, as raw bytes including the ``\\n``
+        (a last partial line is yielded without it when the command ends). Closing the iterator (``aclose``,
+        or leaving an ``async for``) stops the command: it never outlives the stream. Raises HostError when
+        the connection drops mid-stream."""
+
+    async def file_size(self, path: str) -> int | None:
+        """Size of ``path`` in bytes, or None when it does not exist."""
+        result = await self.run(f"stat -c %s -- {quote(path)} 2>/dev/null", timeout_s=15)
+        text = result.stdout.strip()
+        return int(text) if result.ok and text.isdigit() else None
+
+    async def read_file(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> bytes | None:
+        """The first ``max_bytes`` bytes of ``path`` (None when unreadable)."""
+        result = await self.run(f"head -c {int(max_bytes)} -- {quote(path)}", timeout_s=30)
+        return result.stdout.encode("utf-8", "surrogateescape") if result.ok else None
+
+    @abc.abstractmethod
+    async def send_signal(self, pid: int, signum: int, *, group: bool = False) -> None:
+        """Send ``signum`` to process ``pid`` (to process group ``pid`` when ``group``).
+
+        Raises ProcessLookupError when it does not exist, PermissionError when not allowed, HostError otherwise.
+        Never called with a name: by PID or process group only.
+        """
+
+
+def quote(text: str) -> str:
+    """POSIX-shell quote ``text`` (shlex.quote)."""
+    import shlex
+
+    return shlex.quote(text)

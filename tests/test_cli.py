@@ -1,0 +1,58 @@
+"""The command line as a user meets it: --version, --help, and one-line usage errors with exit code 2."""
+
+import subprocess
+import sys
+
+import specdash
+
+
+def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "specdash", *args], capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def test_version_prints_package_version():
+    result = run_cli("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"specdash {specdash.__version__}"
+
+
+def test_help_lists_connect():
+    result = run_cli("--help")
+    assert result.returncode == 0
+    assert "connect" in result.stdout
+
+
+def test_connect_help_shows_every_option():
+    result = run_cli("connect", "--help")
+    assert result.returncode == 0
+    for option in ("TARGET", "--log", "-p", "-i", "--known-hosts", "--readonly"):
+        assert option in result.stdout
+
+
+def test_unknown_option_is_one_line_and_exit_2():
+    result = run_cli("connect", "local", "--bogus")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "--bogus" in lines[0]
+
+
+def test_missing_target_is_one_line_and_exit_2():
+    result = run_cli("connect")
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "TARGET" in result.stderr
+
+
+def test_bad_port_is_a_usage_error():
+    result = run_cli("connect", "local", "-p", "70000")
+    assert result.returncode == 2
+    assert "out of range" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_unknown_command_exit_2():
+    result = run_cli("frobnicate")
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
