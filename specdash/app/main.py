@@ -26,7 +26,10 @@ from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, Ho
 
 def _optional(module: str, name: str):
     """The class ``name`` from ``module`` if that pane exists in this build, else None (absent, not faked)."""
-    if importlib.util.find_spec(module) is None:
+    try:
+        if importlib.util.find_spec(module) is None:
+            return None
+    except ModuleNotFoundError:  # parent package absent
         return None
     return getattr(importlib.import_module(module), name, None)
 
@@ -48,8 +51,14 @@ class SpecdashApp(App):
     ]
 
     def __init__(self, host: Host, *, log_path: str | None = None, readonly: bool = False,
-                 known_hosts: str | None = None, gpu_interval_s: float = 2.0) -> None:
+                 known_hosts: str | None = None, gpu_interval_s: float = 2.0, theme: str | None = None) -> None:
         super().__init__()
+        from specdash.app.themes import DEFAULT_THEME, load_themes
+
+        for shipped in load_themes().values():
+            self.register_theme(shipped)
+        wanted = theme or DEFAULT_THEME
+        self.theme = wanted if wanted in self.available_themes else "textual-dark"
         self.host = host
         self.log_path = log_path
         self.readonly = readonly

@@ -21,13 +21,15 @@ class GpuInfo:
 class GpuProcess:
     """A compute process holding memory on a GPU: ``pid`` as the driver sees it (may be a host PID
     inside a container), ``gpu_index`` (None if its GPU UUID matched no GPU), ``used_mib`` (None for
-    ``[N/A]``), ``name`` (process name as reported)."""
+    ``[N/A]``), ``name`` (process name as reported), ``kind`` (``"compute"``, or ``"graphics"`` for a
+    display/graphics context that NVML reports; nvidia-smi's compute query lists compute processes only)."""
 
     pid: int
     gpu_index: int | None
     gpu_uuid: str
     used_mib: int | None
     name: str
+    kind: str = "compute"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,6 +11,7 @@ No Textual imports here: the core and the headless commands use hosts directly.
 from __future__ import annotations
 
 import abc
+import asyncio
 import dataclasses
 import enum
 import time
@@ -19,6 +20,17 @@ from typing import AsyncIterator, Callable
 
 class HostError(Exception):
     """A host operation failed for a reason the user can act on (message is one line)."""
+
+
+class ConnectionLost(HostError):
+    """The connection to the host dropped (or is down right now) while an operation needed it.
+
+    Transient: an :class:`~specdash.hosts.ssh.SSHHost` reconnects by itself with backoff; wait with
+    :meth:`Host.wait_connected` and try again."""
+
+
+class AuthenticationFailed(HostError):
+    """The server refused every offered credential (key, agent). Permanent: retrying will not help."""
 
 
 class HostKeyUnknown(HostError):
@@ -35,7 +47,23 @@ class HostKeyUnknown(HostError):
 
 
 class HostKeyChanged(HostError):
-    """The server's host key differs from the one in known_hosts: refused, never trusted automatically."""
+    """The server's host key differs from the one in known_hosts: refused, never trusted automatically.
+
+    Attributes (None when unknown): ``host`` (str, the known_hosts name), ``port`` (int), ``fingerprint``
+    (SHA256 of the key the server offers now, as ``ssh-keygen -l`` prints it), ``key_type``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        host: str | None = None,
+        port: int | None = None,
+        fingerprint: str | None = None,
+        key_type: str | None = None,
+    ):
+        super().__init__(message)
+        self.host, self.port, self.fingerprint, self.key_type = host, port, fingerprint, key_type
 
 
 class ConnState(str, enum.Enum):
@@ -99,6 +127,7 @@ class Host(abc.ABC):
     def __init__(self) -> None:
         self._status = ConnectionStatus(ConnState.CONNECTING)
         self._listeners: list[StateListener] = []
+        self._status_waiters: list["asyncio.Future[None]"] = []
 
     # -- connection state -------------------------------------------------------------------------
     @property
@@ -110,10 +139,42 @@ class Host(abc.ABC):
         """Call ``listener(status)`` on every connection state change (from the event loop)."""
         self._listeners.append(listener)
 
+    def remove_state_listener(self, listener: StateListener) -> None:
+        """Stop calling ``listener`` (no error when it was not registered)."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     def _set_status(self, status: ConnectionStatus) -> None:
         self._status = status
+        waiters, self._status_waiters = self._status_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
         for listener in list(self._listeners):
             listener(status)
+
+    async def wait_connected(self, timeout_s: float | None = None) -> None:
+        """Return once the host is CONNECTED (at once when it already is).
+
+        Raises HostError with the reason when the state becomes FAILED (a permanent failure: changed or
+        unknown host key, authentication refused, or :meth:`close` was called), and TimeoutError after
+        ``timeout_s`` seconds (None: wait as long as it takes).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout_s is None else loop.time() + timeout_s
+        while True:
+            state = self._status.state
+            if state is ConnState.CONNECTED:
+                return
+            if state is ConnState.FAILED:
+                raise HostError(self._status.describe())
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._status_waiters.append(waiter)
+            remaining = None if deadline is None else max(0.0, deadline - loop.time())
+            try:
+                await asyncio.wait_for(waiter, remaining)
+            except asyncio.TimeoutError:
+                raise TimeoutError(f"{self.name}: not connected after {timeout_s:g} s") from None
 
     # -- lifecycle --------------------------------------------------------------------------------
     @abc.abstractmethod
@@ -136,8 +197,12 @@ class Host(abc.ABC):
     def stream(self, command: str) -> AsyncIterator[bytes]:
         """Yield the stdout of a long-running ``command`` line by line, as raw bytes including the ``\\n``
         (a last partial line is yielded without it when the command ends). Closing the iterator (``aclose``,
-        or leaving an ``async for``) stops the command: it never outlives the stream. Raises HostError when
-        the connection drops mid-stream."""
+        or leaving an ``async for``) stops the command: it never outlives the stream. Raises ConnectionLost
+        (a HostError) when the connection drops mid-stream.
+
+        The command's stdin is a pipe that stays open, unwritten, for the life of the stream and is closed
+        when the stream closes, so a command may tie its life to it (``cat >/dev/null`` returns then). Its
+        stderr is discarded; it runs in its own process group, which is killed when the stream closes."""
 
     async def file_size(self, path: str) -> int | None:
         """Size of ``path`` in bytes, or None when it does not exist."""

@@ -8,6 +8,7 @@ import signal
 from typing import AsyncIterator
 
 from specdash.hosts.base import CommandResult, ConnectionStatus, ConnState, Host
+from specdash.hosts.wrapper import wrap_command
 
 
 class LocalHost(Host):
@@ -19,6 +20,7 @@ class LocalHost(Host):
     def __init__(self, env: dict[str, str] | None = None) -> None:
         super().__init__()
         self._env = env
+        self._status = ConnectionStatus(ConnState.CONNECTED)  # nothing to connect to: always reachable
 
     async def connect(self) -> None:
         self._set_status(ConnectionStatus(ConnState.CONNECTED))
@@ -47,8 +49,8 @@ class LocalHost(Host):
 
     async def stream(self, command: str) -> AsyncIterator[bytes]:  # type: ignore[override]
         proc = await asyncio.create_subprocess_shell(
-            command,
-            stdin=asyncio.subprocess.DEVNULL,
+            wrap_command(command),  # ends with our stdin pipe: no orphan even if specdash is SIGKILLed
+            stdin=asyncio.subprocess.PIPE,  # kept open, never written
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
             env=self._env,
@@ -68,6 +70,8 @@ class LocalHost(Host):
                     line = await proc.stdout.readexactly(exc.consumed)
                 yield line
         finally:
+            if proc.stdin is not None:
+                proc.stdin.close()
             if proc.returncode is None:
                 _kill_group(proc.pid)
                 try:

@@ -30,6 +30,12 @@ def _literal(node: ast.AST, names: dict[str, object], fields: dict[str, object])
     return "<unknown>"
 
 
+#: argparse dests that ServerArgs.from_cli_args renames to the dataclass field (e.g. ``--tensor-parallel-size``
+#: listed first gives dest ``tensor_parallel_size``; SGLang copies it to ``tp_size``).
+CLI_DEST_TO_FIELD = {"tensor_parallel_size": "tp_size", "data_parallel_size": "dp_size",
+                     "expert_parallel_size": "ep_size", "pipeline_parallel_size": "pp_size"}
+
+
 def extract(source: str) -> list[dict]:
     tree = ast.parse(source)
     names: dict[str, object] = {}
@@ -60,6 +66,7 @@ def extract(source: str) -> list[dict]:
         entry["dest"] = (
             _literal(kw["dest"], names, fields) if "dest" in kw else (long_opts or options)[0].lstrip("-").replace("-", "_")
         )
+        entry["dest"] = CLI_DEST_TO_FIELD.get(entry["dest"], entry["dest"])
         entry["action"] = _literal(kw["action"], names, fields) if "action" in kw else "store"
         if isinstance(entry["action"], str) and entry["action"] == "<unknown>":
             entry["action"] = ast.unparse(kw["action"])

@@ -1,0 +1,336 @@
+"""BenchPane: one key benchmarks the running server (``b``), one key runs the depth sweep (``S``), ``esc`` cancels.
+
+Thin widget over the core: :class:`specdash.bench.runner.BenchRunner` for a run and
+:class:`specdash.bench.sweep.SweepRunner` for a sweep; every figure shown is computed there. Results are stored
+as JSON under the state dir (:mod:`specdash.bench.store`) and announced with :class:`BenchPane.RunFinished` /
+:class:`BenchPane.SweepFinished` so the app can record them in the session.
+
+Hooks the app sets (all optional): ``server_url`` (where ``b`` sends the workload), ``restart_server`` (async
+``callable(command) -> url`` from the server lifecycle) and ``base_command`` (the builder's launch command) - both
+needed by ``S``; ``effective_config`` (dict stored with every result: GPU name, SGLang version ...);
+``log_accept_samples`` (zero-argument callable returning the "accept len" values the log parser saw, used when no
+better accept-length source exists); ``sweep_definition``; ``bench_overrides`` (BenchSettings fields, e.g.
+``{"num_requests": 8}``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import DataTable, ProgressBar, Select, Static
+from textual_plotext import PlotextPlot
+
+from specdash.app.bench.render import RUN_COLUMNS, SWEEP_COLUMNS, progress_line, run_row, sweep_row
+from specdash.app.styles import load_tcss
+from specdash.bench.results import RunResult
+from specdash.bench.runner import BenchError, BenchProgress, BenchRunner, BenchSettings
+from specdash.bench.sweep import SweepDefinition, SweepError, SweepEvent, SweepResult, SweepRunner, default_sweep
+from specdash.bench.workload import APIS, Workload, load_preset, preset_names
+
+SWEEP_NEEDS_LIFECYCLE = (
+    "the depth sweep needs the server lifecycle: launch the server from the builder so specdash can restart it "
+    "per configuration"
+)
+
+
+class BenchPane(Widget, can_focus=True):
+    """The benchmarks pane. ``server_url``: base URL of the running server (None until one is known);
+    ``readonly``: ``b`` and ``S`` are refused (replays, --readonly).
+
+    Public state: ``results`` (list of :class:`RunResult`, oldest first), ``sweep_result`` (last
+    :class:`SweepResult` or None), ``running`` (a run or sweep is in progress), ``status`` (the status line text).
+    """
+
+    DEFAULT_CSS = load_tcss(__file__)
+    BINDINGS = [
+        Binding("b", "run_bench", "Benchmark", id="bench.run"),
+        Binding("S", "sweep", "Depth sweep", id="bench.sweep"),
+        Binding("escape", "cancel", "Cancel run", id="bench.cancel"),
+    ]
+
+    class RunFinished(Message):
+        """A benchmark run ended (also when cancelled: ``result.partial``); ``path``: stored JSON or None."""
+
+        def __init__(self, result: RunResult, path: Any) -> None:
+            super().__init__()
+            self.result, self.path = result, path
+
+    class SweepFinished(Message):
+        """A sweep ended (finished or cancelled); ``path``: its checkpoint/result JSON or None."""
+
+        def __init__(self, result: SweepResult, path: Any) -> None:
+            super().__init__()
+            self.result, self.path = result, path
+
+    def __init__(
+        self,
+        server_url: str | None = None,
+        readonly: bool = False,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.server_url = server_url
+        self.readonly = readonly
+        self.restart_server: Callable[[str], Awaitable[str]] | None = None
+        self.base_command: str | None = None
+        self.effective_config: dict[str, Any] = {}
+        self.log_accept_samples: Callable[[], Any] | None = None
+        self.sweep_definition: SweepDefinition = default_sweep()
+        self.bench_overrides: dict[str, Any] = {}
+        self.save_results = True
+        self.workloads: dict[str, Workload] = {n: load_preset(n) for n in preset_names()}
+        self.results: list[RunResult] = []
+        self.sweep_result: SweepResult | None = None
+        self.status = ""
+        self._runner: BenchRunner | None = None
+        self._sweep: SweepRunner | None = None
+        self.border_title = "Benchmarks"
+
+    # -- layout ---------------------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        names = list(self.workloads)
+        first = "short-chat" if "short-chat" in names else names[0]
+        with Horizontal(id="bench-controls"):
+            yield Select([(f"workload: {n}", n) for n in names], value=first, allow_blank=False, id="bench-workload")
+            yield Select(
+                [("API: workload's", "")] + [(f"API: {a}", a) for a in APIS],
+                value="",
+                allow_blank=False,
+                id="bench-api",
+            )
+        yield Static("", id="bench-status")
+        yield ProgressBar(total=1, show_eta=False, id="bench-progress")
+        yield Static("", id="bench-live")
+        yield DataTable(id="bench-runs", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="bench-sweep", cursor_type="row", zebra_stripes=True)
+        yield PlotextPlot(id="bench-chart")
+        yield Static("", id="bench-recommendation")
+        yield Static("", id="bench-warnings")
+
+    def on_mount(self) -> None:
+        self.query_one("#bench-runs", DataTable).add_columns(*RUN_COLUMNS)
+        self.query_one("#bench-sweep", DataTable).add_columns(*SWEEP_COLUMNS)
+        self._draw_chart(None)
+        self._set_status(self._idle_status())
+
+    # -- helpers --------------------------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """A benchmark run or a sweep is in progress."""
+        return self._runner is not None or self._sweep is not None
+
+    def _idle_status(self) -> str:
+        if self.readonly:
+            return "read-only: benchmarks and sweeps are off"
+        if not self.server_url:
+            return "no server yet - b benchmarks it once one is running; S runs the depth sweep"
+        return f"server {self.server_url} - b: benchmark the selected workload, S: depth sweep"
+
+    def _set_status(self, text: str, error: bool = False) -> None:
+        self.status = text
+        widget = self.query_one("#bench-status", Static)
+        widget.update(text)
+        widget.set_class(error, "-error")
+
+    def selected_workload(self) -> Workload:
+        """The workload chosen in the selector."""
+        value = self.query_one("#bench-workload", Select).value
+        return self.workloads[str(value)]
+
+    def settings_for(self, url: str) -> BenchSettings:
+        """BenchSettings for ``url`` from the selected workload, API and ``bench_overrides``."""
+        api = self.query_one("#bench-api", Select).value
+        overrides = dict(self.bench_overrides)
+        if api:
+            overrides.setdefault("api", api)
+        return BenchSettings.from_workload(url, self.selected_workload(), **overrides)
+
+    def _on_progress(self, progress: BenchProgress) -> None:
+        bar = self.query_one("#bench-progress", ProgressBar)
+        bar.update(total=progress.total, progress=progress.done)
+        self.query_one("#bench-live", Static).update(progress_line(progress))
+
+    # -- actions --------------------------------------------------------------------------------------------------
+
+    def action_run_bench(self) -> None:
+        """``b``: benchmark the selected workload against ``server_url``."""
+        if self.readonly:
+            self._set_status("read-only: benchmarks are off in this session", error=True)
+            return
+        if self.running:
+            self._set_status("a benchmark is already running (esc cancels it)", error=True)
+            return
+        if not self.server_url:
+            self._set_status("no server to benchmark: connect to or launch a server first", error=True)
+            return
+        try:
+            settings = self.settings_for(self.server_url)
+        except ValueError as exc:
+            self._set_status(f"cannot benchmark: {exc}", error=True)
+            return
+        self._runner = BenchRunner(
+            settings,
+            effective_config=self.effective_config,
+            log_accept_samples=self.log_accept_samples,
+            on_progress=self._on_progress,
+        )
+        self._set_status(f"benchmarking {self.server_url} with {settings.workload.name} ({settings.api}) - esc cancels")
+        self.query_one("#bench-progress", ProgressBar).update(total=settings.num_requests, progress=0)
+        self._bench_worker(self._runner)
+
+    def action_cancel(self) -> None:
+        """``esc``: cancel the running benchmark or sweep (what finished is kept, marked partial)."""
+        if self._runner is not None:
+            self._runner.cancel()
+            self._set_status("cancelling - finished requests are kept")
+        if self._sweep is not None:
+            self._sweep.cancel()
+            self._set_status("cancelling the sweep - measured points are kept in its checkpoint")
+
+    def action_sweep(self) -> None:
+        """``S``: run (or resume) the depth sweep through the injected server lifecycle."""
+        if self.readonly:
+            self._set_status("read-only: the sweep is off in this session", error=True)
+            return
+        if self.running:
+            self._set_status("a benchmark is already running (esc cancels it)", error=True)
+            return
+        if self.restart_server is None or not self.base_command:
+            self._set_status(SWEEP_NEEDS_LIFECYCLE, error=True)
+            return
+        try:
+            settings = self.settings_for(self.server_url or "http://127.0.0.1")
+            sweep = SweepRunner(
+                self.sweep_definition,
+                self.base_command,
+                self._restart,
+                settings,
+                effective_config=self.effective_config,
+                on_event=self._on_sweep_event,
+                log_accept_samples=self.log_accept_samples,
+            )
+        except (ValueError, SweepError) as exc:
+            self._set_status(f"cannot start the sweep: {exc}", error=True)
+            return
+        from specdash.bench.store import results_dir
+
+        sweep.checkpoint = results_dir() / f"sweep-{sweep.key}.json"
+        self._sweep = sweep
+        self._set_status(f"depth sweep: {len(self.sweep_definition.points)} configs - esc cancels")
+        self._sweep_worker(sweep)
+
+    async def _restart(self, command: str) -> str:
+        assert self.restart_server is not None
+        url = await self.restart_server(command)
+        self.server_url = url
+        return url
+
+    def _on_sweep_event(self, event: SweepEvent) -> None:
+        if event.bench is not None:
+            self._on_progress(event.bench)
+            return
+        if event.message:
+            self._set_status(f"sweep {min(event.index + 1, event.total)}/{event.total}: {event.message}")
+
+    # -- workers --------------------------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="bench")
+    async def _bench_worker(self, runner: BenchRunner) -> None:
+        try:
+            result = await runner.run()
+        except BenchError as exc:
+            self._set_status(str(exc), error=True)
+            return
+        finally:
+            self._runner = None
+        path = await self._save(result)
+        self.show_run(result)
+        verb = "cancelled - partial result kept" if result.partial else "done"
+        where = f", saved {path}" if path else ""
+        self._set_status(f"benchmark {verb}: {result.output_tokens_per_s:.1f} output tokens/s{where}")
+        self.post_message(self.RunFinished(result, path))
+
+    async def _save(self, result: RunResult):
+        if not self.save_results:
+            return None
+        from specdash.bench.store import save_run
+
+        try:
+            return await asyncio.to_thread(save_run, result)
+        except OSError as exc:
+            self.notify(f"benchmark result not saved: {exc}", severity="warning")
+            return None
+
+    @work(exclusive=True, group="bench")
+    async def _sweep_worker(self, sweep: SweepRunner) -> None:
+        try:
+            result = await sweep.run()
+        except (SweepError, OSError) as exc:
+            self._set_status(f"sweep stopped: {exc}", error=True)
+            return
+        finally:
+            self._sweep = None
+        self.show_sweep(result)
+        state = "cancelled - resume with S" if result.cancelled else "done"
+        self._set_status(f"depth sweep {state}: {len(result.points)} configs measured, saved {sweep.checkpoint}")
+        self.post_message(self.SweepFinished(result, sweep.checkpoint))
+
+    # -- display --------------------------------------------------------------------------------------------------
+
+    def show_run(self, result: RunResult) -> None:
+        """Add ``result`` to the results table (also for results read from a session or a file)."""
+        self.results.append(result)
+        table = self.query_one("#bench-runs", DataTable)
+        table.add_row(*run_row(result))
+        table.move_cursor(row=table.row_count - 1)
+
+    def show_sweep(self, result: SweepResult) -> None:
+        """Show a sweep: table (speedups computed against its baseline), chart, recommendation and warnings."""
+        self.sweep_result = result
+        table = self.query_one("#bench-sweep", DataTable)
+        table.clear()
+        rows = result.rows()
+        for row in rows:
+            table.add_row(*sweep_row(row))
+        self._draw_chart(result)
+        rec = result.recommendation()
+        widget = self.query_one("#bench-recommendation", Static)
+        widget.update(f"recommended: {rec.reason}" if rec.name else f"no recommendation: {rec.reason}")
+        widget.set_class(rec.name is None, "-none")
+        warnings = sorted({p.warning for p in result.points if p.warning})
+        self.query_one("#bench-warnings", Static).update("\n".join(warnings))
+
+    def _draw_chart(self, result: SweepResult | None) -> None:
+        chart = self.query_one("#bench-chart", PlotextPlot)
+        plt = chart.plt
+        plt.clear_data()
+        plt.clear_figure()
+        plt.title("output tokens/s per config")
+        if result is not None:
+            measured = [p for p in result.points if p.throughput]
+            if measured:
+                plt.bar([p.point.name for p in measured], [p.throughput.mean for p in measured])
+        chart.refresh()
+
+    def sweep_settings_preview(self) -> list[tuple[str, str]]:
+        """(point name, launch command) for each sweep point, as the sweep would launch them."""
+        from specdash.bench.sweep import command_for_point
+
+        if not self.base_command:
+            return []
+        return [(p.name, command_for_point(self.base_command, p)) for p in self.sweep_definition.points]
+
+
+__all__ = ["BenchPane"]

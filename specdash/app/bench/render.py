@@ -1,0 +1,74 @@
+"""Text for the benchmarks pane, from core results (pure: no widgets here, so it is testable on its own)."""
+
+from __future__ import annotations
+
+from specdash.bench.results import RunResult
+from specdash.bench.runner import BenchProgress
+from specdash.bench.sweep import SweepRow
+
+RUN_COLUMNS = ("Started", "Workload", "API", "OK/failed", "out tok/s", "req/s", "TTFT p50/p99 ms",
+               "ITL p50/p99 ms", "TPOT p50 ms", "Accept len", "Note")
+SWEEP_COLUMNS = ("Config", "steps/topk/draft", "out tok/s", "spread", "speedup", "accept len", "α",
+                 "predicted", "TTFT p50", "ITL p50", "Status / note")
+
+
+def num(value: float | None, digits: int = 1) -> str:
+    """``value`` with ``digits`` decimals, or "-" for None."""
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def run_row(result: RunResult) -> tuple[str, ...]:
+    """One results-table row for a run (see :data:`RUN_COLUMNS`)."""
+    s = result.settings
+    accept = "-" if result.accept_length is None else f"{result.accept_length:.2f} ({result.accept_length_source})"
+    notes = []
+    if result.partial:
+        notes.append("PARTIAL (cancelled)")
+    if result.errors:
+        notes.append(f"{result.errors} failed")
+    return (
+        result.started_at.replace("T", " ")[:19],
+        str(s.get("workload", "")),
+        str(s.get("api", "")),
+        f"{result.completed}/{result.errors}",
+        num(result.output_tokens_per_s),
+        num(result.requests_per_s, 2),
+        f"{num(result.ttft_ms.p50)}/{num(result.ttft_ms.p99)}",
+        f"{num(result.itl_ms.p50, 2)}/{num(result.itl_ms.p99, 2)}",
+        num(result.tpot_ms.p50, 2),
+        accept,
+        "; ".join(notes),
+    )
+
+
+def progress_line(progress: BenchProgress) -> str:
+    """Live figures of a running benchmark, one line."""
+    ttft = "-" if progress.ttft_p50_ms is None else f"{progress.ttft_p50_ms:.1f} ms"
+    return (
+        f"{progress.phase}: {progress.done}/{progress.total} requests · {progress.errors} failed · "
+        f"{progress.output_tokens} tokens · {progress.output_tokens_per_s:.1f} output tokens/s · TTFT p50 {ttft} · "
+        f"{progress.elapsed_s:.1f} s"
+    )
+
+
+def sweep_row(row: SweepRow) -> tuple[str, ...]:
+    """One sweep-table row (see :data:`SWEEP_COLUMNS`)."""
+    shape = (
+        "no speculation"
+        if row.depth == 0
+        else f"{num(row.speculative_num_steps, 0) if row.speculative_num_steps is not None else '?'}/"
+        f"{row.speculative_eagle_topk if row.speculative_eagle_topk is not None else '?'}/{row.depth}"
+    )
+    return (
+        row.name,
+        shape,
+        num(row.output_tokens_per_s),
+        "-" if row.spread_pct is None else f"±{row.spread_pct / 2:.1f} %",
+        "-" if row.speedup is None else f"{row.speedup:.2f}x",
+        num(row.accept_length, 2),
+        num(row.alpha, 2),
+        num(row.predicted_accept_length, 2),
+        num(row.ttft_p50_ms),
+        num(row.itl_p50_ms, 2),
+        row.status + (f": {row.note}" if row.note else ""),
+    )

@@ -1,0 +1,264 @@
+"""GpuPane: per-GPU memory/utilisation, the classified GPU processes, tagging and safe kill.
+
+Data flow: a Textual worker runs :class:`specdash.gpu.sampler.GpuSampler` on the host, joins each snapshot with
+the host's ``ps`` table (:func:`specdash.gpu.inspect.inspect_host`) and renders the resulting view. ``K`` kills
+the focused or tagged rows through :func:`specdash.gpu.kill.safe_kill` after a confirmation modal; ``--readonly``
+is checked inside the action and again in the kill worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import DataTable, Static
+
+from specdash.app.gpus.kill_modal import KillConfirmScreen
+from specdash.app.gpus.render import CLASS_VARIABLE, devices_markup, summary_markup
+from specdash.app.styles import load_tcss
+from specdash.gpu.classify import ClassifiedProcess
+from specdash.gpu.inspect import GpuView, build_view, inspect_host
+from specdash.gpu.kill import KillReport, refusal, safe_kill
+from specdash.gpu.proctable import current_user
+from specdash.gpu.sampler import make_sampler
+from specdash.hosts.base import ConnState, Host, HostError
+
+_COLUMNS = (("", "tag"), ("PID", "pid"), ("GPU", "gpu"), ("MiB", "mib"), ("Class", "class"), ("User", "user"),
+            ("PPID", "ppid"), ("Command", "command"))
+
+
+class GpuPane(Widget, can_focus=False):
+    """The GPUs/processes pane for ``host``, sampling every ``interval_s`` seconds.
+
+    ``readonly`` disables killing. ``source`` forces the sampler (``"nvidia-smi"`` / ``"nvml"``; None = NVML on
+    this machine when it starts, nvidia-smi otherwise). ``grace_s`` is the SIGTERM -> SIGKILL delay.
+    Public state: ``view`` (last :class:`~specdash.gpu.inspect.GpuView` or None), ``tagged`` (set of PIDs),
+    ``last_report`` (last :class:`~specdash.gpu.kill.KillReport`). Posts :class:`GpuPane.KillFinished`.
+    """
+
+    DEFAULT_CSS = load_tcss(__file__)
+    BINDINGS = [
+        Binding("space", "tag", "Tag", id="gpus.tag"),
+        Binding("K", "kill", "Kill tagged/focused", id="gpus.kill"),
+        Binding("escape", "untag_all", "Untag all", show=False, id="gpus.untag"),
+    ]
+
+    class KillFinished(Message):
+        """A kill finished: ``report`` (:class:`~specdash.gpu.kill.KillReport`)."""
+
+        def __init__(self, report: KillReport) -> None:
+            super().__init__()
+            self.report = report
+
+    def __init__(self, host: Host, interval_s: float = 2.0, readonly: bool = False, *, source: str | None = None,
+                 grace_s: float = 10.0, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.host = host
+        self.interval_s = interval_s
+        self.readonly = readonly
+        self.source = source
+        self.grace_s = grace_s
+        self.view: GpuView | None = None
+        self.tagged: set[int] = set()
+        self.last_report: KillReport | None = None
+        self.user: str | None = None
+        self._server_pgids: frozenset[int] = frozenset()
+        self._killing = False
+
+    # -- layout -----------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static("GPUs — " + self.host.name, id="gpu-title")
+        yield Static(devices_markup(None), id="gpu-devices")
+        yield Static("", id="gpu-summary")
+        table: DataTable = DataTable(id="gpu-processes", cursor_type="row", zebra_stripes=False)
+        for label, key in _COLUMNS:
+            table.add_column(label, key=key)
+        yield table
+        yield Static("", id="gpu-status")
+
+    def on_mount(self) -> None:
+        self.border_title = "GPUs & processes" + ("  [read-only]" if self.readonly else "")
+        self.run_sampler()
+
+    def focus(self, scroll_visible: bool = True) -> "GpuPane":
+        """Focus the process table (the pane itself takes no focus)."""
+        self.query_one(DataTable).focus(scroll_visible)
+        return self
+
+    # -- public API for the app -------------------------------------------------------------------
+    def set_server_pgids(self, pgids: set[int] | frozenset[int]) -> None:
+        """Tell the pane which process groups belong to the live server (classified ``server``); re-renders."""
+        self._server_pgids = frozenset(pgids)
+        if self.view is not None:
+            self._show(build_view(self.view.snapshot, self.view.table, self.view.user, self._server_pgids))
+
+    @property
+    def processes(self) -> tuple[ClassifiedProcess, ...]:
+        """The classified processes on screen (one per PID and GPU)."""
+        return self.view.processes if self.view is not None else ()
+
+    # -- sampling ---------------------------------------------------------------------------------
+    @work(exclusive=True, group="gpu-sampler")
+    async def run_sampler(self) -> None:
+        """Wait for the host connection, then sample, classify and render until the pane is removed."""
+        while self.host.status.state is not ConnState.CONNECTED:
+            self._set_status(f"waiting for {self.host.name}: {self.host.status.describe()}")
+            await asyncio.sleep(0.2)
+        self._set_status("")
+        while True:
+            sampler = make_sampler(self.host, self.interval_s, source=self.source)
+            try:
+                async for snapshot in sampler.snapshots():
+                    if self.user is None and not snapshot.error:
+                        try:
+                            self.user = await current_user(self.host)
+                        except HostError as exc:
+                            self._set_status(f"cannot tell the remote user: {exc}")
+                    try:
+                        view = await inspect_host(self.host, snapshot, self.user or "", self._server_pgids)
+                    except HostError as exc:
+                        self._set_status(f"process table unavailable: {exc}")
+                        continue
+                    self._show(view)
+                return
+            except Exception as exc:  # noqa: BLE001 - a GPU pane problem must not take the console down
+                self._set_status(f"GPU sampling failed: {exc}; retrying")
+                await asyncio.sleep(max(self.interval_s, 1.0))
+            finally:
+                await sampler.close()
+
+    def _show(self, view: GpuView) -> None:
+        self.view = view
+        self.query_one("#gpu-devices", Static).update(devices_markup(view.snapshot))
+        self.query_one("#gpu-summary", Static).update(summary_markup(view.summary, view.processes))
+        self._fill_table()
+
+    def _row_key(self, proc: ClassifiedProcess) -> str:
+        return f"{proc.pid}:{proc.gpu_index}"
+
+    def _fill_table(self) -> None:
+        table = self.query_one(DataTable)
+        colours = self.app.get_css_variables()
+        cursor_key = None
+        if table.row_count and 0 <= table.cursor_row < table.row_count:
+            cursor_key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        alive = {p.pid for p in self.processes}
+        self.tagged &= alive
+        table.clear()
+        for proc in self.processes:
+            style = colours.get(CLASS_VARIABLE[proc.process_class], "")
+            table.add_row(
+                Text("✓" if proc.pid in self.tagged else " ", style=colours.get("accent", "")),
+                str(proc.pid),
+                "?" if proc.gpu_index is None else str(proc.gpu_index),
+                "[N/A]" if proc.used_mib is None else str(proc.used_mib),
+                Text(proc.process_class, style=style),
+                proc.user or "?",
+                "-" if proc.ppid is None else str(proc.ppid),
+                Text((proc.command or proc.name)[:160]),
+                key=self._row_key(proc),
+            )
+        if cursor_key is not None:
+            try:
+                table.move_cursor(row=table.get_row_index(cursor_key))
+            except Exception:  # the row is gone
+                pass
+
+    def _set_status(self, text: str) -> None:
+        try:
+            self.query_one("#gpu-status", Static).update(text)
+        except Exception:  # not composed yet / already removed
+            pass
+
+    def _focused_process(self) -> ClassifiedProcess | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        return next((p for p in self.processes if self._row_key(p) == key), None)
+
+    @on(DataTable.RowHighlighted)
+    def _on_row(self, event: DataTable.RowHighlighted) -> None:
+        proc = self._focused_process()
+        if proc is not None and not self._killing:
+            self._set_status(proc.reason)
+
+    # -- actions ----------------------------------------------------------------------------------
+    def action_tag(self) -> None:
+        """Toggle the tag of the focused process (all its GPU rows)."""
+        proc = self._focused_process()
+        if proc is None:
+            return
+        self.tagged ^= {proc.pid}
+        row = self.query_one(DataTable).cursor_row
+        self._fill_table()
+        table = self.query_one(DataTable)
+        if row + 1 < table.row_count:
+            table.move_cursor(row=row + 1)
+
+    def action_untag_all(self) -> None:
+        """Clear every tag."""
+        self.tagged.clear()
+        self._fill_table()
+
+    def action_kill(self) -> None:
+        """Kill the tagged processes (or the focused one) after confirmation. Disabled by ``--readonly``."""
+        if self.readonly:
+            self.notify("Read-only mode: killing is disabled.", severity="warning")
+            return
+        if self._killing:
+            self.notify("A kill is already in progress.", severity="warning")
+            return
+        if self.tagged:
+            chosen = [p for p in self.processes if p.pid in self.tagged]
+        else:
+            focused = self._focused_process()
+            chosen = [p for p in self.processes if focused is not None and p.pid == focused.pid]
+        if not chosen:
+            self.notify("Nothing to kill: focus a process row or tag rows with space.", severity="warning")
+            return
+        user = self.user or ""
+        allowed = [p for p in chosen if refusal(p, user) is None]
+        refused = [(p, refusal(p, user) or "") for p in chosen if refusal(p, user) is not None]
+        if not allowed:
+            self.notify("; ".join(f"PID {p.pid}: {why}" for p, why in refused[:3]), title="Not killed",
+                        severity="warning")
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.kill(allowed)
+
+        self.app.push_screen(KillConfirmScreen(allowed, refused, self.grace_s), confirmed)
+
+    @work(exclusive=True, group="gpu-kill")
+    async def kill(self, targets: list[ClassifiedProcess]) -> KillReport | None:
+        """Run :func:`safe_kill` on ``targets`` and show progress and the before/after MiB."""
+        if self.readonly:  # checked again here: no path around --readonly
+            self.notify("Read-only mode: killing is disabled.", severity="warning")
+            return None
+        self._killing = True
+        sampler = make_sampler(self.host, self.interval_s, source=self.source)
+        try:
+            report = await safe_kill(self.host, targets, self.user or "", sampler.sample_once, grace_s=self.grace_s,
+                                     on_progress=self._set_status)
+        except HostError as exc:
+            self._set_status(f"kill interrupted: {exc}")
+            self.notify(str(exc), title="Kill interrupted", severity="error")
+            return None
+        finally:
+            self._killing = False
+            await sampler.close()
+        self.last_report = report
+        self.tagged -= {o.pid for o in report.outcomes}
+        self._set_status(report.summary())
+        self.notify(report.summary(), title="GPU memory released" if report.released else "GPU memory NOT released",
+                    severity="information" if report.released else "error", timeout=10)
+        self.post_message(self.KillFinished(report))
+        return report

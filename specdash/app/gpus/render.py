@@ -1,0 +1,71 @@
+"""Pure text builders for the GPU pane (Textual content markup with theme variables; no widgets here)."""
+
+from __future__ import annotations
+
+from textual.markup import escape
+
+from specdash.gpu.classify import FOREIGN, ORPHAN, SERVER, UNKNOWN, ZOMBIE, ClassifiedProcess
+from specdash.gpu.model import GpuInfo, GpuSnapshot
+
+BAR_WIDTH = 24
+
+#: theme variable per process class
+CLASS_VARIABLE = {SERVER: "success", ORPHAN: "warning", ZOMBIE: "error", FOREIGN: "foreground-muted",
+                  UNKNOWN: "secondary"}
+
+
+def memory_variable(used_mib: int | None, total_mib: int | None) -> str:
+    """Theme variable for a memory bar: success below 50 %, warning below 90 %, error above."""
+    if not used_mib or not total_mib:
+        return "success"
+    share = used_mib / total_mib
+    return "success" if share < 0.5 else "warning" if share < 0.9 else "error"
+
+
+def bar(used_mib: int | None, total_mib: int | None, width: int = BAR_WIDTH) -> str:
+    """``████░░░░`` markup: filled share of ``width`` cells coloured by :func:`memory_variable`."""
+    if used_mib is None or not total_mib:
+        return f"[$foreground-muted]{'·' * width}[/]"
+    filled = max(0, min(width, round(width * used_mib / total_mib)))
+    if used_mib > 0 and filled == 0:
+        filled = 1
+    return f"[${memory_variable(used_mib, total_mib)}]{'█' * filled}[/][$foreground-muted]{'░' * (width - filled)}[/]"
+
+
+def gpu_line(gpu: GpuInfo) -> str:
+    """One GPU: ``GPU 0  NVIDIA H100 80GB HBM3  ████░░ 70009 / 81559 MiB  util 37 %``."""
+    used = "[N/A]" if gpu.memory_used_mib is None else str(gpu.memory_used_mib)
+    total = "[N/A]" if gpu.memory_total_mib is None else str(gpu.memory_total_mib)
+    util = "[N/A]" if gpu.utilization_pct is None else f"{gpu.utilization_pct:>3} %"
+    return (f"[b]GPU {gpu.index}[/b]  {escape(gpu.name[:26]):<26}  {bar(gpu.memory_used_mib, gpu.memory_total_mib)} "
+            f"{escape(used):>6} / {escape(total)} MiB  util {escape(util)}")
+
+
+def devices_markup(snapshot: GpuSnapshot | None) -> str:
+    """All GPU lines, or the no-GPU state as a normal, muted line."""
+    if snapshot is None:
+        return "[$foreground-muted]reading GPUs…[/]"
+    if snapshot.error:
+        return f"[$foreground-muted]{escape(snapshot.error)}[/]"
+    lines = [gpu_line(g) for g in snapshot.gpus]
+    if snapshot.warning:
+        lines.append(f"[$warning]{escape(snapshot.warning)}[/]")
+    return "\n".join(lines)
+
+
+def summary_markup(summary: str, processes: tuple[ClassifiedProcess, ...] | list[ClassifiedProcess]) -> str:
+    """The summary line, in $warning when something holds orphaned memory."""
+    bad = any(p.process_class in (ORPHAN, ZOMBIE) for p in processes)
+    return f"[$warning b]{escape(summary)}[/]" if bad else f"[$foreground-muted]{escape(summary)}[/]"
+
+
+def confirm_lines(processes: list[ClassifiedProcess]) -> list[str]:
+    """One markup line per process for the kill confirmation: PID, user, GPU, MiB, then the command line."""
+    lines = []
+    for p in processes:
+        mib = "[N/A]" if p.used_mib is None else f"{p.used_mib} MiB"
+        gpu = "?" if p.gpu_index is None else str(p.gpu_index)
+        lines.append(f"[b]PID {p.pid}[/b]  user {escape(p.user or '?')}  GPU {gpu}  {escape(mib)}  "
+                     f"[${CLASS_VARIABLE[p.process_class]}]{p.process_class}[/]  PGID {p.pgid}\n"
+                     f"  {escape((p.command or p.name)[:300])}")
+    return lines

@@ -1,0 +1,74 @@
+"""MetricsStrip: current accept length, accept rate, gen throughput, running/queued requests and KV usage, each
+with a sparkline over the recent decode samples, plus the accept-rate consistency check."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Grid, Horizontal
+from textual.widget import Widget
+from textual.widgets import Label, Sparkline, Static
+
+from specdash.app.styles import load_tcss
+from specdash.logs.metrics import METRICS, LiveMetrics
+
+#: Samples drawn in each sparkline (one decode line each; 40 decode steps per line by default).
+SPARK_SAMPLES = 120
+
+
+def _fmt(name: str, value: float | None) -> str:
+    if value is None:
+        return "–"
+    if name in ("running_reqs", "queued_reqs"):
+        return f"{value:.0f}"
+    if name == "gen_throughput":
+        return f"{value:,.0f}"
+    if name == "token_usage":
+        return f"{value:.0%}"
+    return f"{value:.2f}"
+
+
+class MetricCell(Horizontal):
+    """``label value`` and a sparkline."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(id=f"metric-{name}", classes="metric-cell")
+        self.metric = name
+
+    def compose(self) -> ComposeResult:
+        yield Label(METRICS[self.metric][0], classes="metric-label")
+        yield Label("–", classes="metric-value")
+        yield Sparkline([], summary_function=max, classes="metric-spark")
+
+    def update(self, value: float | None, history: list[float]) -> None:
+        self.query_one(".metric-value", Label).update(_fmt(self.metric, value))
+        self.query_one(Sparkline).data = history[-SPARK_SAMPLES:]
+
+
+class MetricsStrip(Widget):
+    """Shown once the first decode sample arrives; :meth:`update_from` refreshes it."""
+
+    DEFAULT_CSS = load_tcss(__file__)
+
+    def compose(self) -> ComposeResult:
+        with Grid(id="metric-grid"):
+            for name in METRICS:
+                yield MetricCell(name)
+        yield Static("", id="metric-check")
+
+    def update_from(self, metrics: LiveMetrics) -> None:
+        """Redraw from ``metrics`` (cheap: a few hundred values)."""
+        if not metrics.samples:
+            self.display = False
+            return
+        self.display = True
+        for cell in self.query(MetricCell):
+            cell.update(metrics.current(cell.metric), metrics.values(cell.metric))
+        cons = metrics.consistency()
+        trusted = sum(1 for s in metrics.samples if s.trusted)
+        text = f"{len(metrics.samples)} decode samples, {trusted} steady-state"
+        if cons is not None:
+            text += f" · {cons.describe()}"
+        last = metrics.samples[-1]
+        if not last.trusted:
+            text += f" · last sample not trusted: {last.reason}"
+        self.query_one("#metric-check", Static).update(text)

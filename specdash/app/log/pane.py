@@ -1,0 +1,232 @@
+"""LogPane: the live server log with findings, metrics strip and start-up progress.
+
+The app feeds it decoded lines in batches (``feed``), inserts markers (``marker``) and switches files (``reset``).
+It posts :class:`LogPane.ServerStateChanged` and :class:`LogPane.FindingAdded`.
+
+Keys: ``/`` live filter (plain text; a leading ``!`` makes it a regex), ``n``/``N`` next/previous hit,
+``w``/``W`` next/previous warning, ``e``/``E`` next/previous error, ``f`` follow on/off, ``tab`` to the findings
+list where ``enter`` jumps to the finding's line.
+
+Memory: the view keeps at most :data:`specdash.app.log.view.MAX_LINES` lines (100 000); older lines are dropped with
+a marker. The analyzer keeps bounded state (5 000 decode samples, findings deduplicated).
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from specdash.app.log.findings_panel import FindingsPanel
+from specdash.app.log.metrics_strip import MetricsStrip
+from specdash.app.log.startup_bar import StartupBar
+from specdash.app.log.view import FilterError, LogView
+from specdash.app.styles import load_tcss
+from specdash.logs.analyzer import LogAnalyzer
+from specdash.logs.findings import Finding
+from specdash.logs.startup import StartupHistory
+
+#: Seconds between redraws of the findings list, metrics strip and start-up bar (lines render immediately).
+PANEL_REFRESH_S = 0.25
+
+
+class LogPane(Widget):
+    """The log pane. ``history``: where start-up durations are remembered (default: the user state dir);
+    ``host``: the host name, part of the start-up history key."""
+
+    DEFAULT_CSS = load_tcss(__file__)
+
+    BINDINGS = [
+        Binding("slash", "filter", "Filter"),
+        Binding("n", "hit(1)", "Next hit"),
+        Binding("N", "hit(-1)", "Prev hit", show=False),
+        Binding("w", "jump(1, 'warning')", "Next warn"),
+        Binding("W", "jump(-1, 'warning')", "Prev warn", show=False),
+        Binding("e", "jump(1, 'error')", "Next error"),
+        Binding("E", "jump(-1, 'error')", "Prev error", show=False),
+        Binding("f", "toggle_follow", "Follow"),
+    ]
+
+    class ServerStateChanged(Message):
+        """The server state read from the log changed: ``state`` is ``starting`` (``detail``: the phase),
+        ``ready`` (``detail``: e.g. "ready after 45 s") or ``crashed`` (``detail``: the crash reason)."""
+
+        def __init__(self, state: str, detail: str) -> None:
+            super().__init__()
+            self.state = state
+            self.detail = detail
+
+    class FindingAdded(Message):
+        """A new :class:`~specdash.logs.findings.Finding` was pinned."""
+
+        def __init__(self, finding: Finding) -> None:
+            super().__init__()
+            self.finding = finding
+
+    def __init__(self, title: str = "log", *, history: StartupHistory | None = None, host: str = "",
+                 id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.border_title = title
+        self._history = history if history is not None else StartupHistory()
+        self._host = host
+        self._dirty = False
+        self.analyzer = self._new_analyzer()
+
+    def _new_analyzer(self) -> LogAnalyzer:
+        return LogAnalyzer(
+            on_finding=self._on_finding,
+            on_state=self._on_state,
+            on_finding_update=self._on_finding_update,
+            history=self._history,
+            host=self._host,
+        )
+
+    def compose(self) -> ComposeResult:
+        yield StartupBar(id="log-startup")
+        yield MetricsStrip(id="log-metrics")
+        with Horizontal(id="log-body"):
+            yield LogView(id="log-view")
+            yield FindingsPanel(id="log-findings")
+        yield Input(placeholder="filter: plain text, or !regex — enter keeps it, escape closes", id="log-filter")
+        yield Static("", id="log-status")
+
+    def on_mount(self) -> None:
+        self.set_interval(PANEL_REFRESH_S, self._refresh_panels)
+        self._update_status()
+
+    # ---- API the app calls ------------------------------------------------------------------------------------
+    @property
+    def view(self) -> LogView:
+        """The scrolling line view."""
+        return self.query_one(LogView)
+
+    def feed(self, lines: list[str]) -> None:
+        """Add decoded lines (no trailing newline), as a batch, in stream order."""
+        if not lines:
+            return
+        parsed = self.analyzer.feed_many(lines)
+        self.view.append(parsed)
+        self.query_one(StartupBar).line_arrived()
+        self._dirty = True
+
+    def marker(self, text: str) -> None:
+        """Insert a visually distinct marker line, e.g. ``── reconnected ──``."""
+        self.view.append_marker(text)
+        self._update_status()
+
+    def reset(self, title: str) -> None:
+        """Start over for a different file titled ``title`` (lines, findings, metrics and start-up are cleared)."""
+        self.border_title = title
+        self.analyzer = self._new_analyzer()
+        self.view.clear()
+        self._dirty = True
+        self._refresh_panels()
+
+    # ---- analyzer callbacks -----------------------------------------------------------------------------------
+    def _on_finding(self, finding: Finding) -> None:
+        self._dirty = True
+        self.post_message(self.FindingAdded(finding))
+
+    def _on_finding_update(self, finding: Finding) -> None:
+        self._dirty = True
+
+    def _on_state(self, state: str, detail: str) -> None:
+        if state in ("starting", "ready", "crashed"):
+            self.post_message(self.ServerStateChanged(state, detail))
+
+    # ---- periodic redraw -----------------------------------------------------------------------------------
+    def _refresh_panels(self) -> None:
+        if self.analyzer.startup.active:
+            self.query_one(StartupBar).update_from(self.analyzer.startup)  # the ETA counts down between lines
+        if not self._dirty:
+            return
+        self._dirty = False
+        self.query_one(FindingsPanel).show(self.analyzer.findings)
+        self.query_one(MetricsStrip).update_from(self.analyzer.metrics)
+        self.query_one(StartupBar).update_from(self.analyzer.startup)
+        self._update_status()
+
+    def _update_status(self) -> None:
+        view = self.view
+        parts = []
+        if view.follow:
+            parts.append("[b]following[/b]")
+        else:
+            parts.append("[b $warning]paused[/]")
+            if view.new_lines:
+                parts.append(f"[reverse $warning] {view.new_lines:,} new lines ↓ [/] (f: follow)")
+        hits = view.filter_hits
+        if hits is not None:
+            parts.append(f"filter: {hits:,} lines")
+        parts.append(f"{view.received:,} lines received")
+        if view.dropped:
+            parts.append(f"{view.dropped:,} dropped (window {view.line_count:,})")
+        if view.cursor_number is not None:
+            parts.append(f"line {view.cursor_number}")
+        self.query_one("#log-status", Static).update(" · ".join(parts))
+
+    def on_log_view_follow_changed(self, event: LogView.FollowChanged) -> None:
+        event.stop()
+        self._update_status()
+
+    # ---- actions ------------------------------------------------------------------------------------------------
+    def action_filter(self) -> None:
+        box = self.query_one("#log-filter", Input)
+        box.display = True
+        box.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id != "log-filter":
+            return
+        event.stop()
+        try:
+            self.view.set_filter(event.value)
+            event.input.remove_class("-invalid")
+            event.input.border_subtitle = ""
+        except FilterError as exc:
+            event.input.add_class("-invalid")
+            event.input.border_subtitle = str(exc)
+        self._update_status()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "log-filter":
+            return
+        event.stop()
+        if not event.value:
+            event.input.display = False
+        self.view.focus()
+
+    def on_key(self, event) -> None:
+        box = self.query_one("#log-filter", Input)
+        if event.key == "escape" and box.has_focus:
+            event.stop()
+            box.display = bool(box.value)
+            self.view.focus()
+
+    def action_hit(self, direction: int) -> None:
+        if not self.view.jump(direction, None):
+            self.app.bell()
+        self._update_status()
+
+    def action_jump(self, direction: int, severity: str) -> None:
+        if not self.view.jump(direction, severity):
+            self.notify(f"no {'next' if direction > 0 else 'previous'} {severity}", timeout=2)
+        self._update_status()
+
+    def action_toggle_follow(self) -> None:
+        self.view.set_follow(not self.view.follow)
+        self._update_status()
+
+    def on_findings_panel_jump_to(self, event: FindingsPanel.JumpTo) -> None:
+        event.stop()
+        if not self.view.jump_to_number(event.line):
+            self.notify(f"line {event.line} is no longer in the window", timeout=3)
+        else:
+            box = self.query_one("#log-filter", Input)
+            if not self.view.filter_hits and box.value and self.view.filter_hits is None:
+                box.value = ""
+                box.display = False
+        self._update_status()

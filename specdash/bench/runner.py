@@ -1,0 +1,493 @@
+"""Benchmark runner: streams a workload to an OpenAI-compatible or SGLang-native endpoint and measures it.
+
+Core module (no Textual): httpx + asyncio. Entry points: :class:`BenchRunner` (``await runner.run()``,
+``runner.cancel()``) and :func:`run_benchmark`. Timing definitions: :mod:`specdash.bench.timing`; accept length
+sources: :mod:`specdash.bench.accept_length`.
+
+Arrivals follow SGLang ``bench_serving`` (facts sheet §9): with a request rate, gaps between request arrivals are
+exponential with mean 1/rate (a Poisson process, seeded); without one all requests arrive at once; a concurrency
+limit caps the requests in flight (a request's timing starts when it is actually sent).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as _dt
+import random
+import time
+from typing import Any, Callable, Iterable
+
+import httpx
+
+from specdash.bench import accept_length as _accept
+from specdash.bench.protocol import ENDPOINTS, SSESplitter, parse_event, request_body
+from specdash.bench.results import RequestResult, RunResult
+from specdash.bench.stats import Distribution, standard_error_of_rate
+from specdash.bench.timing import request_timings
+from specdash.bench.workload import APIS, Workload
+
+#: Output length used for warm-up requests (at most the run's own output length).
+WARMUP_OUTPUT_LEN = 32
+
+
+class BenchError(Exception):
+    """The benchmark cannot run (one-line message for the user), e.g. the server is unreachable."""
+
+
+class ServerUnreachable(BenchError):
+    """No TCP connection to the server URL."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchSettings:
+    """What to run.
+
+    ``url``: server base URL (``http://host:port``); ``workload``; ``api``: "chat", "completions" or "generate";
+    ``num_requests``; ``concurrency``: max requests in flight (None = unlimited); ``request_rate``: requests/s
+    (None = all at once); ``output_len``: max tokens per request; ``ignore_eos``; ``temperature``; ``seed``
+    (prompt order, arrival times, and the OpenAI ``seed`` field); ``warmup_requests``: sent before the measured
+    run and not recorded; ``model``: OpenAI model name (None = first of ``/v1/models``, else "default");
+    ``timeout_s``: per-request read timeout; ``connect_timeout_s``.
+    """
+
+    url: str
+    workload: Workload
+    api: str = "chat"
+    num_requests: int = 16
+    concurrency: int | None = 4
+    request_rate: float | None = None
+    output_len: int = 256
+    ignore_eos: bool = True
+    temperature: float = 0.0
+    seed: int = 1
+    warmup_requests: int = 1
+    model: str | None = None
+    timeout_s: float = 600.0
+    connect_timeout_s: float = 5.0
+
+    @classmethod
+    def from_workload(cls, url: str, workload: Workload, **overrides: Any) -> "BenchSettings":
+        """Settings taking the workload's defaults, then ``overrides`` (``None`` values are ignored)."""
+        base = dict(
+            api=workload.api,
+            num_requests=workload.num_requests,
+            concurrency=workload.concurrency,
+            request_rate=workload.request_rate,
+            output_len=workload.output_len,
+            ignore_eos=workload.ignore_eos,
+            temperature=workload.temperature,
+            warmup_requests=workload.warmup_requests,
+        )
+        base.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(url=url, workload=workload, **base)
+
+    def __post_init__(self) -> None:
+        if self.api not in APIS:
+            raise ValueError(f"api must be one of {', '.join(APIS)}, got {self.api!r}")
+        if self.num_requests < 1:
+            raise ValueError("num_requests must be >= 1")
+        if self.concurrency is not None and self.concurrency < 1:
+            raise ValueError("concurrency must be >= 1")
+        if self.request_rate is not None and self.request_rate <= 0:
+            raise ValueError("request_rate must be > 0 requests/s")
+        if self.output_len < 1:
+            raise ValueError("output_len must be >= 1")
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (workload by name; the full workload is stored separately in the result)."""
+        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "workload"}
+        data["workload"] = self.workload.name
+        return data
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchProgress:
+    """Live figures for a progress display. ``phase``: "warmup", "running", "finished" or "cancelled";
+    ``done``/``total``: finished (ok or failed) / planned requests; ``errors``; ``output_tokens``: tokens received
+    so far in the measured run; ``elapsed_s``; ``output_tokens_per_s``: output_tokens / elapsed_s;
+    ``ttft_p50_ms``: median TTFT of requests finished so far (None before the first)."""
+
+    phase: str
+    done: int
+    total: int
+    errors: int
+    output_tokens: int
+    elapsed_s: float
+    output_tokens_per_s: float
+    ttft_p50_ms: float | None
+
+
+ProgressCallback = Callable[[BenchProgress], None]
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+class BenchRunner:
+    """Runs one benchmark; ``await run()`` once, ``cancel()`` from anywhere on the same loop.
+
+    ``effective_config``: the caller's description of the server configuration (GPU name, CUDA graph, ...); stored
+    with the result under what /server_info reports (the server's post-rewrite values win; the caller's differing
+    values are kept under ``"requested"``); ``log_accept_samples``: an iterable (or a zero-argument callable returning one) of
+    "accept len" values the log parser saw - read after the run, used only when better sources are missing;
+    ``on_progress``: called with :class:`BenchProgress` after each request and at most every 0.2 s while tokens
+    stream; ``transport``: optional httpx transport (tests).
+    """
+
+    def __init__(
+        self,
+        settings: BenchSettings,
+        *,
+        effective_config: dict[str, Any] | None = None,
+        log_accept_samples: Iterable[float] | Callable[[], Iterable[float]] | None = None,
+        on_progress: ProgressCallback | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.settings = settings
+        self.effective_config = dict(effective_config or {})
+        self.log_accept_samples = log_accept_samples
+        self.on_progress = on_progress
+        self._transport = transport
+        self._cancel = asyncio.Event()
+        self._phase = "warmup"
+        self._done = 0
+        self._errors = 0
+        self._tokens = 0
+        self._ttfts: list[float] = []
+        self._run_start = 0.0
+        self._last_progress = 0.0
+
+    # -- public -------------------------------------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Stop issuing requests and abort those in flight; ``run()`` then returns a result with ``partial=True``."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        """True once :meth:`cancel` was called."""
+        return self._cancel.is_set()
+
+    async def run(self) -> RunResult:
+        """Warm up, run the measured requests, and return the :class:`RunResult`.
+
+        Raises :class:`ServerUnreachable` when no connection to ``settings.url`` can be made at all.
+        Individual request failures do not raise: they are counted in ``errors`` with a message per request.
+        """
+        s = self.settings
+        base = s.url.rstrip("/")
+        timeout = httpx.Timeout(s.timeout_s, connect=s.connect_timeout_s)
+        limit = s.concurrency or s.num_requests
+        limits = httpx.Limits(max_connections=limit + 2, max_keepalive_connections=limit + 2)
+        async with httpx.AsyncClient(
+            timeout=timeout, limits=limits, trust_env=False, transport=self._transport
+        ) as client:
+            info = await self._server_info(client, base)
+            model = s.model or ("default" if s.api == "generate" else await self._model_name(client, base))
+            if info is None and model is None:
+                await self._probe(client, base)
+                model = "default"
+            model = model or "default"
+            self._emit(force=True)
+            await self._warmup(client, base, model)
+            before = await self._counters(client, base) if not self.cancelled else None
+            self._phase = "running"
+            started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+            requests, duration_s = await self._measured(client, base, model)
+            after = await self._counters(client, base)
+        self._phase = "cancelled" if self.cancelled else "finished"
+        self._emit(force=True)
+        pre_warmup = _accept.ServerCounters(_accept.avg_accept_length_of(info), server_info=info)
+        return self._result(requests, duration_s, started_at, model, info, before, after, pre_warmup)
+
+    # -- phases ---------------------------------------------------------------------------------------------------
+
+    async def _probe(self, client: httpx.AsyncClient, base: str) -> None:
+        try:
+            await client.get(base + "/health")
+        except httpx.ConnectError as exc:
+            raise ServerUnreachable(f"cannot connect to {self.settings.url}: {_one_line(exc)}") from None
+        except httpx.HTTPError:
+            pass
+
+    async def _server_info(self, client: httpx.AsyncClient, base: str) -> dict | None:
+        for path in ("/server_info", "/get_server_info"):
+            try:
+                resp = await client.get(base + path)
+            except httpx.ConnectError as exc:
+                raise ServerUnreachable(f"cannot connect to {self.settings.url}: {_one_line(exc)}") from None
+            except httpx.HTTPError:
+                return None
+            if resp.status_code == 200:
+                try:
+                    data = resp.json()
+                except ValueError:
+                    return None
+                return data if isinstance(data, dict) else None
+        return None
+
+    async def _model_name(self, client: httpx.AsyncClient, base: str) -> str | None:
+        try:
+            resp = await client.get(base + "/v1/models")
+            data = resp.json().get("data") or []
+            return str(data[0]["id"]) if data else None
+        except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    async def _counters(self, client: httpx.AsyncClient, base: str) -> _accept.ServerCounters:
+        info = await self._server_info_quiet(client, base)
+        gen = verify = None
+        try:
+            resp = await client.get(base + "/metrics")
+            if resp.status_code == 200:
+                gen, verify = _accept.parse_prometheus_counters(resp.text)
+        except httpx.HTTPError:
+            pass
+        return _accept.ServerCounters(_accept.avg_accept_length_of(info), gen, verify, info)
+
+    async def _server_info_quiet(self, client: httpx.AsyncClient, base: str) -> dict | None:
+        try:
+            return await self._server_info(client, base)
+        except ServerUnreachable:
+            return None
+
+    async def _warmup(self, client: httpx.AsyncClient, base: str, model: str) -> None:
+        s = self.settings
+        if s.warmup_requests <= 0:
+            return
+        prompts = s.workload.prompt_order(s.warmup_requests, s.seed + 1)
+        out_len = min(s.output_len, WARMUP_OUTPUT_LEN)
+        sem = asyncio.Semaphore(s.concurrency or s.warmup_requests)
+
+        async def one(i: int, prompt: str) -> None:
+            async with sem:
+                await self._request(client, base, model, i, prompt, out_len, time.perf_counter(), count=False)
+
+        await self._until_cancel([asyncio.ensure_future(one(i, p)) for i, p in enumerate(prompts)])
+
+    async def _measured(
+        self, client: httpx.AsyncClient, base: str, model: str
+    ) -> tuple[list[RequestResult], float]:
+        s = self.settings
+        prompts = s.workload.prompt_order(s.num_requests, s.seed)
+        rng = random.Random(s.seed)
+        sem = asyncio.Semaphore(s.concurrency or s.num_requests)
+        self._run_start = start = time.perf_counter()
+        tasks: list[asyncio.Future] = []
+
+        async def one(i: int, prompt: str) -> RequestResult:
+            async with sem:
+                if self.cancelled:
+                    return RequestResult(i, prompt, error="cancelled before sending", partial=True)
+                return await self._request(client, base, model, i, prompt, s.output_len, start, count=True)
+
+        async def schedule() -> None:
+            for i, prompt in enumerate(prompts):
+                if self.cancelled:
+                    return
+                tasks.append(asyncio.ensure_future(one(i, prompt)))
+                if s.request_rate is not None and i < len(prompts) - 1:
+                    await asyncio.sleep(rng.expovariate(s.request_rate))
+
+        scheduler = asyncio.ensure_future(schedule())
+        await self._until_cancel([scheduler])
+        await self._until_cancel(tasks)
+        end = time.perf_counter()
+        results = [t.result() for t in tasks if t.done() and not t.cancelled()]
+        sent = [r for r in results if r.error != "cancelled before sending"]
+        return sorted(sent, key=lambda r: r.index), end - start
+
+    async def _until_cancel(self, tasks: list[asyncio.Future]) -> None:
+        """Wait for ``tasks``; on cancel(), cancel them and wait until they have recorded their partial state."""
+        if not tasks:
+            return
+        stopper = asyncio.ensure_future(self._cancel.wait())
+        try:
+            pending = set(tasks)
+            while pending:
+                done, pending = await asyncio.wait(pending | {stopper}, return_when=asyncio.FIRST_COMPLETED)
+                pending.discard(stopper)
+                if stopper in done:
+                    for task in pending:
+                        task.cancel()
+                    if pending:
+                        await asyncio.wait(pending)
+                    return
+        except asyncio.CancelledError:
+            for task in tasks:
+                task.cancel()
+            raise
+        finally:
+            stopper.cancel()
+
+    # -- one request ---------------------------------------------------------------------------------------------
+
+    async def _request(
+        self,
+        client: httpx.AsyncClient,
+        base: str,
+        model: str,
+        index: int,
+        prompt: str,
+        output_len: int,
+        run_start: float,
+        count: bool,
+    ) -> RequestResult:
+        s = self.settings
+        body = request_body(
+            s.api,
+            prompt,
+            model=model,
+            max_tokens=output_len,
+            temperature=s.temperature,
+            ignore_eos=s.ignore_eos,
+            seed=s.seed,
+        )
+        result = RequestResult(index, prompt)
+        times: list[float] = []
+        cumulative: list[int | None] = []
+        total_tokens: int | None = None
+        last_known = 0
+        st = time.perf_counter()
+        result.start_s = st - run_start
+        result.sent_perf_s = st
+        end = st
+        try:
+            async with client.stream("POST", base + ENDPOINTS[s.api], json=body) as resp:
+                if resp.status_code != 200:
+                    text = (await resp.aread()).decode("utf-8", errors="replace").strip().replace("\n", " ")
+                    result.error = f"HTTP {resp.status_code}: {text[:200]}"
+                    end = time.perf_counter()
+                else:
+                    splitter = SSESplitter()
+                    async for data in resp.aiter_raw():
+                        now = time.perf_counter()
+                        for payload in splitter.feed(data):
+                            event = parse_event(s.api, payload)
+                            end = now
+                            if event.error:
+                                result.error = event.error
+                                continue
+                            if event.done:
+                                continue
+                            if event.prompt_tokens is not None:
+                                result.prompt_tokens = event.prompt_tokens
+                            if event.spec_verify_ct is not None:
+                                result.spec_verify_ct = event.spec_verify_ct
+                            if event.completion_tokens is not None:
+                                total_tokens = event.completion_tokens
+                            if event.has_text:
+                                times.append(now - st)
+                                cumulative.append(event.completion_tokens)
+                                if count:
+                                    new = (event.completion_tokens - last_known) if event.completion_tokens else 1
+                                    last_known = event.completion_tokens or last_known
+                                    self._tokens += max(new, 0)
+                                    self._emit()
+                    if result.error is None and not times:
+                        result.error = "stream ended without any generated text"
+                    if result.error is None:
+                        result.success = True
+        except asyncio.CancelledError:
+            result.partial = True
+            result.error = "cancelled"
+            end = time.perf_counter()
+        except httpx.HTTPError as exc:
+            result.error = _one_line(exc)
+            end = time.perf_counter()
+        timings = request_timings(times, cumulative, end - st, total_tokens)
+        result.e2e_ms = timings.e2e_s * 1000.0
+        result.output_tokens = timings.output_tokens
+        result.chunk_offsets_ms = [t * 1000.0 for t in times]
+        result.chunk_cumulative_tokens = list(cumulative)
+        result.token_counts = timings.token_counts
+        if result.success:
+            result.ttft_ms = timings.ttft_s * 1000.0 if timings.ttft_s is not None else None
+            result.tpot_ms = timings.tpot_s * 1000.0 if timings.tpot_s is not None else None
+            result.itl_ms = [v * 1000.0 for v in timings.itl_s]
+        if count:
+            self._done += 1
+            if not result.success and not result.partial:
+                self._errors += 1
+            if result.ttft_ms is not None:
+                self._ttfts.append(result.ttft_ms)
+            self._emit(force=True)
+        return result
+
+    # -- progress and result -----------------------------------------------------------------------------------
+
+    def _emit(self, force: bool = False) -> None:
+        if self.on_progress is None:
+            return
+        now = time.perf_counter()
+        if not force and now - self._last_progress < 0.2:
+            return
+        self._last_progress = now
+        elapsed = now - self._run_start if self._run_start else 0.0
+        ttft = Distribution.of(self._ttfts).p50
+        self.on_progress(
+            BenchProgress(
+                phase=self._phase,
+                done=self._done,
+                total=self.settings.num_requests,
+                errors=self._errors,
+                output_tokens=self._tokens,
+                elapsed_s=elapsed,
+                output_tokens_per_s=self._tokens / elapsed if elapsed > 0 else 0.0,
+                ttft_p50_ms=ttft,
+            )
+        )
+
+    def _result(
+        self,
+        requests: list[RequestResult],
+        duration_s: float,
+        started_at: str,
+        model: str,
+        info: dict | None,
+        before: _accept.ServerCounters | None,
+        after: _accept.ServerCounters | None,
+        pre_warmup: _accept.ServerCounters | None = None,
+    ) -> RunResult:
+        ok = [r for r in requests if r.success]
+        total_out = sum(r.output_tokens for r in ok)
+        out_rate = total_out / duration_s if duration_s > 0 else 0.0
+        samples = self.log_accept_samples() if callable(self.log_accept_samples) else self.log_accept_samples
+        accept = _accept.choose(requests, before, after, samples, pre_warmup, self.settings.warmup_requests)
+        settings = self.settings.to_dict()
+        settings["model"] = model
+        reported = _accept.config_from_server_info(info)
+        effective = {**self.effective_config, **reported}
+        differs = {k: v for k, v in self.effective_config.items() if k in reported and reported[k] != v}
+        if differs:  # what the caller asked for but the server runs otherwise (silent rewrites, case C09)
+            effective["requested"] = differs
+        return RunResult(
+            settings=settings,
+            workload=self.settings.workload.to_dict(),
+            effective_config=effective,
+            started_at=started_at,
+            duration_s=duration_s,
+            partial=self.cancelled,
+            completed=len(ok),
+            errors=sum(1 for r in requests if not r.success and not r.partial),
+            total_output_tokens=total_out,
+            output_tokens_per_s=out_rate,
+            requests_per_s=len(ok) / duration_s if duration_s > 0 else 0.0,
+            ttft_ms=Distribution.of(r.ttft_ms for r in ok if r.ttft_ms is not None),
+            itl_ms=Distribution.of(v for r in ok for v in r.itl_ms),
+            tpot_ms=Distribution.of(r.tpot_ms for r in ok if r.tpot_ms is not None),
+            e2e_ms=Distribution.of(r.e2e_ms for r in ok if r.e2e_ms is not None),
+            output_rate_se=standard_error_of_rate(out_rate, [r.output_tokens_per_s or 0.0 for r in ok]),
+            accept_length=accept.value,
+            accept_length_source=accept.source,
+            accept_length_note=accept.note,
+            requests=requests,
+        )
+
+
+async def run_benchmark(settings: BenchSettings, **kwargs: Any) -> RunResult:
+    """Convenience: ``await BenchRunner(settings, **kwargs).run()`` (same keyword arguments and errors)."""
+    return await BenchRunner(settings, **kwargs).run()

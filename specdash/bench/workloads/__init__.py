@@ -1,0 +1,1 @@
+"""Workload presets shipped with specdash (JSON data files; loaded by :mod:`specdash.bench.workload`)."""

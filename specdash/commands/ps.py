@@ -1,0 +1,139 @@
+"""``specdash ps TARGET [--json]``: list the GPUs and the classified GPU processes of a host."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+NAME = "ps"
+HELP = "list GPUs and their processes, classified server / orphan / zombie / foreign / unknown"
+DESCRIPTION = (
+    "List the GPUs of TARGET ([user@]host[:port], an ~/.ssh/config alias, or 'local') and every process holding "
+    "GPU memory, classified as server, orphan (parent gone), zombie, foreign (another user or graphics: never "
+    "killed) or unknown (PID from another PID namespace). NVML on this machine, nvidia-smi elsewhere."
+)
+
+
+def add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    """TARGET and the SSH options shared by ``ps`` and ``clean`` (same meaning as for ``connect``)."""
+    parser.add_argument("target", metavar="TARGET", help="[user@]host[:port], an ~/.ssh/config alias, or 'local'")
+    parser.add_argument("-p", "--port", type=int, metavar="PORT", help="SSH port (overrides TARGET and ssh config)")
+    parser.add_argument("-i", "--identity", metavar="IDENTITY_FILE", help="private key file for SSH")
+    parser.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default ~/.ssh/known_hosts)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_target_arguments(parser)
+    parser.add_argument("--json", action="store_true",
+                        help='one JSON object: {"gpus": [...], "processes": [...]}')
+
+
+def open_target(args: argparse.Namespace):
+    """The Host for ``args.target`` (not connected). Raises specdash.cli.UsageError for a bad TARGET."""
+    from specdash.cli import UsageError
+
+    if args.target == "local" and args.port is None and args.identity is None and args.known_hosts is None:
+        from specdash.hosts.local import LocalHost
+
+        return LocalHost()
+    try:
+        from specdash.hosts.target import open_host
+    except ImportError:  # pragma: no cover - the host layer ships with the package
+        raise UsageError("SSH targets are not available in this build (specdash.hosts.target missing)") from None
+    try:
+        return open_host(args.target, port=args.port, identity_file=args.identity, known_hosts=args.known_hosts)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+async def look(host, source: str | None = None):
+    """Connect, sample once, read the process table and classify: a :class:`specdash.gpu.inspect.GpuView`.
+
+    Raises HostError (one line) when the host cannot be reached.
+    """
+    from specdash.gpu.inspect import inspect_host
+    from specdash.gpu.proctable import current_user
+    from specdash.gpu.sampler import make_sampler
+
+    await host.connect()
+    sampler = make_sampler(host, source=source)
+    try:
+        snapshot = await sampler.sample_once()
+    finally:
+        await sampler.close()
+    return await inspect_host(host, snapshot, await current_user(host)), sampler
+
+
+def view_json(view) -> dict:
+    """The ``--json`` object: ``gpus`` and ``processes`` as issue #5 specifies; ``error`` only when no GPU
+    could be read (e.g. "no NVIDIA driver on this host")."""
+    out = {
+        "gpus": [{"index": g.index, "name": g.name, "uuid": g.uuid, "memory_used_mib": g.memory_used_mib,
+                  "memory_total_mib": g.memory_total_mib, "utilization_pct": g.utilization_pct}
+                 for g in view.snapshot.gpus],
+        "processes": [p.to_json() for p in view.processes],
+    }
+    if view.snapshot.error:
+        out["error"] = view.snapshot.error
+    return out
+
+
+def _cell(value, width: int) -> str:
+    text = "-" if value is None else str(value)
+    return text.ljust(width)
+
+
+def view_text(view) -> str:
+    """Human-readable tables: GPUs, processes (with the reason under each), and the summary line."""
+    lines = []
+    snap = view.snapshot
+    if snap.error:
+        lines.append(f"GPUs: {snap.error}")
+    else:
+        lines.append(f"{'GPU':<4}{'NAME':<28}{'MEMORY USED / TOTAL':<24}UTIL")
+        for g in snap.gpus:
+            mem = f"{_cell(g.memory_used_mib, 0).strip()} / {_cell(g.memory_total_mib, 0).strip()} MiB"
+            util = "[N/A]" if g.utilization_pct is None else f"{g.utilization_pct} %"
+            lines.append(f"{g.index:<4}{g.name[:27]:<28}{mem:<24}{util}")
+        if snap.warning:
+            lines.append(f"warning: {snap.warning}")
+    if view.processes:
+        lines.append("")
+        lines.append(f"{'PID':<9}{'GPU':<5}{'MiB':<9}{'CLASS':<9}{'USER':<12}{'PPID':<9}{'PGID':<9}COMMAND")
+        for p in view.processes:
+            lines.append(f"{p.pid:<9}{_cell(p.gpu_index, 5)}{_cell(p.used_mib, 9)}{p.process_class:<9}"
+                         f"{_cell(p.user, 12)}{_cell(p.ppid, 9)}{_cell(p.pgid, 9)}{(p.command or p.name)[:100]}")
+            lines.append(f"{'':<9}{p.reason}")
+    elif not snap.error:
+        lines.append("")
+        lines.append("no GPU processes")
+    lines.append("")
+    lines.append(view.summary)
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from specdash.hosts.base import HostError
+
+    host = open_target(args)
+
+    async def main():
+        try:
+            view, _ = await look(host)
+        finally:
+            await host.close()
+        return view
+
+    try:
+        view = asyncio.run(main())
+    except HostError as exc:
+        sys.stderr.write(f"specdash ps: error: {exc}\n")
+        return 1
+    if args.json:
+        sys.stdout.write(json.dumps(view_json(view)) + "\n")
+    else:
+        sys.stdout.write(view_text(view))
+    return 0

@@ -1,0 +1,59 @@
+"""``specdash replay FILE [--speed X]`` and ``specdash replay --summary FILE``: review a recorded session."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+
+NAME = "replay"
+HELP = "replay a recorded session in the app (read-only), or print its timeline with --summary"
+DESCRIPTION = (
+    "Open a session file recorded by specdash (YAML stream, optionally .gz) in the same panes, read-only: "
+    "p pauses, [ and ] step, seek to a time or the next finding, change the speed. A damaged file replays "
+    "what is readable and says what was skipped. --summary prints the timeline of findings, configs and "
+    "benchmark results without the UI."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="session file (.yaml or .yaml.gz)")
+    parser.add_argument("--speed", type=float, default=1.0, metavar="X",
+                        help="replay speed factor (default 1: the recorded pace; 10 = ten times faster)")
+    parser.add_argument("--summary", action="store_true",
+                        help="print the timeline of findings, configs and benchmark results, no UI")
+
+
+def run(args: argparse.Namespace) -> int:
+    from specdash.cli import UsageError
+
+    if not args.speed > 0:
+        raise UsageError(f"--speed must be greater than 0, got {args.speed:g}")
+    if not os.path.exists(args.file):
+        raise UsageError(f"{args.file}: no such file")
+
+    from specdash.session.reader import SessionError, read_session
+
+    try:
+        log = read_session(args.file)
+    except SessionError as exc:
+        sys.stderr.write(f"specdash replay: error: {exc}\n")
+        return 1
+
+    if args.summary:
+        from specdash.session.summary import summary_lines
+
+        sys.stdout.write("\n".join(summary_lines(log)) + "\n")
+        return 0
+
+    run_replay = None
+    if importlib.util.find_spec("specdash.app.main") is not None:
+        from specdash.app import main as app_main
+
+        run_replay = getattr(app_main, "run_replay", None)
+    if run_replay is None:
+        sys.stderr.write("specdash replay: error: the replay UI is not wired yet "
+                         "(specdash.app.main.run_replay is missing); use --summary\n")
+        return 1
+    return int(run_replay(log, args.speed) or 0)

@@ -1,0 +1,110 @@
+"""``specdash scan [--json] FILE|-``: findings, start-up timeline and metric summary of an SGLang server log.
+
+Exit status: 0, or 1 when the log shows a crash (a traceback's exception, an argparse failure, an OOM, a child
+failure). A missing/unreadable file is a usage error (exit 2, one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+NAME = "scan"
+HELP = "summarise an SGLang server log: findings, start-up timeline, metrics (exit 1 on a crash)"
+DESCRIPTION = (
+    "Read an SGLang server log (FILE, or - for stdin) and print what matters: overrides SGLang applied, the crash "
+    "reason, time to ready, acceptance and throughput, KV-pool retractions, OOM. Exit 1 when the log shows a crash."
+)
+
+#: Lines read and analysed per batch (the file is streamed; memory stays bounded).
+BATCH_LINES = 4096
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="server log file, or - for standard input")
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+
+
+def _read_batches(stream):
+    """Yield lists of decoded lines (UTF-8 with replacement, no newline) from a binary stream."""
+    batch: list[str] = []
+    for raw in stream:
+        batch.append(raw.decode("utf-8", "replace").rstrip("\n"))
+        if len(batch) >= BATCH_LINES:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
+    from specdash.cli import UsageError
+    from specdash.logs.analyzer import LogAnalyzer
+
+    analyzer = LogAnalyzer()
+    if args.file == "-":
+        stream = sys.stdin.buffer
+        close = False
+    else:
+        try:
+            stream = open(args.file, "rb")
+        except OSError as exc:
+            raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+        close = True
+    try:
+        for batch in _read_batches(stream):
+            analyzer.feed_many(batch)
+    except IsADirectoryError:
+        raise UsageError(f"{args.file} is a directory, not a log file") from None
+    finally:
+        if close:
+            stream.close()
+
+    summary = analyzer.summary()
+    if args.json:
+        json.dump(summary, sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_text(summary))
+    return 1 if summary["crashed"] else 0
+
+
+def render_text(summary: dict) -> str:
+    """Human-readable report of :meth:`LogAnalyzer.summary`."""
+    out: list[str] = []
+    out.append(f"{summary['lines']} lines; server state: {summary['server_state']}"
+               + ("; CRASHED" if summary["crashed"] else ""))
+    out.append("")
+    out.append("Findings")
+    if not summary["findings"]:
+        out.append("  (none)")
+    marks = {"error": "E", "warning": "W", "success": "+", "info": "i"}
+    for f in summary["findings"]:
+        count = f" ×{f['count']}" if f["count"] > 1 else ""
+        when = f" {f['time']}" if f["time"] else ""
+        out.append(f"  [{marks.get(f['severity'], '?')}] line {f['line']}{when}: {f['message']}{count}")
+        if f["explanation"]:
+            out.append(f"      {f['explanation']}")
+        if f["fix"]:
+            out.append(f"      fix: {f['fix']}")
+    startup = summary["startup"]
+    if startup["phases"]:
+        out.append("")
+        out.append("Start-up" + (f" (ready after {startup['time_to_ready_s']:.0f} s)" if startup["time_to_ready_s"] is not None else ""))
+        for p in startup["phases"]:
+            elapsed = f"{p['elapsed_s']:.2f} s" if p["elapsed_s"] is not None else p["state"]
+            mem = ", ".join(f"{k}={v}" for k, v in p.items() if k.endswith("_gb") or k == "kv_tokens")
+            out.append(f"  {p['label']:<22} {elapsed:>10}  {mem}")
+    metrics = summary["metrics"]
+    if metrics:
+        out.append("")
+        out.append("Metrics (mean over trusted samples; last; samples)")
+        for name, m in metrics.items():
+            out.append(f"  {name:<16} mean {m['mean']:<10g} last {m['last']:<10g} samples {m['samples']} "
+                       f"(trusted {m['trusted_samples']})")
+    if summary.get("consistency"):
+        out.append(f"  check: {summary['consistency']['text']}")
+    out.append("")
+    return "\n".join(out)

@@ -1,0 +1,179 @@
+"""``specdash validate [--sglang-version V] [--host TARGET] [--json] -- <launch command...>``.
+
+Prints the diagnostics and the effective configuration of an SGLang launch command. Exit status: 0 when no
+``error`` diagnostic, 1 when there is one, 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+NAME = "validate"
+HELP = "check an SGLang launch command before launch (flags, speculative rules, effective values)"
+DESCRIPTION = (
+    "Check an SGLang launch command as SGLang's own argument handling would, version by version: unknown or "
+    "ambiguous flags (with other engines' names mapped to SGLang's), speculative-decoding rules that make SGLang "
+    "refuse or crash, values SGLang silently overrides, and the effective configuration. Give the command after "
+    "'--' (quote it or not), or '-' to read it from standard input. The target's config.json is read from the "
+    "model path (on --host when given) for architecture-dependent choices. Exit status: 0 no error, 1 an error "
+    "finding, 2 usage error."
+)
+
+_SEVERITY_LABEL = {"error": "ERROR", "override": "OVERRIDE", "warning": "WARNING", "info": "info"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sglang-version", metavar="V",
+                        help="SGLang version whose rules apply (e.g. 0.5.9); default: detected on --host, else the "
+                             "newest known release")
+    parser.add_argument("--host", metavar="TARGET",
+                        help="read the model's config.json (and detect the SGLang version) on TARGET: 'local', "
+                             "[user@]host[:port] or an ~/.ssh/config alias")
+    parser.add_argument("--python", default="python3", metavar="PY",
+                        help="python with SGLang installed on the host, for version detection (default python3)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("launch", nargs=argparse.REMAINDER, metavar="-- COMMAND",
+                        help="the launch command (after '--'), or '-' for standard input")
+
+
+def _command_text(args: argparse.Namespace) -> str:
+    from specdash.cli import UsageError
+
+    words = list(args.launch)
+    if words and words[0] == "--":
+        words = words[1:]
+    if words == ["-"]:
+        text = sys.stdin.read()
+        if not text.strip():
+            raise UsageError("no launch command on standard input")
+        return text
+    if not words:
+        raise UsageError("no launch command given: specdash validate -- python -m sglang.launch_server ...")
+    if len(words) == 1:
+        return words[0]
+    import shlex
+
+    return " ".join(shlex.quote(w) if (not w or any(c.isspace() or c in "'\"" for c in w)) else w for w in words)
+
+
+async def _gather(target: str | None, model_path: str | None, draft_path: str | None, python: str,
+                  want_version: bool) -> tuple[dict | None, dict | None, str | None, list[str]]:
+    """Read config.json files and the SGLang version through a Host. Returns (model_config, draft_config,
+    version, notes)."""
+    import json
+
+    from specdash.hosts.base import HostError, quote
+
+    notes: list[str] = []
+    if target is None or target == "local":
+        from specdash.hosts.local import LocalHost
+
+        host = LocalHost()
+    else:
+        try:
+            from specdash.hosts.target import open_host
+        except ImportError:  # pragma: no cover - the foundation provides it
+            raise HostError("remote targets are not wired in this build (specdash.hosts.target missing)")
+        host = open_host(target)
+    await host.connect()
+    try:
+        configs: list[dict | None] = []
+        for path in (model_path, draft_path):
+            if not path:
+                configs.append(None)
+                continue
+            file = path if path.endswith(".json") else path.rstrip("/") + "/config.json"
+            data = await host.read_file(file, max_bytes=2 * 1024 * 1024)
+            if data is None:
+                configs.append(None)
+                if target is not None:
+                    notes.append(f"could not read {file} on {host.name} (architecture-dependent values are guessed)")
+                continue
+            try:
+                configs.append(json.loads(data.decode("utf-8", "replace")))
+            except ValueError:
+                configs.append(None)
+                notes.append(f"{file} on {host.name} is not valid JSON")
+        version = None
+        if want_version:
+            result = await host.run(f"{quote(python)} -c 'import sglang; print(sglang.__version__)'", timeout_s=60)
+            text = result.stdout.strip().splitlines()[-1:] if result.ok else []
+            if text:
+                version = text[0].strip()
+            else:
+                notes.append(f"SGLang not importable with {python} on {host.name}; using the newest known rules")
+        return configs[0], configs[1], version, notes
+    finally:
+        await host.close()
+
+
+def _render(report, notes: list[str]) -> str:
+    lines = []
+    prof = report.profile
+    arch = (f"; target {report.architecture} ({report.architecture_source})" if report.architecture else "")
+    lines.append(f"SGLang {report.sglang_version} (rules of profile {prof.name}: {prof.releases}){arch}")
+    for note in notes:
+        lines.append(f"note: {note}")
+    if not report.diagnostics:
+        lines.append("no findings")
+    for d in report.diagnostics:
+        flags = f" [{', '.join(d.flags)}]" if d.flags else ""
+        lines.append(f"{_SEVERITY_LABEL[d.severity]:<8} {d.code}{flags}: {d.message}")
+        if d.fix is not None:
+            lines.append(f"         fix: {d.fix.description}")
+    lines.append("")
+    lines.append("effective configuration (typed -> effective; 'auto' = SGLang decides at launch):")
+    width = max((len(k) for k in report.effective), default=10)
+    for key, value in report.effective.items():
+        shown = "auto" if value is None else str(value)
+        if key in report.typed and report.typed[key] != value:
+            shown = f"{report.typed[key]} -> {shown}"
+        elif key in report.typed:
+            shown = f"{shown} (typed)"
+        lines.append(f"  {key:<{width}}  {shown}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+    import json
+
+    from specdash.cli import UsageError
+    from specdash.sglang.validate import validate_command
+    from specdash.sglang.versions import parse_version
+
+    text = _command_text(args)
+    if args.sglang_version:
+        try:
+            parse_version(args.sglang_version)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    first = validate_command(text, args.sglang_version)
+    model_path = first.typed.get("model_path") or first.effective.get("model_path")
+    draft_path = first.typed.get("speculative_draft_model_path")
+    notes: list[str] = []
+    model_config = draft_config = None
+    version = args.sglang_version
+    try:
+        model_config, draft_config, detected, notes = asyncio.run(
+            _gather(args.host, model_path, draft_path, args.python,
+                    want_version=args.host is not None and not args.sglang_version))
+        version = version or detected
+    except ValueError as exc:  # bad TARGET
+        raise UsageError(str(exc)) from None
+    except Exception as exc:  # HostError and friends: one line, then validate without the files
+        notes.append(f"host: {exc}")
+    try:
+        report = validate_command(text, version, model_config, draft_config=draft_config)
+    except ValueError:
+        notes.append(f"SGLang version {version!r} not understood; using the newest known rules")
+        report = validate_command(text, None, model_config, draft_config=draft_config)
+    if args.json:
+        out = report.to_json()
+        if notes:
+            out["notes"] = notes
+        sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write(_render(report, notes) + "\n")
+    return 1 if report.has_errors else 0

@@ -1,0 +1,249 @@
+"""Safe kill of GPU-holding processes: by PID or process group only, identity re-checked before every signal.
+
+Procedure (issue #5 "Safe kill"; case C23/C25: never ``pkill``/``kill -9 $(nvidia-smi ...)``):
+
+1. refuse ``foreign``/``unknown`` rows, rows of another user, rows without a start time, PID/PGID <= 1 and
+   specdash's own process group;
+2. read the process table; a target whose (start time, user, command line) differs from what was shown is
+   *not* signalled ("PID reused") and one that is gone counts as exited;
+3. SIGTERM — to the whole process group when every live member of that group is a verified target (the
+   crashed server's workers), else to each PID;
+4. poll the table every ``poll_s`` until the targets exit or ``grace_s`` passes; re-verify identity, SIGKILL the
+   survivors the same way;
+5. poll the GPUs (NVML / nvidia-smi through the sampler) until none of the targets' PIDs holds memory, or
+   ``release_timeout_s``; report the MiB held before and after, per target and per GPU.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import signal
+import time
+from typing import Callable, Iterable
+
+from specdash.gpu.classify import KILLABLE, ClassifiedProcess
+from specdash.gpu.model import GpuSnapshot
+from specdash.gpu.proctable import ProcessTable, read_process_table
+from specdash.hosts.base import Host, HostError
+
+ProgressCallback = Callable[[str], None]
+
+
+@dataclasses.dataclass
+class KillOutcome:
+    """What happened to one target PID.
+
+    ``result``: ``"released"`` (exited and its GPU memory is free), ``"exited"`` (exited; memory not yet seen
+    free), ``"refused"`` (never signalled: foreign/unknown/another user/...), ``"identity changed"`` (the PID
+    now belongs to another process: never signalled), ``"still running"`` (survived SIGKILL: state D, or no
+    permission), ``"error"``. ``signals``: e.g. ``["SIGTERM group 4242", "SIGKILL pid 4243"]``.
+    """
+
+    pid: int
+    user: str | None
+    command: str
+    gpu_indices: tuple[int | None, ...]
+    before_mib: int
+    after_mib: int = 0
+    result: str = "pending"
+    detail: str = ""
+    signals: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class KillReport:
+    """Result of :func:`safe_kill`: ``outcomes`` per PID; GPU memory used per GPU index before and after (MiB;
+    None when unreadable); ``released`` True when every signalled target exited and its memory was released."""
+
+    outcomes: list[KillOutcome]
+    gpu_used_before_mib: dict[int, int | None]
+    gpu_used_after_mib: dict[int, int | None]
+    released: bool
+
+    @property
+    def before_mib(self) -> int:
+        """MiB the targets held before."""
+        return sum(o.before_mib for o in self.outcomes)
+
+    @property
+    def after_mib(self) -> int:
+        """MiB the targets still hold."""
+        return sum(o.after_mib for o in self.outcomes)
+
+    def summary(self) -> str:
+        """One line, e.g. ``killed 3 of 3 processes: 71.2 GiB -> 0.0 GiB held (GPU 0: 72904 -> 4 MiB)``."""
+        done = [o for o in self.outcomes if o.result in ("released", "exited")]
+        gpus = ", ".join(f"GPU {i}: {self.gpu_used_before_mib.get(i)} -> {self.gpu_used_after_mib.get(i)} MiB"
+                         for i in sorted(self.gpu_used_before_mib))
+        text = (f"killed {len(done)} of {len(self.outcomes)} processes: {self.before_mib} MiB -> "
+                f"{self.after_mib} MiB held")
+        skipped = [o for o in self.outcomes if o.result not in ("released", "exited")]
+        if skipped:
+            text += "; " + "; ".join(f"PID {o.pid} {o.result}" + (f" ({o.detail})" if o.detail else "")
+                                     for o in skipped)
+        return f"{text} ({gpus})" if gpus else text
+
+
+def refusal(proc: ClassifiedProcess, current_user: str) -> str | None:
+    """Why ``proc`` must never be signalled, or None when it may be (after confirmation)."""
+    if proc.process_class not in KILLABLE:
+        return f"{proc.process_class} processes are never killed"
+    if proc.start_time is None or proc.user is None:
+        return "not in this host's process table"
+    if proc.user != current_user:
+        return f"belongs to user {proc.user}"
+    if proc.pid <= 1:
+        return "PID 1 is never signalled"
+    return None
+
+
+def _matches(table: ProcessTable, proc: ClassifiedProcess) -> str:
+    """``"same"``, ``"gone"`` or ``"changed"`` for ``proc`` against a fresh table."""
+    row = table.get(proc.pid)
+    if row is None:
+        return "gone"
+    was_zombie = proc.stat is not None and proc.stat.startswith("Z")
+    if row.is_zombie and not was_zombie:
+        # exited, not yet reaped: ps shows "[name] <defunct>" now, so only start time and user identify it
+        return "gone" if (row.start_time, row.user) == (proc.start_time, proc.user) else "changed"
+    if (row.start_time, row.user, row.args) != (proc.start_time, proc.user, proc.command):
+        return "changed"
+    return "same"
+
+
+def _held_by(snapshot: GpuSnapshot, pid: int) -> int:
+    return sum(p.used_mib or 0 for p in snapshot.processes if p.pid == pid)
+
+
+async def safe_kill(host: Host, targets: Iterable[ClassifiedProcess], current_user: str, sample: Callable,
+                    *, grace_s: float = 10.0, kill_wait_s: float = 5.0, release_timeout_s: float = 30.0,
+                    poll_s: float = 0.25, on_progress: ProgressCallback | None = None) -> KillReport:
+    """Kill ``targets`` safely (module docstring) and wait for their GPU memory to be released.
+
+    ``targets``: rows from :func:`specdash.gpu.classify.classify` (one per PID and GPU; duplicates merged);
+    ``current_user``: login name on ``host``; ``sample``: ``async () -> GpuSnapshot`` (``GpuSampler.sample_once``);
+    ``grace_s``: seconds between SIGTERM and SIGKILL; ``kill_wait_s``: seconds to wait after SIGKILL;
+    ``release_timeout_s``: seconds to wait for the driver to free the memory; ``on_progress(line)``: progress
+    text for the UI. Never raises for per-process problems (they are in the outcomes); raises HostError only
+    when the host cannot be reached at all.
+    """
+    say = on_progress or (lambda _line: None)
+    merged: dict[int, ClassifiedProcess] = {}
+    gpus_of: dict[int, list[int | None]] = {}
+    mib_of: dict[int, int] = {}
+    for t in targets:
+        merged.setdefault(t.pid, t)
+        gpus_of.setdefault(t.pid, []).append(t.gpu_index)
+        mib_of[t.pid] = mib_of.get(t.pid, 0) + (t.used_mib or 0)
+    outcomes = {pid: KillOutcome(pid=pid, user=t.user, command=t.command, gpu_indices=tuple(gpus_of[pid]),
+                                 before_mib=mib_of[pid]) for pid, t in merged.items()}
+    before = await sample()
+    used_before = {g.index: g.memory_used_mib for g in before.gpus}
+    touched = {i for gs in gpus_of.values() for i in gs if i is not None}
+    own_pgid = os.getpgrp() if host.is_local else None
+
+    live: dict[int, ClassifiedProcess] = {}
+    for pid, t in merged.items():
+        why = refusal(t, current_user)
+        if why is None and own_pgid is not None and t.pgid == own_pgid:
+            why = "in specdash's own process group"
+        if why:
+            outcomes[pid].result, outcomes[pid].detail = "refused", why
+        else:
+            live[pid] = t
+
+    async def verify() -> ProcessTable:
+        table = await read_process_table(host)
+        if table.error:
+            raise HostError(table.error)
+        for pid in list(live):
+            state = _matches(table, live[pid])
+            if state == "gone":
+                outcomes[pid].result = "exited"
+                del live[pid]
+            elif state == "changed":
+                outcomes[pid].result = "identity changed"
+                outcomes[pid].detail = "PID now belongs to another process: not signalled"
+                del live[pid]
+        return table
+
+    async def send(signum: int) -> None:
+        table = await verify()  # identity re-checked right before this signal
+        name = signal.Signals(signum).name
+        by_group: dict[int, list[int]] = {}
+        for pid, t in live.items():
+            by_group.setdefault(t.pgid if t.pgid is not None else -1, []).append(pid)
+        for pgid, pids in by_group.items():
+            members = [r for r in table.group(pgid) if not r.is_zombie] if pgid > 1 else []
+            whole = bool(members) and pgid > 1 and pgid != own_pgid and all(r.pid in live for r in members)
+            if whole:
+                say(f"{name} to process group {pgid} ({len(members)} processes)")
+                await _signal(host, pgid, signum, True, [outcomes[p] for p in pids], f"{name} group {pgid}")
+            else:
+                for pid in pids:
+                    say(f"{name} to PID {pid}")
+                    await _signal(host, pid, signum, False, [outcomes[pid]], f"{name} pid {pid}")
+
+    async def wait_exit(timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while live and time.monotonic() < deadline:
+            await asyncio.sleep(poll_s)
+            await verify()
+
+    if live:
+        await send(signal.SIGTERM)
+        await wait_exit(grace_s)
+    if live:
+        say(f"{len(live)} still running after {grace_s:g} s: SIGKILL")
+        await send(signal.SIGKILL)
+        await wait_exit(kill_wait_s)
+    for pid in live:
+        if outcomes[pid].result == "pending":
+            outcomes[pid].result = "still running"
+            outcomes[pid].detail = "survived SIGKILL (uninterruptible sleep in the driver?)"
+
+    # wait until the driver no longer lists the exited targets
+    exited = [pid for pid, o in outcomes.items() if o.result == "exited"]
+    after = before
+    deadline = time.monotonic() + release_timeout_s
+    if exited or live:
+        say("waiting for the GPU memory to be released")
+        while True:
+            after = await sample()
+            if after.error is None and not any(_held_by(after, pid) for pid in exited):
+                break
+            if time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(max(poll_s, 0.2))
+    for pid, o in outcomes.items():
+        if o.result in ("refused", "identity changed"):
+            o.after_mib = o.before_mib if o.result == "refused" else 0
+            continue
+        o.after_mib = _held_by(after, pid) if after.error is None else o.before_mib
+        if o.result == "exited" and o.after_mib == 0 and after.error is None:
+            o.result = "released"
+    used_after = {g.index: g.memory_used_mib for g in after.gpus}
+    signalled = [o for o in outcomes.values() if o.result not in ("refused", "identity changed")]
+    released = bool(signalled) and all(o.result == "released" for o in signalled)
+    report = KillReport(outcomes=list(outcomes.values()),
+                        gpu_used_before_mib={i: used_before.get(i) for i in sorted(touched)},
+                        gpu_used_after_mib={i: used_after.get(i) for i in sorted(touched)},
+                        released=released)
+    say(report.summary())
+    return report
+
+
+async def _signal(host: Host, target: int, signum: int, group: bool, outcomes: list[KillOutcome],
+                  label: str) -> None:
+    try:
+        await host.send_signal(target, signum, group=group)
+    except ProcessLookupError:
+        return  # exited in the meantime: the next table read records it
+    except PermissionError:
+        for o in outcomes:
+            o.detail = f"{label}: permission denied"
+        return
+    for o in outcomes:
+        o.signals.append(label)

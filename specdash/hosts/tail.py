@@ -1,0 +1,297 @@
+"""Follow a file on a Host by byte offset, surviving reconnects: no line lost, none twice.
+
+:class:`LogFollower` is an async iterator of :class:`TailLines` (batches of complete lines with the byte offset
+just past the last one) and :class:`TailMarker` (one-line notes for the log pane: truncation, rotation, waiting
+for the file, reconnecting, reconnected at offset N).
+
+How: a small POSIX ``sh`` + GNU coreutils loop (``stat``, ``dd``, ``head``, ``base64``, ``sleep``) runs on the host
+through :meth:`Host.stream`. It opens the file once (fd 3), skips to the requested offset, and every
+``poll_interval_s`` compares the open file's size and the path's inode with what it has sent:
+
+* new bytes -> ``D <base64>`` (chunks of at most 512 KiB; base64 keeps framing exact whatever the log contains);
+* size < bytes sent -> ``T <size> <sent>`` (truncated; reopen, restart from 0);
+* the path now names another inode (after the old file was read to its end) -> ``R`` (rotated; follow the new
+  file from 0) — the same check at start against the inode we followed before a reconnect;
+* the file does not exist (yet) -> ``W`` once, then it waits.
+
+``S <inode> <offset>`` announces where reading starts. Offsets are counted here from the decoded bytes, and a
+reconnect restarts the loop at the end of the last *complete* line received (a partial last line is read
+again), so the new stream continues exactly where the old one stopped. The loop dies with its channel (see
+:mod:`specdash.hosts.ssh`: the wrapper watches stdin; LocalHost kills the process group).
+
+``tail -c +N -F`` was the obvious alternative; it was not used because its truncation/rotation notices go to
+stderr (or into the data when merged), so the exact offset after such an event cannot be known.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import collections
+import contextlib
+import dataclasses
+import shlex
+from typing import Union
+
+from specdash.hosts.base import ConnectionLost, Host, HostError, quote
+
+#: Largest chunk one ``D`` frame carries (bytes before base64; the frame is 4/3 of it): frames stay under
+#: LocalHost.stream's 1 MiB line limit. Fewer, bigger frames: each costs a few forks on the host.
+CHUNK_BYTES = 524288
+#: A line that grows past this many bytes without a newline is delivered as it is (bounds memory); the rest of
+#: it then comes as the next line.
+MAX_LINE_BYTES = 1 << 20
+
+_FOLLOW_SCRIPT = r"""f=$1; off=$2; want=$3; poll=$4
+LC_ALL=C; export LC_ALL
+said=
+while ! [ -f "$f" ] || ! [ -r "$f" ]; do
+  [ -n "$said" ] || { echo W; said=1; }
+  sleep 0.5
+done
+exec 3<"$f" || { echo "X cannot open"; exit 1; }
+set -- $(stat -L -c '%s %i' /dev/fd/3)
+size=$1; ino=$2
+if [ -n "$want" ] && [ "$ino" != "$want" ]; then echo R; off=0
+elif [ "$size" -lt "$off" ]; then echo "T $size $off"; off=0
+fi
+if [ "$off" -gt 0 ]; then dd iflag=skip_bytes skip="$off" count=0 <&3 >/dev/null 2>&1; fi
+echo "S $ino $off"
+while :; do
+  set -- $(stat -L -c '%s %i' /dev/fd/3 "$f" 2>/dev/null)
+  size=$1
+  if [ "$size" -lt "$off" ]; then
+    echo "T $size $off"; exec 3</dev/fd/3; off=0; echo "S $ino 0"; continue
+  fi
+  if [ "$size" -gt "$off" ]; then
+    n=$((size - off)); [ "$n" -gt CHUNK ] && n=CHUNK
+    printf 'D '; head -c "$n" <&3 | base64 -w0; echo
+    off=$((off + n)); continue
+  fi
+  if [ -n "$4" ] && [ "$4" != "$ino" ]; then
+    echo R; exec 3<"$f" || exit 1
+    set -- $(stat -L -c '%s %i' /dev/fd/3); ino=$2; off=0; echo "S $ino 0"; continue
+  fi
+  sleep "$poll"
+done""".replace("CHUNK", str(CHUNK_BYTES))
+
+
+@dataclasses.dataclass(frozen=True)
+class TailLines:
+    """Complete lines, in order, each without its ``\\n`` (bytes as written: decode with replacement).
+    ``end_offset``: the byte offset in the file just past the last line (where to resume)."""
+
+    lines: list[bytes]
+    end_offset: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TailMarker:
+    """A one-line note to show between log lines, e.g. ``log truncated: following from the start``,
+    ``file rotated: following the new file from the start``, ``file does not exist yet: waiting``,
+    ``connection lost: reconnecting``, ``reconnected at offset 12345``."""
+
+    text: str
+
+
+TailEvent = Union[TailLines, TailMarker]
+_END = object()
+
+
+async def recent_start_offset(host: Host, path: str, window_bytes: int = 256 * 1024) -> int:
+    """Where to start following ``path`` to show about its last ``window_bytes`` bytes: the offset of the first
+    line that starts inside that window (0 when the file is smaller or missing; the file size when the window
+    holds no line start). Pass it as ``LogFollower(host, path, start_offset=...)``. Raises HostError."""
+    size = await host.file_size(path)
+    if size is None or size <= window_bytes:
+        return 0
+    start = size - window_bytes
+    # length in bytes of the (partial) line that the window starts in, newline included
+    result = await host.run(
+        f"tail -c +{start + 1} -- {quote(path)} | head -c {window_bytes} | head -n 1 | wc -c", timeout_s=30
+    )
+    text = result.stdout.strip()
+    if not result.ok or not text.isdigit():
+        raise HostError(f"cannot read {path}: {result.stderr.strip() or 'exit status ' + str(result.exit_status)}")
+    return start + int(text)
+
+
+class LogFollower:
+    """Follow ``path`` on ``host`` from byte ``start_offset`` (0: the whole file; use ``await host.file_size``
+    for "from now"). ``async for event in LogFollower(host, path): ...`` yields :class:`TailLines` and
+    :class:`TailMarker` until :meth:`aclose` (or leaving the loop and closing the follower) or until the host
+    fails for good (then a last ``stopped: reason`` marker).
+
+    Batching: lines that arrive within ``batch_window_s`` (50 ms) of the first are delivered together, at most
+    ``max_batch_lines`` (1000) per batch. Backpressure: at most ~64 frames are buffered; beyond that reading
+    pauses (SSH flow control then pauses the remote side).
+
+    After a connection drop it emits ``connection lost: reconnecting``, waits for the host to reconnect
+    (:meth:`Host.wait_connected`; SSHHost reconnects by itself), emits ``reconnected at offset N`` and resumes at
+    the end of the last complete line: no line lost, none twice. :attr:`offset` is that resume point.
+    """
+
+    def __init__(
+        self,
+        host: Host,
+        path: str,
+        start_offset: int = 0,
+        *,
+        batch_window_s: float = 0.05,
+        max_batch_lines: int = 1000,
+        poll_interval_s: float = 0.2,
+        retry_s: float = 1.0,
+    ) -> None:
+        if start_offset < 0:
+            raise ValueError(f"start_offset must be >= 0, got {start_offset}")
+        self.host, self.path = host, path
+        self.batch_window_s, self.max_batch_lines = batch_window_s, max_batch_lines
+        self.poll_interval_s, self.retry_s = poll_interval_s, retry_s
+        self._offset = start_offset  # end of the last complete line produced
+        self._inode: str | None = None
+        self._queue: asyncio.Queue[object] = asyncio.Queue(maxsize=64)
+        self._held: collections.deque[object] = collections.deque()
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    @property
+    def offset(self) -> int:
+        """Byte offset just past the last complete line read from the file (lines still queued included)."""
+        return self._offset
+
+    def __aiter__(self) -> "LogFollower":
+        return self
+
+    async def __anext__(self) -> TailEvent:
+        if self._closed:
+            raise StopAsyncIteration
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._produce())
+        item = await self._next_item()
+        if item is _END:
+            self._closed = True
+            raise StopAsyncIteration
+        if isinstance(item, TailMarker):
+            return item
+        lines, end_offsets = list(item[0]), list(item[1])  # type: ignore[index]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.batch_window_s
+        while len(lines) < self.max_batch_lines:
+            if self._held:
+                nxt = self._held.popleft()
+            else:
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    break
+                try:
+                    nxt = await asyncio.wait_for(self._queue.get(), remaining)
+                except asyncio.TimeoutError:
+                    break
+            if not isinstance(nxt, tuple):
+                self._held.appendleft(nxt)
+                break
+            lines.extend(nxt[0])
+            end_offsets.extend(nxt[1])
+        if len(lines) > self.max_batch_lines:
+            cut = self.max_batch_lines
+            self._held.appendleft((lines[cut:], end_offsets[cut:]))
+            lines, end_offsets = lines[:cut], end_offsets[:cut]
+        return TailLines(lines, end_offsets[-1])
+
+    async def _next_item(self) -> object:
+        if self._held:
+            return self._held.popleft()
+        return await self._queue.get()
+
+    async def aclose(self) -> None:
+        """Stop following: the remote loop is stopped (its channel closed) before this returns."""
+        self._closed = True
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        # wake a consumer blocked in __anext__: it ends the iteration
+        self._held.clear()
+        while not self._queue.empty():
+            self._queue.get_nowait()
+        self._queue.put_nowait(_END)
+
+    async def __aenter__(self) -> "LogFollower":
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # -- producer ----------------------------------------------------------------------------------
+    def _command(self) -> str:
+        args = [self.path, str(self._offset), self._inode or "", f"{self.poll_interval_s:g}"]
+        return shlex.join(["sh", "-c", _FOLLOW_SCRIPT, "sh", *args])
+
+    async def _produce(self) -> None:
+        lost = False
+        while True:
+            try:
+                await self.host.wait_connected()
+            except HostError as exc:
+                await self._queue.put(TailMarker(f"stopped: {exc}"))
+                await self._queue.put(_END)
+                return
+            try:
+                async with contextlib.aclosing(self.host.stream(self._command())) as frames:
+                    async for frame in frames:
+                        if lost:
+                            lost = False
+                            await self._queue.put(TailMarker(f"reconnected at offset {self._offset}"))
+                        await self._handle(frame)
+                reason = "remote follower ended"
+            except ConnectionLost:
+                if not lost:
+                    lost = True
+                    await self._queue.put(TailMarker("connection lost: reconnecting"))
+                await asyncio.sleep(min(0.25, self.retry_s))
+                continue
+            except HostError as exc:
+                reason = str(exc)
+            # the loop ended although the link is up (e.g. the file could not be opened): try again later
+            await self._queue.put(TailMarker(f"follower stopped ({reason}): retrying in {self.retry_s:g} s"))
+            await asyncio.sleep(self.retry_s)
+
+    async def _handle(self, frame: bytes) -> None:
+        kind, _, rest = frame.rstrip(b"\n").partition(b" ")
+        if kind == b"D":
+            await self._data(base64.b64decode(rest))
+        elif kind == b"S":
+            inode, _, offset = rest.decode("ascii", "replace").partition(" ")
+            self._inode, self._offset, self._buffer = inode, int(offset), b""
+        elif kind == b"T":
+            size = rest.decode("ascii", "replace").split()[0] if rest else "?"
+            await self._queue.put(TailMarker(f"log truncated (now {size} bytes): following from the start"))
+            self._offset, self._buffer = 0, b""
+        elif kind == b"R":
+            await self._queue.put(TailMarker("file rotated: following the new file from the start"))
+            self._offset, self._buffer = 0, b""
+        elif kind == b"W":
+            await self._queue.put(TailMarker("file does not exist yet: waiting"))
+        elif kind == b"X":
+            await self._queue.put(TailMarker(f"cannot read {self.path}: {rest.decode('utf-8', 'replace')}"))
+
+    _buffer: bytes = b""  # bytes after the last newline received (a line still being written)
+
+    async def _data(self, data: bytes) -> None:
+        buffer = self._buffer + data
+        cut = buffer.rfind(b"\n") + 1
+        if cut:
+            lines = buffer[: cut - 1].split(b"\n")
+            self._buffer = buffer[cut:]
+            ends, position = [], self._offset
+            for line in lines:
+                position += len(line) + 1
+                ends.append(position)
+        elif len(buffer) >= MAX_LINE_BYTES:  # an endless line: deliver it rather than hold it forever
+            lines, ends, self._buffer = [buffer], [self._offset + len(buffer)], b""
+        else:
+            self._buffer = buffer
+            return
+        self._offset = ends[-1]
+        await self._queue.put((lines, ends))

@@ -1,0 +1,159 @@
+"""LogAnalyzer: parser + findings + live metrics + start-up progress over one log stream (no Textual).
+
+Usage::
+
+    analyzer = LogAnalyzer(on_finding=print, on_state=lambda state, detail: ...)
+    parsed = analyzer.feed_many(lines)       # list[ParsedLine]
+    analyzer.findings, analyzer.metrics, analyzer.startup, analyzer.server_state
+
+Server state (``server_state``: ``unknown`` → ``starting`` → ``ready`` → ``crashed``; a new start goes back to
+``starting``); ``state_detail`` is the start-up phase label while starting and the crash reason when crashed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from specdash.logs.findings import Finding, FindingsEngine
+from specdash.logs.metrics import LiveMetrics
+from specdash.logs.parser import LineKind, LogParser, ParsedLine
+from specdash.logs.startup import PHASES, StartupHistory, StartupTracker
+
+_LABELS = dict(PHASES)
+_STARTUP_KINDS = frozenset({
+    LineKind.server_args, LineKind.weights_begin, LineKind.weights_end, LineKind.kv_cache, LineKind.graph_begin,
+    LineKind.graph_end, LineKind.graph_progress, LineKind.capacity, LineKind.timings, LineKind.ready,
+    LineKind.override, LineKind.prefill,
+})
+
+
+class LogAnalyzer:
+    """Everything specdash understands about one log stream.
+
+    ``on_finding(finding)``: called for each new :class:`Finding`; ``on_finding_update(finding)`` when one changes;
+    ``on_state(state, detail)``: called when the server state or its detail changes. ``history``: where start-up
+    durations are remembered (None: no ETA from history, nothing written); ``host``: part of the history key.
+    """
+
+    def __init__(
+        self,
+        on_finding: Callable[[Finding], None] | None = None,
+        on_state: Callable[[str, str], None] | None = None,
+        on_finding_update: Callable[[Finding], None] | None = None,
+        history: StartupHistory | None = None,
+        host: str = "",
+    ) -> None:
+        self.parser = LogParser()
+        self.metrics = LiveMetrics()
+        self.startup = StartupTracker(history, host)
+        self.engine = FindingsEngine(self.metrics, on_new=on_finding, on_update=on_finding_update)
+        self.on_state = on_state
+        self.server_state = "unknown"
+        self.state_detail = ""
+        self.ever_crashed = False
+        self.lines = 0
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Current findings, most severe first."""
+        return self.engine.findings
+
+    def feed_many(self, lines: list[str]) -> list[ParsedLine]:
+        """Parse and analyse ``lines`` (decoded text, no trailing newline); returns the parsed lines."""
+        parsed = self.parser.feed_many(lines)
+        for line in parsed:
+            self.observe(line)
+        return parsed
+
+    def feed(self, line: str) -> ParsedLine:
+        """One line."""
+        parsed = self.parser.feed(line)
+        self.observe(parsed)
+        return parsed
+
+    def observe(self, line: ParsedLine) -> None:
+        """Analyse an already-parsed line (from this analyzer's parser)."""
+        self.lines += 1
+        kind = line.kind
+        if kind is LineKind.plain or kind is LineKind.http:
+            return
+        sample = self.metrics.observe(line) if kind in (LineKind.decode, LineKind.prefill, LineKind.server_args,
+                                                        LineKind.ready, LineKind.weights_begin) else None
+        changed = False
+        if kind in _STARTUP_KINDS:
+            changed = self.startup.observe(line)
+        crashes = self.engine.crash_events
+        self.engine.observe(line, sample)
+        if kind is LineKind.ready:
+            ttr = self.startup.time_to_ready_s
+            detail = f"ready after {ttr:.0f} s" if ttr is not None else "ready"
+            self.engine._set(f"ready:{self.startup.starts}", Finding(
+                "ready", "success", line.number, f"server ready{f' after {ttr:.0f} s' if ttr is not None else ''}",
+                "The server answered its warmup request (The server is fired up and ready to roll!).",
+                line.timestamp, data={"time_to_ready_s": ttr}))
+            self._capture_finding(line)
+            self._set_state("ready", detail)
+            return
+        if kind is LineKind.decode and self.server_state in ("unknown", "starting"):
+            # decode batches mean the server is serving, even when the ready line was not in what we read
+            self.startup.serving_without_ready()
+            self._set_state("ready", "serving (decode batches seen; no ready line read)")
+            return
+        if self.engine.crash_events > crashes and self.server_state != "crashed":
+            worst = next((f for f in reversed(self.engine.order) if f.kind in ("crash", "oom")), None)
+            self.ever_crashed = True
+            self._set_state("crashed", worst.message if worst else line.message[:120])
+            return
+        if changed and self.startup.active:
+            cur = self.startup.current
+            self._set_state("starting", _LABELS.get(cur or "", cur or ""))
+        if kind is LineKind.graph_end and self.startup.phases["graph_draft"].elapsed_s:
+            self._capture_finding(line)
+
+    def _capture_finding(self, line: ParsedLine) -> None:
+        target = self.startup.phases["graph_target"]
+        draft = self.startup.phases["graph_draft"]
+        if draft.elapsed_s is None:
+            return
+        t, d = target.elapsed_s, draft.elapsed_s
+        parts = []
+        if t is not None:
+            parts.append(f"target {t:.2f} s" + (f" ({target.mem['mem_usage_gb']} GB)" if "mem_usage_gb" in target.mem else ""))
+        parts.append(f"draft {d:.2f} s" + (f" ({draft.mem['mem_usage_gb']} GB)" if "mem_usage_gb" in draft.mem else ""))
+        avail = draft.mem.get("avail_mem_gb")
+        ratio = d / t if t else None
+        dominates = ratio is not None and ratio >= 2
+        message = "CUDA graph capture: " + ", ".join(parts)
+        if avail is not None:
+            message += f"; {avail} GB free after"
+        explanation = ""
+        if dominates:
+            explanation = (f"Draft capture took {ratio:.1f}x the target capture and dominates start-up — progress, "
+                           "not a hang. ")
+        explanation += "Fewer captured batch sizes (--cuda-graph-max-bs / --cuda-graph-bs) shorten start-up."
+        self.engine._set("capture", Finding(
+            "capture", "info", line.number, message, explanation, line.timestamp, "--cuda-graph-max-bs", None,
+            data={"target_s": t, "draft_s": d, "ratio": round(ratio, 2) if ratio else None, "avail_mem_gb": avail}))
+
+    def _set_state(self, state: str, detail: str) -> None:
+        if (state, detail) == (self.server_state, self.state_detail):
+            return
+        self.server_state, self.state_detail = state, detail
+        if self.on_state:
+            self.on_state(state, detail)
+
+    def summary(self) -> dict[str, Any]:
+        """The ``specdash scan --json`` document: ``findings``, ``startup``, ``metrics``, ``server_state``,
+        ``crashed``, ``lines``, ``consistency``."""
+        cons = self.metrics.consistency()
+        return {
+            "lines": self.lines,
+            "server_state": self.server_state,
+            "crashed": self.ever_crashed,
+            "findings": [f.as_dict() for f in self.findings],
+            "startup": self.startup.timeline(),
+            "metrics": self.metrics.summary(),
+            "consistency": None if cons is None else {
+                "formula": cons.formula, "n": cons.n, "samples": cons.samples, "configured": cons.configured,
+                "matches": cons.matches, "text": cons.describe()},
+        }

@@ -1,0 +1,375 @@
+"""Findings: the deduplicated, pinned list of what matters in a server log, each with time, line and a plain
+explanation.
+
+Kinds (``Finding.kind``):
+
+* ``override`` (warning) — every silent rewrite SGLang logged, linked to its flag and the fix (explain.py);
+* ``crash`` (error) — the exception line that ended a traceback / an argparse failure / a child failure, with what it
+  means for the speculative flags; repeated identical crashes count up ("crash loop");
+* ``oom`` (error) — CUDA OOM or KV pool too small, with the memory knobs;
+* ``ready`` (success) — with time-to-ready;
+* ``low_acceptance`` (warning/error) — accept length against the draft tokens in use;
+* ``acceptance`` (info) — steady-state acceptance summary when it is not low;
+* ``depth_check`` (info/warning) — the accept-rate consistency check (metrics.Consistency);
+* ``untrusted_samples`` (info) — decode samples excluded from trends and why;
+* ``retractions`` (warning) — KV-pool-full retractions by rate (≥ 3 within 60 s), not by level;
+* ``request_cap`` (warning) — requests queue while KV usage is low: the batch is capped by a request limit;
+* ``no_cuda_graph`` (warning) — decode batches that ran without CUDA graphs;
+* ``capture`` (info) — CUDA graph capture times, draft capture dominating start-up.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import statistics
+from datetime import datetime
+from typing import Any, Callable, Deque
+
+from specdash.logs.explain import explain_crash, explain_oom, explain_override
+from specdash.logs.metrics import DecodeSample, LiveMetrics
+from specdash.logs.parser import LineKind, ParsedLine
+
+RETRACT_WINDOW_S = 60.0
+RETRACT_MIN_IN_WINDOW = 3
+LOW_ACCEPT_MIN_SAMPLES = 3
+
+
+@dataclasses.dataclass
+class Finding:
+    """One pinned finding. ``key`` deduplicates (same key -> ``count`` += 1, ``last_line`` updated, message may be
+    refreshed); ``line``: the stream line number it points at (first occurrence); ``severity``: ``error``,
+    ``warning``, ``success`` or ``info``; ``flag``/``fix``: the SGLang flag concerned and the builder's fix."""
+
+    kind: str
+    severity: str
+    line: int
+    message: str
+    explanation: str = ""
+    time: datetime | None = None
+    flag: str | None = None
+    fix: str | None = None
+    count: int = 1
+    last_line: int = 0
+    key: str = ""
+    data: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON shape used by ``specdash scan --json``."""
+        return {
+            "kind": self.kind,
+            "severity": self.severity,
+            "line": self.line,
+            "last_line": self.last_line or self.line,
+            "count": self.count,
+            "time": self.time.isoformat(sep=" ") if self.time else None,
+            "message": self.message,
+            "explanation": self.explanation,
+            "flag": self.flag,
+            "fix": self.fix,
+            **({"data": self.data} if self.data else {}),
+        }
+
+
+class FindingsEngine:
+    """Derives findings from parsed lines and decode samples. ``on_new(finding)`` is called for every new finding;
+    ``on_update(finding)`` when an existing one changes (count, message)."""
+
+    def __init__(self, metrics: LiveMetrics, on_new: Callable[[Finding], None] | None = None,
+                 on_update: Callable[[Finding], None] | None = None) -> None:
+        self.metrics = metrics
+        self.by_key: dict[str, Finding] = {}
+        self.order: list[Finding] = []
+        self.on_new = on_new
+        self.on_update = on_update
+        self._tb_frames: dict[int, list[str]] = {}
+        self._tb_head: dict[int, ParsedLine] = {}
+        self._retracts: Deque[tuple[datetime | None, int]] = collections.deque(maxlen=1000)
+        self._retract_total = 0
+        self._first_ts: datetime | None = None
+        self._crashed = False
+        #: crash/oom/child-failure events seen (a repeated crash counts again)
+        self.crash_events = 0
+
+    @property
+    def findings(self) -> list[Finding]:
+        """All findings, most severe first, then by line."""
+        rank = {"error": 0, "warning": 1, "success": 2, "info": 3}
+        return sorted(self.order, key=lambda f: (rank.get(f.severity, 4), f.line))
+
+    @property
+    def crashed(self) -> bool:
+        """True once a crash/oom finding was raised."""
+        return self._crashed
+
+    def _add(self, key: str, make: Callable[[], Finding], line: int, refresh: Callable[[Finding], None] | None = None) -> Finding:
+        existing = self.by_key.get(key)
+        if existing is not None:
+            existing.count += 1
+            existing.last_line = line
+            if refresh:
+                refresh(existing)
+            if self.on_update:
+                self.on_update(existing)
+            return existing
+        finding = make()
+        finding.key = key
+        finding.last_line = line
+        self.by_key[key] = finding
+        self.order.append(finding)
+        if self.on_new:
+            self.on_new(finding)
+        return finding
+
+    def _set(self, key: str, finding: Finding) -> None:
+        """Insert or replace a state-like finding (acceptance, depth check ...): keeps one per key."""
+        finding.key = key
+        old = self.by_key.get(key)
+        if old is None:
+            self.by_key[key] = finding
+            self.order.append(finding)
+            if self.on_new:
+                self.on_new(finding)
+            return
+        if (old.message, old.severity) == (finding.message, finding.severity):
+            return
+        old.message, old.severity, old.explanation = finding.message, finding.severity, finding.explanation
+        old.last_line, old.data, old.flag, old.fix = finding.line, finding.data, finding.flag, finding.fix
+        if self.on_update:
+            self.on_update(old)
+
+    # ---- per line -----------------------------------------------------------------------------------------
+    def observe(self, line: ParsedLine, sample: DecodeSample | None = None) -> None:
+        """Update from one parsed line (and its decode sample, when the line is a decode line)."""
+        kind = line.kind
+        if self._first_ts is None and line.timestamp is not None:
+            self._first_ts = line.timestamp
+        if kind is LineKind.decode or kind is LineKind.prefill:
+            if sample is not None:
+                self._after_sample(line, sample)
+            elif kind is LineKind.prefill:
+                self._request_cap(line)
+            return
+        if kind is LineKind.plain or kind is LineKind.http:
+            return
+        if kind is LineKind.traceback:
+            if line.group == line.number:
+                self._tb_head[line.group] = line
+                self._tb_frames[line.group] = []
+            if line.message.lstrip().startswith('File "'):
+                self._tb_frames.setdefault(line.group, []).append(line.message.strip())
+            return
+        if kind is LineKind.override:
+            expl = explain_override(line.message)
+            self._add(f"override:{line.message.strip()[:160]}", lambda: Finding(
+                "override", "warning", line.number, expl.title, expl.detail + f"  Log: “{line.message.strip()}”",
+                line.timestamp, expl.flag, expl.fix), line.number)
+            return
+        if kind in (LineKind.error, LineKind.oom):
+            self._failure(line)
+            return
+        if kind is LineKind.ready:
+            self._crashed = False
+            return  # the analyzer adds the ready finding (it knows time-to-ready)
+        if kind is LineKind.retract:
+            self._retraction(line)
+            return
+
+    def _failure(self, line: ParsedLine) -> None:
+        info = line.info or {}
+        exception = info.get("exception", "")
+        detail = info.get("detail", line.message)
+        if line.group and line.group == line.number:
+            # "Scheduler hit an exception: Traceback ..." opens a group; the exception line will name the reason
+            self._tb_head[line.group] = line
+            self._tb_frames[line.group] = []
+            return
+        if not exception:
+            if "Received sigquit" in line.message:
+                self._add("crash:sigquit", lambda: Finding(
+                    "crash", "error", line.number, "server process tree torn down: a child process failed",
+                    "The main process received SIGQUIT from a scheduler/detokenizer child; the reason is the "
+                    "traceback logged just before.", line.timestamp), line.number)
+                self._crashed = True
+                self.crash_events += 1
+            elif line.group:
+                return  # part of a traceback chain already explained by its exception line
+            else:
+                self._add(f"error:{line.message.strip()[:120]}", lambda: Finding(
+                    "error", "error", line.number, line.message.strip()[:160], "", line.timestamp), line.number)
+            return
+        frames = self._tb_frames.get(line.group, []) if line.group else []
+        if line.kind is LineKind.oom:
+            expl = explain_oom(line.message)
+            kind = "oom"
+        else:
+            expl = explain_crash(exception, detail, frames)
+            kind = "crash"
+        key = f"{kind}:{exception}:{detail[:100]}"
+
+        def refresh(f: Finding) -> None:
+            f.message = f"{expl.title} — crash loop: {f.count} times" if f.count > 1 else expl.title
+            f.data["occurrences"] = f.count
+
+        where = f" (traceback from line {line.group})" if line.group and line.group != line.number else ""
+        self._add(key, lambda: Finding(kind, "error", line.number, expl.title, expl.detail + where, line.timestamp,
+                                       expl.flag, expl.fix, data={"exception": exception, "detail": detail[:500],
+                                                                  "traceback_line": line.group or None}),
+                  line.number, refresh)
+        self._crashed = True
+        self.crash_events += 1
+
+    def _retraction(self, line: ParsedLine) -> None:
+        n = (line.info or {}).get("retracted_reqs", 1)
+        self._retract_total += n
+        ts = line.timestamp
+        self._retracts.append((ts, n))
+        if ts is None:
+            recent = list(self._retracts)[-RETRACT_MIN_IN_WINDOW:]
+        else:
+            recent = [(t, k) for t, k in self._retracts if t is not None and (ts - t).total_seconds() <= RETRACT_WINDOW_S]
+        if len(recent) < RETRACT_MIN_IN_WINDOW:
+            return
+        rate = sum(k for _, k in recent)
+        message = f"KV pool full: {len(recent)} retractions ({rate} requests) in the last {RETRACT_WINDOW_S:.0f} s"
+
+        def refresh(f: Finding) -> None:
+            f.message = message
+            f.data = {"total_retracted": self._retract_total, "in_window": len(recent)}
+
+        self._add("retractions", lambda: Finding(
+            "retractions", "warning", line.number, message,
+            "Requests are being pushed back to the queue and re-prefilled because the KV pool ran full; occasional "
+            "retractions are fine, frequent ones waste compute (SGLang tuning docs). Raise "
+            "--schedule-conservativeness (e.g. 1.3) or --mem-fraction-static, or lower --max-running-requests.",
+            line.timestamp, "--schedule-conservativeness", "--schedule-conservativeness 1.3",
+            data={"total_retracted": self._retract_total, "in_window": len(recent)}), line.number, refresh)
+
+    # ---- decode samples ------------------------------------------------------------------------------------
+    def _after_sample(self, line: ParsedLine, sample: DecodeSample) -> None:
+        m = self.metrics
+        rec = sample.record
+        if rec.engine == "vllm":
+            self._vllm(line, sample)
+            return
+        self._request_cap(line)
+        untrusted = [s for s in m.samples if not s.trusted]
+        if untrusted:
+            reasons = collections.Counter(s.reason.split(":")[0] for s in untrusted)
+            text = ", ".join(f"{n}× {r}" for r, n in reasons.most_common())
+            self._set("untrusted_samples", Finding(
+                "untrusted_samples", "info", untrusted[0].line,
+                f"{len(untrusted)} of {len(m.samples)} decode samples not trusted for trends",
+                f"Excluded from means and trends ({text}). A Decode batch line averages over the last "
+                f"{m.decode_log_interval} decode steps, so a window with idle time or a long prefill does not show "
+                "steady-state acceptance or throughput.", sample.timestamp,
+                data={"lines": [s.line for s in untrusted][-50:]}))
+        if rec.cuda_graph is False:
+            self._set("no_cuda_graph", Finding(
+                "no_cuda_graph", "warning", line.number,
+                f"{m.no_graph_samples} decode batch(es) ran without CUDA graphs",
+                "cuda graph: False means the batch was run eagerly, usually because it is larger than the captured "
+                "sizes (--cuda-graph-max-bs); speculative decoding is much slower without graphs.",
+                sample.timestamp, "--cuda-graph-max-bs", "raise --cuda-graph-max-bs to the highest concurrency"))
+        self._acceptance(line, sample)
+        cons = m.consistency()
+        if cons is not None:
+            self._set("depth_check", Finding(
+                "depth_check", "warning" if cons.matches is False else "info", line.number, cons.describe(),
+                "Solving accept rate against accept len for every sample gives the same integer: this tells which "
+                "depth the server really runs (and which definition of accept rate this build prints).",
+                sample.timestamp, "--speculative-num-draft-tokens",
+                data={"formula": cons.formula, "n": cons.n, "samples": cons.samples, "configured": cons.configured}))
+
+    def _acceptance(self, line: ParsedLine, sample: DecodeSample) -> None:
+        m = self.metrics
+        values = m.values("accept_len", trusted_only=True)
+        basis = "steady-state"
+        if not values:
+            values = m.values("accept_len")
+            basis = "all (none steady-state)"
+        if not values:
+            return
+        mean = statistics.fmean(values)
+        cons = m.consistency()
+        depth = m.num_draft_tokens or (cons.n if cons and cons.formula == "accept_len/N" else None)
+        max_len = (m.num_steps + 1) if m.num_steps else depth
+        of = f" of a possible {max_len}" if max_len else ""
+        rates = m.values("accept_rate", trusted_only=basis == "steady-state") or []
+        gen = m.values("gen_throughput", trusted_only=basis == "steady-state") or []
+        data = {"mean_accept_len": round(mean, 3), "samples": len(values), "basis": basis, "max_accept_len": max_len,
+                "draft_tokens": depth}
+        if rates:
+            data["mean_accept_rate"] = round(statistics.fmean(rates), 4)
+        if gen:
+            data["mean_gen_throughput"] = round(statistics.fmean(gen), 2)
+        extra = mean - 1
+        if len(values) >= 1 and mean <= 1.15:
+            self._set("acceptance", Finding(
+                "low_acceptance", "error" if len(values) >= LOW_ACCEPT_MIN_SAMPLES else "warning", line.number,
+                f"draft almost never accepted: accept length {mean:.2f}{of}",
+                "Accept length counts the bonus token, so 1.0 means no draft token was accepted: this is not a depth "
+                "problem. Check the draft/target pairing (draft trained for this exact target and chat template, "
+                "multimodal inputs reaching the draft, EAGLE3 hidden-state layers).", sample.timestamp,
+                "--speculative-draft-model-path", "use a draft trained for this target", data=data))
+            return
+        if max_len and len(values) >= 1 and mean / max_len < 0.25:
+            self._set("acceptance", Finding(
+                "low_acceptance", "warning", line.number,
+                f"low acceptance: accept length {mean:.2f}{of} draft tokens",
+                f"Only ~{extra:.1f} extra tokens per verify step while {max_len} are verified: the draft model is "
+                "likely mismatched or the depth far too deep; try a smaller --speculative-num-steps / "
+                "--speculative-num-draft-tokens, or check the draft/target pairing.", sample.timestamp,
+                "--speculative-num-draft-tokens", "lower the depth (e.g. 3/1/4) and compare", data=data))
+            return
+        quality = "modest" if (max_len and mean / max_len < 0.6) or mean < 2.5 else "good"
+        rate_text = f", accept rate {data['mean_accept_rate']:.3f}" if rates else ""
+        gen_text = f", ~{data['mean_gen_throughput']:.0f} tok/s" if gen else ""
+        self._set("acceptance", Finding(
+            "acceptance", "info", line.number,
+            f"acceptance {quality}: mean accept length {mean:.2f}{of}{rate_text}{gen_text} ({basis}, {len(values)} samples)",
+            f"~{extra:.1f} extra tokens per verify step. " + (
+                "The speed-up this draft can give is limited at this acceptance; check chat template / thinking mode "
+                "/ target revision of the draft, then try a depth sweep." if quality == "modest" else
+                "The draft predicts the target well."), sample.timestamp, data=data))
+
+    def _vllm(self, line: ParsedLine, sample: DecodeSample) -> None:
+        rec = sample.record
+        key = f"vllm:{line.ranks}"
+        if rec.accepted_tokens == 0 and (rec.drafted_tokens or 0) > 0:
+            zero = [s for s in self.metrics.samples if s.record.engine == "vllm" and s.record.accepted_tokens == 0]
+
+            def refresh(f: Finding) -> None:
+                f.message = f"draft never accepted ({line.ranks or 'vLLM'}): 0 of {rec.drafted_tokens} drafted tokens in {len(zero)} windows"
+
+            self._add(key + ":zero", lambda: Finding(
+                "low_acceptance", "error", line.number,
+                f"draft never accepted ({line.ranks or 'vLLM'}): 0 of {rec.drafted_tokens} drafted tokens",
+                "vLLM's mean acceptance length includes the bonus token, so 1.00 means nothing was accepted and "
+                "speculation is pure overhead here. If this happens only with prefill/decode disaggregation, the "
+                "draft state does not reach the decode instance; also check the method matches the checkpoint type.",
+                line.timestamp, data={"engine": "vllm"}), line.number, refresh)
+        elif rec.accept_len is not None and rec.accept_len > 1.15:
+            k = len(rec.per_position_rate) or None
+            self._set(key + ":ok", Finding(
+                "acceptance", "info", line.number,
+                f"vLLM {line.ranks or ''} mean acceptance length {rec.accept_len:.2f}" + (f" with k = {k}" if k else "")
+                + ": usable", "vLLM's mean acceptance length includes the bonus token.", line.timestamp,
+                data={"engine": "vllm", "accept_len": rec.accept_len}))
+
+    def _request_cap(self, line: ParsedLine) -> None:
+        states = list(self.metrics.batch_state)[-6:]
+        if len(states) < 4:
+            return
+        if all(q > 0 for _, q, _ in states) and all(u < 0.5 for _, _, u in states):
+            running = [r for r, _, _ in states]
+            queued = [q for _, q, _ in states]
+            usage = max(u for _, _, u in states)
+            self._set("request_cap", Finding(
+                "request_cap", "warning", line.number,
+                f"requests wait (queue {min(queued)}-{max(queued)}) while KV usage is {usage:.0%} and running stays "
+                f"at {min(running)}-{max(running)}: capped by a request limit, not by memory",
+                "With speculation on, SGLang lowers max_running_requests by default (\"Max running requests is reset "
+                "to 48 for speculative decoding\"). Set --max-running-requests explicitly if the GPU has room.",
+                line.timestamp, "--max-running-requests", "set --max-running-requests explicitly",
+                data={"running_max": max(running), "queued_max": max(queued), "token_usage_max": usage}))

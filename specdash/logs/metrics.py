@@ -1,0 +1,240 @@
+"""Live metrics from ``Decode batch`` / ``Prefill batch`` lines: current values, recent history (for sparklines),
+trusted steady-state means, and the accept-rate consistency check.
+
+Which decode samples are trusted for trends (cases C18, C22): a ``Decode batch`` line reports figures over the last
+``decode_log_interval`` decode steps (default 40). A window that also contains idle time or a long prefill reports a
+throughput (and a running accept length) that is not steady state. A sample is *not trusted* when
+
+* it is the first sample of the stream or comes after idle (gap to the previous decode line > max(30 s, 3x the
+  median gap)) — "the window includes idle time";
+* the prefills logged since the previous decode line admitted more new tokens than the window decoded
+  (≈ decode_log_interval × running requests × accept length) — "prefill-dominated window";
+* its per-request gen throughput is below a quarter of the median of the recent trusted samples.
+
+Consistency check (sglang-facts.md §7.3, cases C18 and C22): in SGLang ~0.5.3+ ``accept rate = accept len /
+num_draft_tokens``; other builds print ``(accept len - 1) / num_steps``. Solving each sample for N and finding the
+same integer for all samples says which formula — and which depth — the server really runs.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import statistics
+from datetime import datetime
+from typing import Any, Deque
+
+from specdash.logs.parser import LineKind, ParsedLine
+from specdash.logs.records import DecodeRecord, PrefillRecord
+
+#: Decode samples kept (for sparklines and means); older ones only count in totals.
+MAX_SAMPLES = 5_000
+IDLE_GAP_S = 30.0
+
+#: metric name -> (label, unit, DecodeRecord attribute)
+METRICS: dict[str, tuple[str, str, str]] = {
+    "accept_len": ("accept len", "", "accept_len"),
+    "accept_rate": ("accept rate", "", "accept_rate"),
+    "gen_throughput": ("gen tok/s", "tok/s", "gen_throughput_tok_s"),
+    "running_reqs": ("running", "", "running_reqs"),
+    "queued_reqs": ("queued", "", "queued_reqs"),
+    "token_usage": ("KV usage", "", "token_usage"),
+}
+
+
+@dataclasses.dataclass(slots=True)
+class DecodeSample:
+    """One decode line: ``line`` number, ``timestamp`` (or None), ``record``, ``trusted`` and the ``reason`` it is
+    not (empty when trusted)."""
+
+    line: int
+    timestamp: datetime | None
+    record: DecodeRecord
+    trusted: bool = True
+    reason: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Consistency:
+    """Result of the accept-rate check: ``formula`` is ``"accept_len/N"`` or ``"(accept_len-1)/N"``; ``n`` the depth
+    it implies (draft tokens for the first, draft steps for the second); ``samples`` used; ``configured``: the value
+    from server_args it was compared with (or None); ``matches``: n == configured (None when unknown)."""
+
+    formula: str
+    n: int
+    samples: int
+    configured: int | None
+    matches: bool | None
+
+    def describe(self) -> str:
+        """One line for the metrics strip / findings."""
+        if self.formula == "accept_len/N":
+            text = f"accept rate = accept len / {self.n}: the server runs {self.n} draft tokens"
+        else:
+            text = (f"accept rate = (accept len - 1) / {self.n}: {self.n} draft steps; this build's accept rate "
+                    "excludes the bonus token, so do not compare it raw across versions")
+        if self.matches is True:
+            text += " (matches server_args)"
+        elif self.matches is False:
+            text += f" (server_args says {self.configured})"
+        return text
+
+
+class LiveMetrics:
+    """Feed it every parsed line (:meth:`observe`); read :attr:`samples`, :meth:`series`, :meth:`summary`,
+    :meth:`consistency`. ``decode_log_interval`` (steps per decode line, SGLang default 40) and the configured depth
+    are picked up from the ``server_args=`` line when present."""
+
+    def __init__(self) -> None:
+        self.samples: Deque[DecodeSample] = collections.deque(maxlen=MAX_SAMPLES)
+        self.total_samples = 0
+        self.decode_log_interval = 40
+        self.num_draft_tokens: int | None = None
+        self.num_steps: int | None = None
+        self.topk: int | None = None
+        self.prefills = 0
+        self.last_prefill: PrefillRecord | None = None
+        self.no_graph_samples = 0
+        self._prefill_tokens_since = 0
+        self._last_decode_ts: datetime | None = None
+        self._gaps_s: Deque[float] = collections.deque(maxlen=50)
+        self._per_req: Deque[float] = collections.deque(maxlen=50)
+        self.batch_state: Deque[tuple[int, int, float]] = collections.deque(maxlen=20)  # running, queued, usage
+
+    def observe(self, line: ParsedLine) -> DecodeSample | None:
+        """Update from one line; returns the new :class:`DecodeSample` for decode lines, else None."""
+        kind = line.kind
+        if kind is LineKind.decode:
+            rec = line.record
+            if isinstance(rec, DecodeRecord):
+                return self._decode(line, rec)
+            return None
+        if kind is LineKind.prefill:
+            rec = line.record
+            if isinstance(rec, PrefillRecord):
+                self.prefills += 1
+                self.last_prefill = rec
+                self._prefill_tokens_since += rec.new_tokens or 0
+                if rec.running_reqs is not None and rec.queued_reqs is not None and rec.token_usage is not None:
+                    self.batch_state.append((rec.running_reqs, rec.queued_reqs, rec.token_usage))
+            return None
+        if kind is LineKind.server_args and line.info:
+            info = line.info
+            self.decode_log_interval = int(info.get("decode_log_interval") or self.decode_log_interval)
+            for attr, key in (("num_draft_tokens", "speculative_num_draft_tokens"),
+                              ("num_steps", "speculative_num_steps"), ("topk", "speculative_eagle_topk")):
+                value = info.get(key)
+                if isinstance(value, int):
+                    setattr(self, attr, value)
+        elif kind is LineKind.ready or kind is LineKind.weights_begin:
+            self._last_decode_ts = None  # a (re)start: the next sample follows idle time
+            self._prefill_tokens_since = 0
+        return None
+
+    def _decode(self, line: ParsedLine, rec: DecodeRecord) -> DecodeSample:
+        sample = DecodeSample(line.number, line.timestamp, rec)
+        ts = line.timestamp
+        prev = self._last_decode_ts
+        if rec.engine == "sglang":
+            reason = ""
+            if ts is None and prev is None and self.total_samples == 0:
+                reason = "first sample: its window may include idle time"
+            elif ts is not None:
+                if prev is None:
+                    reason = "first sample after start or idle: its window includes idle time"
+                else:
+                    gap = (ts - prev).total_seconds()
+                    limit = max(IDLE_GAP_S, 3 * statistics.median(self._gaps_s)) if self._gaps_s else IDLE_GAP_S
+                    if gap > limit:
+                        reason = f"first sample after {gap:.0f} s without decode lines: its window includes idle time"
+                    else:
+                        self._gaps_s.append(gap)
+            if not reason and self._prefill_tokens_since:
+                decoded = self.decode_log_interval * max(1, rec.running_reqs or 1) * (rec.accept_len or 1.0)
+                if self._prefill_tokens_since > decoded:
+                    reason = (f"prefill-dominated window: {self._prefill_tokens_since} prefill tokens vs "
+                              f"~{decoded:.0f} decoded")
+            per_req = None
+            if rec.gen_throughput_tok_s is not None and rec.running_reqs:
+                per_req = rec.gen_throughput_tok_s / rec.running_reqs
+                if not reason and len(self._per_req) >= 3:
+                    med = statistics.median(self._per_req)
+                    if per_req < 0.25 * med:
+                        reason = (f"gen throughput {rec.gen_throughput_tok_s:g} tok/s is far below the recent median: "
+                                  "the window includes a stall or a long prefill")
+            if reason:
+                sample.trusted, sample.reason = False, reason
+            elif per_req is not None:
+                self._per_req.append(per_req)
+            if rec.cuda_graph is False:
+                self.no_graph_samples += 1
+            if rec.running_reqs is not None and rec.queued_reqs is not None and rec.token_usage is not None:
+                self.batch_state.append((rec.running_reqs, rec.queued_reqs, rec.token_usage))
+        self._last_decode_ts = ts if ts is not None else prev
+        self._prefill_tokens_since = 0
+        self.samples.append(sample)
+        self.total_samples += 1
+        return sample
+
+    # ---- reading ------------------------------------------------------------------------------------------
+    def values(self, name: str, trusted_only: bool = False) -> list[float]:
+        """Values of metric ``name`` (a key of :data:`METRICS`) over the kept samples, oldest first."""
+        attr = METRICS[name][2]
+        out = []
+        for s in self.samples:
+            if trusted_only and not s.trusted:
+                continue
+            v = getattr(s.record, attr)
+            if v is not None:
+                out.append(float(v))
+        return out
+
+    def current(self, name: str) -> float | None:
+        """Latest value of ``name`` (None before the first sample that has it)."""
+        attr = METRICS[name][2]
+        for s in reversed(self.samples):
+            v = getattr(s.record, attr)
+            if v is not None:
+                return float(v)
+        return None
+
+    def summary(self) -> dict[str, dict[str, Any]]:
+        """``{name: {"mean", "last", "samples", "trusted_samples", "min", "max"}}``; ``mean`` is over trusted
+        samples (over all when none is trusted); names absent from every line are left out."""
+        out: dict[str, dict[str, Any]] = {}
+        for name in METRICS:
+            all_v = self.values(name)
+            if not all_v:
+                continue
+            trusted = self.values(name, trusted_only=True)
+            base = trusted or all_v
+            out[name] = {
+                "mean": round(statistics.fmean(base), 4),
+                "last": all_v[-1],
+                "samples": len(all_v),
+                "trusted_samples": len(trusted),
+                "min": min(all_v),
+                "max": max(all_v),
+            }
+        return out
+
+    def consistency(self) -> Consistency | None:
+        """Which formula links accept rate and accept len in this log, and the depth it implies (None when fewer
+        than 2 samples carry both, or no formula fits every sample)."""
+        pairs = [(s.record.accept_len, s.record.accept_rate) for s in self.samples
+                 if s.record.engine == "sglang" and s.record.accept_len and s.record.accept_rate]
+        if len(pairs) < 2:
+            return None
+        for formula, solve, configured in (
+            ("accept_len/N", lambda a, r: a / r, self.num_draft_tokens),
+            ("(accept_len-1)/N", lambda a, r: (a - 1) / r, self.num_steps),
+        ):
+            estimates = [solve(a, r) for a, r in pairs]
+            n = round(statistics.median(estimates))
+            if n < 1:
+                continue
+            # values are printed with 2 decimals: allow the rounding error of the rate
+            if all(abs(e - n) <= 0.12 * n + 0.05 for e in estimates):
+                matches = None if configured is None else configured == n
+                return Consistency(formula, n, len(pairs), configured, matches)
+        return None

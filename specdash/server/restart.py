@@ -1,0 +1,52 @@
+"""Restart = stop the group, wait until its GPU memory is released, launch again."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Awaitable, Callable
+
+from specdash.hosts.base import Host
+from specdash.server.launch import launch
+from specdash.server.run_handle import RestartResult, RunHandle
+from specdash.server.stop import stop
+
+#: ``gpu_memory_held_by(pgid) -> MiB`` still held on the host's GPUs by processes of process group ``pgid``
+#: (from NVML / nvidia-smi joined with the process table — the GPU package provides it).
+GpuMemoryHeldBy = Callable[[int], Awaitable[int]]
+
+
+async def wait_gpu_released(pgid: int, gpu_memory_held_by: GpuMemoryHeldBy, *, timeout_s: float = 60.0,
+                            poll_s: float = 0.5) -> int:
+    """Poll ``gpu_memory_held_by(pgid)`` until it is 0 MiB or ``timeout_s`` passed; return the last value (MiB).
+
+    The driver frees a dead process's memory a little after the process is gone, hence the wait.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        held_mib = int(await gpu_memory_held_by(pgid))
+        if held_mib <= 0 or time.monotonic() >= deadline:
+            return max(0, held_mib)
+        await asyncio.sleep(poll_s)
+
+
+async def restart(host: Host, handle: RunHandle, *, gpu_memory_held_by: GpuMemoryHeldBy,
+                  command: str | None = None, grace_s: float = 15.0, release_timeout_s: float = 60.0,
+                  poll_s: float = 0.5, run_dir: str | None = None) -> RestartResult:
+    """Stop ``handle``'s server (:func:`specdash.server.stop`), wait until ``gpu_memory_held_by(handle.pgid)``
+    reports 0 MiB (at most ``release_timeout_s``), then :func:`specdash.server.launch` ``command`` (default: the
+    same command) in a new run directory.
+
+    Does not relaunch when the stop was refused or left processes alive, or when memory is still held at the
+    timeout: ``RestartResult.new_handle`` is None and ``held_mib`` says how much — the caller offers to kill
+    what holds it (GPU package) and then calls ``launch`` itself. Raises HostError when the host is unreachable.
+    """
+    stopped = await stop(host, handle, grace_s, poll_s=min(poll_s, 0.2))
+    if stopped.refused or not stopped.gone:
+        held = int(await gpu_memory_held_by(handle.pgid))
+        return RestartResult(stopped, released=False, held_mib=held, new_handle=None)
+    held = await wait_gpu_released(handle.pgid, gpu_memory_held_by, timeout_s=release_timeout_s, poll_s=poll_s)
+    if held > 0:
+        return RestartResult(stopped, released=False, held_mib=held, new_handle=None)
+    new_handle = await launch(host, command or handle.command, run_dir=run_dir)
+    return RestartResult(stopped, released=True, held_mib=0, new_handle=new_handle)

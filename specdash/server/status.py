@@ -1,0 +1,155 @@
+"""The state of a launched server: starting (phase) / ready / crashed (exit reason) / stopped.
+
+Combines three sources, all read through the Host: the process group (are its processes alive, did the command
+exit by itself — ``exit_status`` in the run dir), the log tail (phase, ready line, exit reason) and an HTTP
+probe of ``/health`` and ``/server_info`` (``/get_server_info`` before 2026).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Awaitable, Callable
+
+from specdash.hosts.base import Host, quote
+from specdash.server.probe import HttpProbe, probe
+from specdash.server.process_group import GroupMember, parse_members, _members_script
+from specdash.server.run_handle import RunHandle
+from specdash.server.startup_phase import READY_LINE, exit_reason_from_log, startup_phase
+
+#: Bytes of log tail read per status poll.
+LOG_TAIL_BYTES = 16384
+
+
+class ServerState(str, enum.Enum):
+    """Lifecycle states shown in the header."""
+
+    STARTING = "starting"
+    READY = "ready"
+    CRASHED = "crashed"
+    STOPPED = "stopped"
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerStatus:
+    """One status reading.
+
+    ``state``; ``detail`` (one line: the start-up phase, ``version 0.5.0rc0, model ...``, the exit reason, or
+    ``3 processes of its group still alive``); ``exit_status`` (the command's own exit status when it ended by
+    itself, else None); ``alive_pids`` (live processes of the group; after a crash these are orphans holding
+    GPU memory); ``probe`` (the HTTP probe, None when not probed because the group is gone); ``log_phase``.
+    """
+
+    state: ServerState
+    detail: str = ""
+    exit_status: int | None = None
+    alive_pids: tuple[int, ...] = ()
+    probe: HttpProbe | None = None
+    log_phase: str | None = None
+
+    def describe(self) -> str:
+        """``starting (loading weights)``, ``ready``, ``crashed: <reason>``, ``stopped``."""
+        if self.state is ServerState.STARTING:
+            return f"starting ({self.detail})" if self.detail else "starting"
+        if self.state is ServerState.CRASHED:
+            return f"crashed: {self.detail}" if self.detail else "crashed"
+        if self.state is ServerState.READY and self.detail:
+            return f"ready ({self.detail})"
+        return self.state.value
+
+
+ProbeFn = Callable[[Host, int], Awaitable[HttpProbe]]
+
+
+def _facts_script(handle: RunHandle) -> str:
+    d = quote(handle.run_dir)
+    # members are listed before exit_status is read: the wrapper writes exit_status before it exits, so an
+    # empty group always comes with its exit status (when the command ended by itself)
+    return (
+        f"m=$({_members_script(handle.pgid, handle.run_id)}); "
+        f'echo "exit_status=$(cat {d}/exit_status 2>/dev/null)"; '
+        f'if [ -e {d}/stopped ]; then echo stopped=1; else echo stopped=0; fi; '
+        "echo '--members--'; "
+        'printf "%s\\n" "$m"; '
+        "echo '--log--'; "
+        f"tail -c {LOG_TAIL_BYTES} {quote(handle.log_path)} 2>/dev/null"
+    )
+
+
+async def server_status(host: Host, handle: RunHandle, *, probe_fn: ProbeFn | None = None) -> ServerStatus:
+    """Read the state of the server launched as ``handle`` on ``host`` (one ``Host.run`` plus an HTTP probe).
+
+    Rules: no live process of the group → ``stopped`` if :func:`specdash.server.stop` was used, else
+    ``crashed`` (detail = exit reason from the log, else ``exit status N``). The command exited by itself but
+    processes of its group live on → ``crashed`` with those PIDs in ``alive_pids`` (orphans). Group alive →
+    ``ready`` when ``/health`` answers 200 and the log has SGLang's ready line (or the log is unreadable),
+    else ``starting`` with the log's phase.
+
+    ``probe_fn(host, port)`` defaults to :func:`specdash.server.probe.probe`. Raises HostError when the host
+    cannot be reached.
+    """
+    result = await host.run(_facts_script(handle), timeout_s=20)
+    head, _, rest = result.stdout.partition("--members--\n")
+    members_text, _, log_tail = rest.partition("--log--\n")
+    facts = dict(line.split("=", 1) for line in head.splitlines() if "=" in line)
+    exit_text = facts.get("exit_status", "").strip()
+    exit_status = int(exit_text) if exit_text.lstrip("-").isdigit() else None
+    stopped = facts.get("stopped") == "1"
+    members: list[GroupMember] = parse_members(members_text)
+    alive = tuple(m.pid for m in members if m.alive and m.ours)
+    phase = startup_phase(log_tail)
+
+    if not alive:
+        if stopped:
+            return ServerStatus(ServerState.STOPPED, "stopped by specdash", exit_status, (), None, phase)
+        reason = exit_reason_from_log(log_tail)
+        if reason is None:
+            reason = f"exit status {exit_status}" if exit_status is not None else "exited (no exit status recorded)"
+        elif exit_status is not None:
+            reason = f"{reason} (exit status {exit_status})"
+        return ServerStatus(ServerState.CRASHED, reason, exit_status, (), None, phase)
+
+    if exit_status is not None and not stopped:
+        reason = exit_reason_from_log(log_tail) or f"exit status {exit_status}"
+        detail = f"{reason}; {len(alive)} process(es) of its group still alive (PIDs {', '.join(map(str, alive))})"
+        return ServerStatus(ServerState.CRASHED, detail, exit_status, alive, None, phase)
+
+    http = await (probe_fn or probe)(host, handle.port)
+    log_ready = READY_LINE in log_tail or phase == "ready" or (not log_tail and http.healthy)
+    if http.healthy and log_ready:
+        return ServerStatus(ServerState.READY, _ready_detail(http), None, alive, http, "ready")
+    detail = phase or "waiting for the first log line"
+    if phase == "ready" and not http.healthy:
+        detail = f"log says ready, /health: {http.health_status or http.error or 'no answer'}"
+    return ServerStatus(ServerState.STARTING, detail, None, alive, http, phase)
+
+
+def _ready_detail(http: HttpProbe) -> str:
+    info = http.server_info or {}
+    parts = []
+    if info.get("version"):
+        parts.append(f"SGLang {info['version']}")
+    if info.get("speculative_algorithm"):
+        parts.append(str(info["speculative_algorithm"]))
+    states = info.get("internal_states")
+    if isinstance(states, list) and states and isinstance(states[0], dict):
+        accept = states[0].get("avg_spec_accept_length")
+        if isinstance(accept, (int, float)):
+            parts.append(f"accept length {accept:.2f}")
+    return ", ".join(parts)
+
+
+async def wait_for_state(host: Host, handle: RunHandle, states: set[ServerState] | frozenset[ServerState], *,
+                         timeout_s: float = 600.0, poll_s: float = 1.0,
+                         probe_fn: ProbeFn | None = None) -> ServerStatus:
+    """Poll :func:`server_status` every ``poll_s`` seconds until its state is one of ``states`` or ``timeout_s``
+    passed; returns the last status (check ``.state``: on timeout it is not in ``states``)."""
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        status = await server_status(host, handle, probe_fn=probe_fn)
+        if status.state in states or time.monotonic() >= deadline:
+            return status
+        await asyncio.sleep(poll_s)

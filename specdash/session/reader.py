@@ -1,0 +1,305 @@
+"""Reading a session file: what is readable, plus exactly where and what was skipped.
+
+:func:`read_session` splits the YAML stream into documents itself (on lines that are ``---`` or start with
+``--- ``), so one bad document never loses the rest. Documents in the recorder's own shape (``key: <JSON>``
+lines, see :func:`specdash.session.recorder.dump_document`) are parsed with ``json``; anything else (a
+hand-edited file) with libyaml's ``CSafeLoader`` when available. ``.gz`` files (or any file starting with the gzip magic bytes) are decompressed incrementally, so a
+gzip stream cut short by a crash yields everything that was flushed.
+
+Problems are reported as one line each, naming the document index (1-based) and the line number in the
+(decompressed) stream, e.g. ``document 812 (line 40213): bad YAML (...): skipped``. Unknown event kinds are kept
+(as :class:`~specdash.session.events.UnknownEvent`) and reported once per kind with a count.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import zlib
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from specdash.session.events import EndEvent, Event, HeaderEvent, UnknownEvent, event_from_dict
+
+try:
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - pyyaml without libyaml
+    _Loader = yaml.SafeLoader
+
+_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+#: At most this many per-document problems are listed one by one; the rest are counted.
+MAX_LISTED_PROBLEMS = 50
+
+
+class SessionError(Exception):
+    """The file cannot be read as a session at all (missing, unreadable, or nothing readable in it).
+    The message is one line naming the file."""
+
+
+@dataclasses.dataclass
+class SessionLog:
+    """A session as read: ``header`` (None when the file has none), ``events`` in file order (header and
+    ``end`` excluded), ``problems`` (one line each: where and what was skipped or kept unreplayed), ``path``,
+    ``closed`` (True when the recorder wrote its ``end`` document, i.e. it was not interrupted)."""
+
+    path: str
+    header: HeaderEvent | None
+    events: list[Event]
+    problems: list[str]
+    closed: bool = False
+
+    @property
+    def duration_s(self) -> float:
+        """Seconds from the session start to the last event (0.0 when empty)."""
+        return max((e.t for e in self.events), default=0.0)
+
+    def of_kind(self, kind: str) -> list[Event]:
+        """The events of one kind, in order (e.g. ``"finding"``)."""
+        return [e for e in self.events if e.kind == kind]
+
+
+def _read_bytes(path: Path, problems: list[str]) -> bytes:
+    data = path.read_bytes()
+    if not data.startswith(b"\x1f\x8b"):
+        return data
+    out = []
+    rest = data
+    while rest:
+        decomp = zlib.decompressobj(31)
+        try:
+            out.append(decomp.decompress(rest))
+        except zlib.error as exc:
+            problems.append(f"gzip data damaged after {sum(map(len, out))} decompressed bytes ({exc}): "
+                            "the rest of the file is skipped")
+            break
+        if not decomp.eof:
+            problems.append("gzip stream not finished (the recorder did not close the file): "
+                            "read up to the last flushed block")
+            break
+        rest = decomp.unused_data  # concatenated gzip members
+        if rest and not rest.startswith(b"\x1f\x8b"):
+            problems.append(f"{len(rest)} bytes of non-gzip data after the gzip stream: skipped")
+            break
+    return b"".join(out)
+
+
+_SEPARATOR_RE = re.compile(r"^---(?:[ \t]+(.*))?$", re.MULTILINE)
+_SIZE_RE = re.compile(r"^#\s*size\s+(\d+)\s*$")
+
+
+@dataclasses.dataclass
+class _Doc:
+    start: int  # offset of the document's start (its ``---`` separator, or 0)
+    body_start: int  # offset where ``body`` starts
+    body: str
+    size: int | None  # characters the separator's ``# size N`` comment promises, if any
+
+
+def _blank(text: str) -> bool:
+    return not text or text.isspace()
+
+
+def _split_documents(text: str) -> list[_Doc]:
+    """Split a YAML stream on separator lines (``---``, ``--- # size N``, ``--- <content>``); text before the
+    first separator is a document when non-blank. ``--- <content>`` (not a comment) keeps the content as the
+    first body line. Line numbers are computed only when a problem needs them (see :func:`_line_at`)."""
+    docs: list[_Doc] = []
+    position = 0
+    current: _Doc | None = None  # the open document; its ``body`` holds a "--- content" line, if any
+    for match in _SEPARATOR_RE.finditer(text):
+        start = match.start()
+        if current is not None:
+            current.body += text[position:start]
+            docs.append(current)
+        elif not _blank(text[position:start]):
+            docs.append(_Doc(position, position, text[position:start], None))
+        content = match.group(1)
+        position = match.end() + 1
+        if not content:
+            current = _Doc(start, position, "", None)
+        elif content.startswith("#"):
+            size_match = _SIZE_RE.match(content)
+            current = _Doc(start, position, "", int(size_match.group(1)) if size_match else None)
+        else:  # "--- {kind: marker, t: 1}": the content is the document's first line
+            current = _Doc(start, match.start(1), content + "\n", None)
+    if current is not None:
+        current.body += text[position:]
+        docs.append(current)
+    elif not _blank(text[position:]):
+        docs.append(_Doc(position, position, text[position:], None))
+    return [d for d in docs if not _blank(d.body) or d.size]
+
+
+def _line_at(text: str, offset: int) -> int:
+    """1-based line number of ``offset`` in ``text``."""
+    return text.count("\n", 0, offset) + 1
+
+
+def _fast_parse(doc_text: str) -> dict[str, Any] | None:
+    """Parse a document in the recorder's exact shape (plain ``kind: name`` first, then ``key: <json>`` lines and
+    ``key:`` + ``- <json>`` item lines) with one ``json.loads``; None for any other shape (then YAML decides)."""
+    lines = doc_text.split("\n")
+    first = lines[0]
+    if first[:6] != "kind: " or not first[6:].isidentifier():
+        return None
+    parts = ['{"kind": "', first[6:], '"']
+    items: list[str] | None = None
+    for line in lines[1:]:
+        if line[:2] == "- ":
+            if items is None:
+                return None
+            items.append(line[2:])
+            continue
+        if items is not None:
+            parts.append(",".join(items))
+            parts.append("]")
+            items = None
+        if not line:
+            continue
+        key, sep, rest = line.partition(": ")
+        if sep:
+            if not key.isidentifier():
+                return None
+            parts.append(f', "{key}": ')
+            parts.append(rest)
+        elif line[-1:] == ":" and line[:-1].isidentifier():
+            parts.append(f', "{line[:-1]}": [')
+            items = []
+        else:
+            return None
+    if items is not None:
+        parts.append(",".join(items))
+        parts.append("]")
+    parts.append("}")
+    try:
+        doc = json.loads("".join(parts))
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def read_session(path: str | os.PathLike[str]) -> SessionLog:
+    """Read the session file at ``path`` (plain YAML stream or ``.gz``).
+
+    Returns every readable event; damaged parts are skipped and described in ``problems``: a truncated last
+    document (file ends mid-line or its YAML is cut), bad YAML in the middle, a document that is not an event
+    mapping, unknown kinds (kept, reported), a missing header or ``end``.
+    Raises :class:`SessionError` (one line) when the file is missing/unreadable or holds no readable event.
+    """
+    p = Path(path)
+    problems: list[str] = []
+    try:
+        raw = _read_bytes(p, problems)
+    except FileNotFoundError:
+        raise SessionError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise SessionError(f"{p}: is a directory, not a session file") from None
+    except OSError as exc:
+        raise SessionError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    text = raw.decode("utf-8", errors="replace")
+    if "\ufffd" in text and b"\xef\xbf\xbd" not in raw:
+        problems.append("invalid UTF-8 bytes replaced by U+FFFD")
+    partial = ""
+    if text and not text.endswith("\n"):  # the file ends mid-line: the last write was cut
+        cut = text.rfind("\n") + 1
+        partial, text = text[cut:], text[:cut]
+        partial_line = _line_at(text, len(text))
+
+    documents = _split_documents(text)
+    header: HeaderEvent | None = None
+    events: list[Event] = []
+    closed = False
+    listed: list[str] = []
+    unlisted = 0
+    unknown: dict[str, list[int]] = {}
+    parsed_any = False
+
+    def note(message: str) -> None:
+        nonlocal unlisted
+        if len(listed) < MAX_LISTED_PROBLEMS:
+            listed.append(message)
+        else:
+            unlisted += 1
+
+    cut_last = False
+    if partial:
+        if partial.startswith("---") or "---".startswith(partial):
+            note(f"document {len(documents) + 1} (line {partial_line}): truncated in its first line "
+                 "(the recording was cut while writing): skipped")
+        else:
+            cut_last = True
+
+    for index, doc_info in enumerate(documents, start=1):
+        doc_text = doc_info.body
+        where = f"document {index} (line {_line_at(text, doc_info.start)})"
+        is_last = index == len(documents)
+        if is_last and cut_last:
+            note(f"{where}: truncated at line {partial_line} (the file ends mid-line: the recording was cut "
+                 "while writing): skipped")
+            continue
+        if is_last and doc_info.size is not None and len(doc_text) != doc_info.size:
+            note(f"{where}: truncated ({len(doc_text)} of {doc_info.size} characters: the recording was cut "
+                 "while writing): skipped")
+            continue
+        doc = _fast_parse(doc_text)
+        try:
+            if doc is None:
+                doc = yaml.load(doc_text, Loader=_Loader)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            at = f" at line {_line_at(text, doc_info.body_start) + mark.line}" if mark is not None else ""
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            if is_last:
+                note(f"{where}: truncated or bad YAML{at} ({problem}): skipped")
+            else:
+                note(f"{where}: bad YAML{at} ({problem}): skipped")
+            continue
+        if not isinstance(doc, dict):
+            note(f"{where}: not an event (a YAML {type(doc).__name__}, expected a mapping with 'kind' and 't'): "
+                 "skipped")
+            continue
+        try:
+            event = event_from_dict(doc)
+        except (ValueError, TypeError) as exc:
+            note(f"{where}: {exc}: skipped")
+            continue
+        parsed_any = True
+        if isinstance(event, HeaderEvent):
+            if header is None and not events:
+                header = event
+            else:
+                note(f"{where}: a second header (another recording appended?): ignored")
+            continue
+        if isinstance(event, EndEvent):
+            closed = True
+            continue
+        if isinstance(event, UnknownEvent):
+            unknown.setdefault(event.unknown_kind, []).append(index)
+        if closed:
+            closed = False  # events after an end: the file was appended to after closing
+        events.append(event)
+
+    if not parsed_any:
+        if not text.strip():
+            raise SessionError(f"{p}: empty file, not a session")
+        first = listed[0] if listed else "no event documents"
+        raise SessionError(f"{p}: not a specdash session: {first}")
+
+    if header is None:
+        problems.append("no header document at the start (specdash version, host, start time unknown)")
+    problems.extend(listed)
+    if unlisted:
+        problems.append(f"... and {unlisted} more damaged documents skipped")
+    for kind, indexes in unknown.items():
+        first = indexes[0]
+        first_line = _line_at(text, documents[first - 1].start)
+        problems.append(f"unknown event kind {kind!r} in {len(indexes)} document(s) (first: document {first}, "
+                        f"line {first_line}): kept, not replayed")
+    if not closed:
+        problems.append("no 'end' document: the recorder did not close the file (crash, kill, or still recording)")
+    return SessionLog(path=str(p), header=header, events=events, problems=problems, closed=closed)

@@ -1,0 +1,272 @@
+"""The session recorder: appends every event of a live session to a YAML stream, crash-safe.
+
+File format: a YAML stream, one document per event (a ``---`` line, then a block mapping whose values are written
+in JSON form, YAML's flow subset: see :func:`dump_document`; kinds and fields in :mod:`specdash.session.events`).
+The first document is the header. Any YAML reader reads it (``yaml.safe_load_all``); specdash's reader parses
+this exact shape with ``json`` because libyaml alone reads only ~10 MB/s, too slow for a busy hour.
+
+Guarantees:
+
+* **Redacted before written**: every string of every event goes through
+  :func:`specdash.session.redact.redact_value` in :meth:`Recorder.record`, before it is buffered.
+* **Append-only, crash-safe**: the file is opened ``O_APPEND`` and never rewritten; buffered documents are
+  written by one ``os.write()`` call per flush, so a crash (even SIGKILL) leaves only whole flushes plus at most
+  one partly written flush at the end, which the reader detects and skips.
+* **At most one second lost**: a flush happens on a timer thread every ``flush_interval_s`` (1 s), on a
+  :meth:`record` call when the last flush is older than that, and on :meth:`close`. The data is handed to the
+  kernel (a killed process loses nothing flushed); ``fsync`` only on :meth:`close` (power loss may lose more).
+* **Thinned**: ``metric`` and ``gpu`` samples closer than ``min_sample_interval_s`` (1 s) to the previous kept
+  sample of the same kind are dropped; consecutive ``log`` batches from the same source that arrive within
+  ``log_batch_s`` (0.2 s) of the batch's first line are merged into one document (arrival time = first line's);
+  log lines longer than :data:`MAX_LINE_CHARS` are cut (with a note of how much).
+* **Compressed** when the path ends in ``.gz``: one gzip stream (zlib, level 6) with a sync flush per write, so
+  every flushed block is decodable even when the stream was never finished. Measured (benchmarks/
+  bench_replay_open.py, a busy hour: 20 decode lines/s, a GPU sample every 2 s, a metric sample per s):
+  about 24 MB/h plain, about 1.6 MB/h as ``.yaml.gz`` — see the report of that script for current figures.
+
+No Textual; thread-safe (one lock); errors while writing never raise into the app: the first one is kept in
+:attr:`Recorder.error` and recording stops.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import threading
+import time
+import zlib
+from pathlib import Path
+from typing import Any, Callable
+
+from specdash.session.events import EVENT_TYPES, Event, HeaderEvent, make_event
+from specdash.session.redact import redact_value
+
+#: Log lines longer than this many characters are cut before writing.
+MAX_LINE_CHARS = 16_384
+#: Event kinds thinned to at most one sample per ``min_sample_interval_s``.
+THINNED_KINDS = frozenset({"metric", "gpu"})
+
+
+_PLAIN_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Characters that are not printable in YAML (or are line breaks there) but that JSON leaves raw: escaped as \\uXXXX,
+# which both JSON and YAML double-quoted scalars decode the same way.
+_YAML_UNSAFE_RE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+
+
+def _flow(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return _YAML_UNSAFE_RE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+
+
+def dump_document(doc: dict[str, Any]) -> str:
+    """One document as written to a session file: a ``--- # size N`` line (N: characters of the document that
+    follows, so a document cut short at the end of a crashed recording is recognised), then one ``key: value`` line per field with
+    the value in JSON form (JSON is YAML's flow subset, so any YAML reader reads it); a list of lists/dicts
+    (log ``lines``, GPU rows) is written one ``- item`` line per element. ``kind`` is written plain.
+
+    Example::
+
+        --- # size 164
+        kind: log
+        t: 12.4
+        lines:
+        - [48213, "[2026-11-30 09:12:13 TP0] Decode batch, #running-req: 12, ... accept len: 2.31, ..."]
+        source: "/var/log/sglang/server.log"
+
+    This shape lets :func:`specdash.session.reader.read_session` parse it with ``json`` (fast) and fall back to
+    YAML for anything else (e.g. a hand-edited file).
+    """
+    parts: list[str] = []
+    for key, value in doc.items():
+        name = key if isinstance(key, str) and _PLAIN_KEY_RE.match(key) else _flow(str(key))
+        if key == "kind" and isinstance(value, str) and _PLAIN_KEY_RE.match(value):
+            parts.append(f"kind: {value}\n")
+        elif isinstance(value, list) and value and all(isinstance(item, (list, dict)) for item in value):
+            parts.append(f"{name}:\n")
+            parts.extend(f"- {_flow(item)}\n" for item in value)
+        else:
+            parts.append(f"{name}: {_flow(value)}\n")
+    body = "".join(parts)
+    return f"--- # size {len(body)}\n{body}"
+
+
+def _cut_line(text: Any) -> Any:
+    if isinstance(text, str) and len(text) > MAX_LINE_CHARS:
+        return text[:MAX_LINE_CHARS] + f" … [{len(text) - MAX_LINE_CHARS} characters cut by the recorder]"
+    return text
+
+
+class Recorder:
+    """Records one session to ``path``.
+
+    ``Recorder(path, header)``: ``header`` holds the header fields (``host``, ``sglang_version``, ``demo``,
+    ``note``; ``specdash_version`` and ``started_at`` default to this version and now, ISO-8601 with UTC offset).
+    The file must not exist (FileExistsError otherwise, unless ``overwrite=True``); its folder is created.
+    The header document is written immediately. ``clock`` (default ``time.monotonic``) gives ``t``.
+
+    Use as a context manager or call :meth:`close`. Raises OSError only from the constructor.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        header: dict[str, Any],
+        *,
+        flush_interval_s: float = 1.0,
+        min_sample_interval_s: float = 1.0,
+        log_batch_s: float = 0.2,
+        overwrite: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        timer: bool = True,
+    ) -> None:
+        self.path = Path(path)
+        self.flush_interval_s = flush_interval_s
+        self.min_sample_interval_s = min_sample_interval_s
+        self.log_batch_s = log_batch_s
+        self.error: str | None = None
+        self.events_recorded = 0
+        self.events_thinned = 0
+        self._clock = clock
+        self._start = clock()
+        self._lock = threading.RLock()
+        self._pending: list[dict[str, Any]] = []
+        self._last_flush = self._start
+        self._last_sample_t: dict[str, float] = {}
+        self._last_t = 0.0
+        self._closed = False
+        self._compress = zlib.compressobj(6, zlib.DEFLATED, 31) if self.path.name.endswith(".gz") else None
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_TRUNC if overwrite else os.O_EXCL)
+        self._fd = os.open(self.path, flags, 0o600)
+
+        fields = dict(header)
+        if not fields.get("specdash_version"):
+            from specdash import __version__
+
+            fields["specdash_version"] = __version__
+        fields.setdefault("started_at", datetime.datetime.now().astimezone().isoformat(timespec="seconds"))
+        self.header = make_event("header", 0.0, redact_value(fields))
+        assert isinstance(self.header, HeaderEvent)
+        self._pending.append(self.header.to_dict())
+        self.flush()
+
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if timer:
+            self._thread = threading.Thread(target=self._timer_loop, name="specdash-recorder", daemon=True)
+            self._thread.start()
+
+    # -- recording ---------------------------------------------------------------------------------
+
+    def now_s(self) -> float:
+        """Seconds since the session started, by the recorder's clock."""
+        return self._clock() - self._start
+
+    def record(self, kind: str, t: float | None = None, **fields: Any) -> bool:
+        """Record one event of ``kind`` (see :mod:`specdash.session.events`) with its fields.
+
+        ``t`` defaults to :meth:`now_s`. Strings are redacted before buffering. Returns False when the event was
+        thinned away, or the recorder is closed or has failed (see :attr:`error`); True otherwise.
+        Raises ValueError for an unknown kind or ``header`` (programming errors).
+        """
+        if kind not in EVENT_TYPES or kind in ("header", "end"):
+            raise ValueError(f"unknown or reserved event kind {kind!r}")
+        with self._lock:
+            if self._closed or self.error:
+                return False
+            t_s = self.now_s() if t is None else float(t)
+            if kind in THINNED_KINDS:
+                last = self._last_sample_t.get(kind)
+                if last is not None and t_s - last < self.min_sample_interval_s:
+                    self.events_thinned += 1
+                    return False
+                self._last_sample_t[kind] = t_s
+            if kind == "log":
+                fields["lines"] = [[offset, _cut_line(text)] for offset, text in fields.get("lines", ())]
+            doc = make_event(kind, t_s, redact_value(fields)).to_dict()
+            if not (kind == "log" and self._merge_log(doc)):
+                self._pending.append(doc)
+            self.events_recorded += 1
+            self._last_t = max(self._last_t, t_s)
+            if self._clock() - self._last_flush >= self.flush_interval_s:
+                self.flush()
+            return True
+
+    def record_event(self, event: Event) -> bool:
+        """Record an already built event (its ``t`` is kept); see :meth:`record`."""
+        doc = event.to_dict()
+        kind = doc.pop("kind")
+        t = doc.pop("t")
+        return self.record(kind, t=t, **doc)
+
+    def _merge_log(self, doc: dict[str, Any]) -> bool:
+        if not self._pending:
+            return False
+        last = self._pending[-1]
+        if (last.get("kind") == "log" and last.get("source") == doc.get("source")
+                and doc["t"] - last["t"] <= self.log_batch_s):
+            last["lines"].extend(doc.get("lines", []))
+            return True
+        return False
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Write every buffered document now, with one ``os.write`` call (never raises; see :attr:`error`)."""
+        with self._lock:
+            self._last_flush = self._clock()
+            if not self._pending or self.error:
+                return
+            text = "".join(dump_document(doc) for doc in self._pending)
+            self._pending.clear()
+            data = text.encode("utf-8")
+            if self._compress is not None:
+                data = self._compress.compress(data) + self._compress.flush(zlib.Z_SYNC_FLUSH)
+            self._write(data)
+
+    def _write(self, data: bytes) -> None:
+        try:
+            view = memoryview(data)
+            while view:  # a regular file takes it in one call; loop only for a short write
+                written = os.write(self._fd, view)
+                view = view[written:]
+        except OSError as exc:
+            self.error = f"session recording stopped: cannot write {self.path}: {exc.strerror or exc}"
+
+    def _timer_loop(self) -> None:
+        while not self._stop.wait(self.flush_interval_s):
+            self.flush()
+
+    def close(self) -> None:
+        """Flush, write the ``end`` document, finish the gzip stream, fsync and close. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._stop.set()
+            if not self.error:
+                self._pending.append({"kind": "end", "t": round(max(self._last_t, self.now_s()), 3)})
+                self.flush()
+                if self._compress is not None and not self.error:
+                    self._write(self._compress.flush(zlib.Z_FINISH))
+            try:
+                os.fsync(self._fd)
+            except OSError:
+                pass
+            os.close(self._fd)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2)
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close`."""
+        return self._closed
+
+    def __enter__(self) -> "Recorder":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

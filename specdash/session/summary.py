@@ -1,0 +1,148 @@
+"""The text timeline of a session (``specdash replay --summary FILE``): header, what was skipped, then the
+findings, configs (commands validated/launched/stopped, with their diagnostics), kills, benchmark and sweep
+results, connection changes and warning/error markers, one entry per line with its session time. Pure: takes a
+:class:`~specdash.session.reader.SessionLog`, returns lines.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from specdash.session.events import (
+    BenchEvent,
+    CommandEvent,
+    ConnectionEvent,
+    Event,
+    FindingEvent,
+    KillEvent,
+    MarkerEvent,
+    SweepEvent,
+)
+from specdash.session.reader import SessionLog
+from specdash.session.replay import format_clock
+
+_INDENT = " " * 22
+
+
+def _num(value: Any, digits: int = 1) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "?"
+    return f"{value:,.{digits}f}"
+
+
+def _percentiles(result: dict[str, Any], key: str) -> str | None:
+    block = result.get(key)
+    if isinstance(block, dict) and "p50" in block:
+        return f"{key.removesuffix('_ms').upper()} p50 {_num(block.get('p50'))} ms / p99 {_num(block.get('p99'))} ms"
+    return None
+
+
+def _bench_line(result: dict[str, Any]) -> str:
+    parts = [f"{_num(result.get('output_tokens_per_s'))} output tokens/s"]
+    if "requests_per_s" in result:
+        parts.append(f"{_num(result.get('requests_per_s'), 2)} req/s")
+    for key in ("ttft_ms", "itl_ms", "tpot_ms"):
+        text = _percentiles(result, key)
+        if text:
+            parts.append(text)
+    if result.get("accept_length") is not None:
+        source = result.get("accept_length_source")
+        parts.append(f"accept length {_num(result.get('accept_length'), 2)}" + (f" ({source})" if source else ""))
+    if result.get("errors"):
+        parts.append(f"{result['errors']} errors")
+    return ", ".join(parts)
+
+
+def _config_text(config: dict[str, Any]) -> str:
+    keys = ("speculative_algorithm", "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens")
+    shown = [f"{k.removeprefix('speculative_')}={config[k]}" for k in keys if k in config]
+    return " ".join(shown)
+
+
+def _entry(event: Event) -> list[str]:
+    """Lines for one event (first line: what; further lines: details), or [] when it is not in the timeline."""
+    if isinstance(event, FindingEvent):
+        head = f"finding     [{event.severity}] {event.message}"
+        if event.line is not None:
+            head += f" (log line {event.line})"
+        return [head] + ([event.detail] if event.detail else [])
+    if isinstance(event, CommandEvent):
+        what = event.action or "command"
+        if event.pid is not None:
+            what += f" (PID {event.pid})"
+        lines = [f"config      {what}: {event.command}".rstrip()]
+        effective = _config_text(event.effective)
+        if effective:
+            lines.append(f"effective: {effective}")
+        for diag in event.diagnostics:
+            if isinstance(diag, dict):
+                code = f" {diag['code']}" if diag.get("code") else ""
+                lines.append(f"{diag.get('severity', '?')}{code}: {diag.get('message', '')}")
+        if event.exit_reason:
+            lines.append(f"exit: {event.exit_reason}")
+        return lines
+    if isinstance(event, BenchEvent):
+        label = event.label or event.workload or "benchmark"
+        lines = [f"bench       {label}: {_bench_line(event.result)}"]
+        config = _config_text(event.config)
+        if config:
+            lines.append(f"config: {config}")
+        return lines
+    if isinstance(event, SweepEvent):
+        lines = [f"sweep       {len(event.points)} configs" + (f", workload {event.workload}" if event.workload else "")
+                 + (f", baseline {event.baseline}" if event.baseline else "")]
+        for point in event.points:
+            if not isinstance(point, dict):
+                continue
+            text = f"{point.get('label', '?')}: {_num(point.get('output_tokens_per_s'))} output tokens/s"
+            if point.get("speedup") is not None:
+                text += f", speedup x{_num(point.get('speedup'), 2)}"
+            if point.get("accept_length") is not None:
+                text += f", accept length {_num(point.get('accept_length'), 2)}"
+            if point.get("stable") is False:
+                text += ", UNSTABLE"
+            lines.append(text)
+        if event.recommendation:
+            lines.append(f"recommendation: {event.recommendation}")
+        return lines
+    if isinstance(event, KillEvent):
+        pids = ", ".join(str(t.get("pid")) for t in event.targets if isinstance(t, dict))
+        text = f"kill        {len(event.targets)} process(es) (PID {pids}): {event.outcome or '?'}"
+        if event.before_mib is not None or event.after_mib is not None:
+            text += f", GPU memory {event.before_mib} -> {event.after_mib} MiB"
+        return [text] + ([event.detail] if event.detail else [])
+    if isinstance(event, ConnectionEvent):
+        return [f"connection  {event.state}" + (f": {event.detail}" if event.detail else "")]
+    if isinstance(event, MarkerEvent) and event.level in ("warning", "error"):
+        return [f"marker      [{event.level}] {event.text}"]
+    return []
+
+
+def summary_lines(log: SessionLog) -> list[str]:
+    """The ``--summary`` text of ``log`` as lines (no trailing newlines)."""
+    out = [f"session: {log.path}"]
+    h = log.header
+    if h is not None:
+        out.append(f"recorded: {h.started_at or '?'} on {h.host or '?'}, SGLang {h.sglang_version or '?'}, "
+                   f"specdash {h.specdash_version or '?'}")
+        if h.demo:
+            out.append(f"DEMONSTRATION session (not a real GPU run): {h.note}".rstrip(": "))
+        elif h.note:
+            out.append(f"note: {h.note}")
+    out.append(f"duration {format_clock(log.duration_s)}, {len(log.events)} events"
+               + ("" if log.closed else " (recording not closed)"))
+    if log.problems:
+        out.append(f"problems ({len(log.problems)}):")
+        out.extend(f"  - {p}" for p in log.problems)
+    out.append("timeline:")
+    shown = 0
+    for event in log.events:
+        lines = _entry(event)
+        if not lines:
+            continue
+        shown += 1
+        out.append(f"  {format_clock(event.t)}  {lines[0]}")
+        out.extend(f"{_INDENT}{line}" for line in lines[1:])
+    if not shown:
+        out.append("  (no findings, configs or benchmark results)")
+    return out

@@ -1,0 +1,317 @@
+"""Parse a pasted launch command: shell words with their positions, environment, launcher and engine.
+
+Accepted forms (any mix): ``python -m sglang.launch_server ...``, ``python3 -m sglang.launch_server``,
+``sglang serve ...``, a bare list of ``--flags``; leading ``ENV=value`` words; ``export X=1`` lines before the
+command; backslash-newline continuations; ``'...'`` / ``"..."`` quoting; ``# comments``; trailing redirections
+(``> log 2>&1 &``) and further commands (ignored). Also recognised so that their flags can be translated:
+``vllm serve MODEL ...``, ``python -m vllm.entrypoints.openai.api_server ...``, ``trtllm-serve MODEL ...``, and
+an argparse error line ``launch_server.py: error: unrecognized arguments: ...`` (its flags are taken as the
+command).
+
+Every :class:`Word` keeps its ``start``/``end`` offsets in the original text, so fixes edit the user's text in
+place (continuations and spacing survive).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+
+_OPERATOR_CHARS = ";&|<>"
+_WRAPPERS = {"nohup", "exec", "time", "sudo", "stdbuf", "taskset", "numactl", "setsid"}
+_PLAIN_RUN = re.compile(r"[^\s'\"\\;&|<>]+")
+_PLACEHOLDER_WORD = re.compile(r"<[^\s<>]+>(?=[\s;|&]|$)")
+_UNRECOGNIZED = re.compile(r"error: unrecognized arguments:\s*(.*)$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Word:
+    """One shell word: ``text`` after quote removal, ``raw`` as typed, ``start``/``end`` offsets into the
+    original text, ``op`` True for an operator (``;``, ``&&``, ``|``, ``>``, ``2>&1`` ...), ``line`` 0-based
+    physical line of ``start``, ``newline_after`` True when an unescaped newline follows it."""
+
+    text: str
+    raw: str
+    start: int
+    end: int
+    op: bool = False
+    newline_after: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class EnvAssign:
+    """An environment variable set for the launch: ``name``, ``value``, ``source`` (``prefix`` for
+    ``NAME=value python ...``, ``export`` for an ``export NAME=value`` line), and the word's span."""
+
+    name: str
+    value: str
+    source: str
+    start: int
+    end: int
+
+
+@dataclasses.dataclass
+class LaunchCommand:
+    """The launch command found in a pasted text.
+
+    ``engine``: ``sglang``, ``vllm``, ``trtllm`` or ``unknown``; ``launcher``: the program words joined
+    (``python -m sglang.launch_server``, ``sglang serve``, ``""`` for bare flags); ``args``: the argument words
+    after the launcher (operators and what follows them excluded); ``positional``: words of the launcher that
+    name a model (``vllm serve MODEL``); ``env``: environment variables (export lines and prefixes, in order);
+    ``from_error_line``: True when taken from an argparse "unrecognized arguments" line; ``end``: offset where
+    the command's last argument ends (fixes append there); ``text``: the whole original text.
+    """
+
+    text: str
+    engine: str = "unknown"
+    launcher: str = ""
+    args: list[Word] = dataclasses.field(default_factory=list)
+    positional: list[Word] = dataclasses.field(default_factory=list)
+    env: list[EnvAssign] = dataclasses.field(default_factory=list)
+    from_error_line: bool = False
+    end: int = 0
+    other_commands: int = 0
+    start: int = 0
+    launcher_start: int = 0
+    found: bool = False
+
+    def env_dict(self) -> dict[str, str]:
+        """``{name: value}``; a later assignment of the same name wins (as in the shell)."""
+        return {e.name: e.value for e in self.env}
+
+
+def tokenize(text: str) -> list[Word]:
+    """Split ``text`` into shell words and operators (POSIX-like, no expansion). Never raises: an unclosed quote
+    runs to the end of the text."""
+    words: list[Word] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n and text[i + 1] == "\n":
+            i += 2
+            continue
+        if c == "\\" and text.startswith("\r\n", i + 1):
+            i += 3
+            continue
+        if c in " \t\r":
+            i += 1
+            continue
+        if c == "\n":
+            if words and not words[-1].newline_after:
+                words[-1] = dataclasses.replace(words[-1], newline_after=True)
+            i += 1
+            continue
+        if c == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        if c == "<":
+            placeholder = _PLACEHOLDER_WORD.match(text, i)
+            if placeholder:
+                words.append(Word(placeholder.group(0), placeholder.group(0), i, placeholder.end()))
+                i = placeholder.end()
+                continue
+        if c in _OPERATOR_CHARS:
+            start = i
+            while i < n and (text[i] in _OPERATOR_CHARS or (text[i].isdigit() and text[i - 1] in "&>")):
+                i += 1
+            words.append(Word(text[start:i], text[start:i], start, i, op=True))
+            continue
+        start = i
+        out: list[str] = []
+        # "2>&1": a digit immediately followed by '>' is a redirection operator
+        if c.isdigit() and i + 1 < n and text[i + 1] == ">":
+            j = i + 1
+            while j < n and (text[j] in _OPERATOR_CHARS or text[j].isdigit()):
+                j += 1
+            words.append(Word(text[i:j], text[i:j], i, j, op=True))
+            i = j
+            continue
+        while i < n:
+            plain = _PLAIN_RUN.match(text, i)
+            if plain:
+                out.append(plain.group(0))
+                i = plain.end()
+                continue
+            c = text[i]
+            if c == "\\" and i + 1 < n:
+                if text[i + 1] == "\n":
+                    i += 2
+                    break
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if c in " \t\r\n" or c in _OPERATOR_CHARS:
+                break
+            if c == "'":
+                j = text.find("'", i + 1)
+                j = n if j < 0 else j
+                out.append(text[i + 1:j])
+                i = j + 1
+                continue
+            if c == '"':
+                i += 1
+                while i < n and text[i] != '"':
+                    if text[i] == "\\" and i + 1 < n and text[i + 1] in '"\\$`\n':
+                        if text[i + 1] != "\n":
+                            out.append(text[i + 1])
+                        i += 2
+                        continue
+                    out.append(text[i])
+                    i += 1
+                i += 1
+                continue
+            out.append(c)
+            i += 1
+        end = min(i, n)
+        raw = text[start:end].rstrip("\\\n")
+        words.append(Word("".join(out), raw, start, start + len(raw)))
+    return words
+
+
+def _split_commands(words: list[Word]) -> list[list[Word]]:
+    """Group words into simple commands: a newline, ``;``, ``&&``, ``||``, ``|`` or ``&`` ends one. Redirection
+    operators and their target stay with the command (they are dropped later)."""
+    commands: list[list[Word]] = []
+    current: list[Word] = []
+    for word in words:
+        if word.op and any(ch in word.text for ch in ";|") or (word.op and word.text in ("&", "&&")):
+            if current:
+                commands.append(current)
+            current = []
+            continue
+        current.append(word)
+        if word.newline_after:
+            commands.append(current)
+            current = []
+    if current:
+        commands.append(current)
+    return commands
+
+
+_ENV_WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _is_python(word: str) -> bool:
+    base = os.path.basename(word)
+    return bool(re.match(r"^python(\d+(\.\d+)?)?$", base))
+
+
+def _classify(cmd: list[Word]) -> tuple[str, str, int, list[Word]] | None:
+    """Return (engine, launcher, index of the first argument word, positional words) or None when ``cmd`` is not
+    a launch command."""
+    i = 0
+    while i < len(cmd) and (_ENV_WORD.match(cmd[i].text) or cmd[i].text in _WRAPPERS or cmd[i].text == "env"):
+        i += 1
+    if i >= len(cmd):
+        return None
+    first = cmd[i].text
+    # uv run / python -m / python file.py
+    if first == "uv" and i + 1 < len(cmd) and cmd[i + 1].text == "run":
+        i += 2
+        if i >= len(cmd):
+            return None
+        first = cmd[i].text
+    if _is_python(first):
+        j = i + 1
+        while j < len(cmd) and cmd[j].text in ("-u", "-O", "-B"):
+            j += 1
+        if j + 1 < len(cmd) and cmd[j].text == "-m":
+            module = cmd[j + 1].text
+            launcher = " ".join(w.text for w in cmd[i:j + 2])
+            if module.startswith("sglang"):
+                return "sglang", launcher, j + 2, []
+            if module.startswith("vllm"):
+                return "vllm", launcher, j + 2, []
+            if module.startswith("tensorrt_llm"):
+                return "trtllm", launcher, j + 2, []
+            return None
+        if j < len(cmd) and cmd[j].text.endswith("launch_server.py"):
+            return "sglang", " ".join(w.text for w in cmd[i:j + 1]), j + 1, []
+        return None
+    base = os.path.basename(first)
+    if base == "sglang" and i + 1 < len(cmd) and cmd[i + 1].text in ("serve", "launch_server"):
+        return "sglang", f"sglang {cmd[i + 1].text}", i + 2, []
+    if base == "vllm" and i + 1 < len(cmd) and cmd[i + 1].text == "serve":
+        pos = [cmd[i + 2]] if i + 2 < len(cmd) and not cmd[i + 2].text.startswith("-") else []
+        return "vllm", "vllm serve", i + 2 + len(pos), pos
+    if base == "trtllm-serve":
+        pos = [cmd[i + 1]] if i + 1 < len(cmd) and not cmd[i + 1].text.startswith("-") else []
+        return "trtllm", "trtllm-serve", i + 1 + len(pos), pos
+    if first.startswith("--"):
+        return "sglang", "", i, []
+    return None
+
+
+def parse_command(text: str) -> LaunchCommand:
+    """Find the launch command in ``text`` (the first SGLang one with speculative flags, else the first SGLang one,
+    else the first vLLM / TensorRT-LLM one, else an argparse "unrecognized arguments" line) and return it as a :class:`LaunchCommand`. ``export`` lines before it
+    contribute to ``env``. When nothing is found, ``found`` is False and ``args`` is empty."""
+    words = tokenize(text)
+    commands = _split_commands(words)
+    exports: list[EnvAssign] = []
+    fallback: LaunchCommand | None = None
+    candidates: list[LaunchCommand] = []
+    for cmd in commands:
+        if cmd and cmd[0].text == "export":
+            for w in cmd[1:]:
+                if _ENV_WORD.match(w.text):
+                    name, value = w.text.split("=", 1)
+                    exports.append(EnvAssign(name, value, "export", cmd[0].start, w.end))
+            continue
+        classified = _classify(cmd)
+        if classified is None:
+            continue
+        engine, launcher, first_arg, positional = classified
+        result = LaunchCommand(text=text, engine=engine, launcher=launcher, positional=positional, found=True,
+                               start=cmd[0].start)
+        k = 0
+        while k < len(cmd) and _ENV_WORD.match(cmd[k].text):
+            k += 1
+        result.launcher_start = cmd[min(k, len(cmd) - 1)].start
+        result.env = list(exports)
+        for w in cmd[:first_arg]:
+            if _ENV_WORD.match(w.text) and w.text.split("=", 1)[0] != w.text:
+                name, value = w.text.split("=", 1)
+                result.env.append(EnvAssign(name, value, "prefix", w.start, w.end))
+        args: list[Word] = []
+        skip_next = False
+        for w in cmd[first_arg:]:
+            if skip_next:
+                skip_next = False
+                continue
+            if w.op:
+                # a redirection: its target is not an argument either
+                skip_next = not w.text.endswith("&1") and not w.text.endswith("&2")
+                continue
+            args.append(w)
+        result.args = args
+        result.end = args[-1].end if args else (cmd[first_arg - 1].end if first_arg else cmd[0].end)
+        if engine == "sglang":
+            candidates.append(result)
+        elif fallback is None:
+            fallback = result
+    if candidates:
+        chosen = next((c for c in candidates if any("specul" in w.text for w in c.args)), candidates[0])
+        chosen.other_commands = len(candidates) - 1
+        return chosen
+    if fallback is not None:
+        return fallback
+    for line_start, line in _lines(text):
+        match = _UNRECOGNIZED.search(line)
+        if match:
+            offset = line_start + match.start(1)
+            sub = tokenize(match.group(1))
+            args = [dataclasses.replace(w, start=w.start + offset, end=w.end + offset) for w in sub if not w.op]
+            return LaunchCommand(text=text, engine="sglang", launcher="", args=args, from_error_line=True,
+                                 end=args[-1].end if args else offset, found=True, start=offset,
+                                 launcher_start=offset)
+    return LaunchCommand(text=text, end=len(text.rstrip()))
+
+
+def _lines(text: str):
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        yield pos, line.rstrip("\n")
+        pos += len(line)

@@ -1,0 +1,169 @@
+"""Apply :class:`~specdash.sglang.diagnostics.Edit` operations to a command text, in place.
+
+Each edit re-parses the current text (so offsets are always right) and changes only the words it concerns:
+a value is replaced where it stands, a new flag is appended after the command's last argument (on the same line,
+so backslash continuations keep working), a removed flag takes its trailing blanks with it and a continuation
+line left empty is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Iterable
+
+from specdash.sglang.arguments import parse_arguments
+from specdash.sglang.command import parse_command
+from specdash.sglang.diagnostics import Edit
+from specdash.sglang.flags import load_table, normalise_foreign
+
+
+def _quote(value) -> str:
+    text = str(value)
+    return shlex.quote(text) if text else "''"
+
+
+def _splice(text: str, start: int, end: int, new: str) -> str:
+    return text[:start] + new + text[end:]
+
+
+def _remove_span(text: str, start: int, end: int) -> str:
+    # take trailing blanks too (not newlines or a continuation backslash)
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    # or, at the end of a line, the blanks before it
+    if end >= len(text) or text[end] in "\n\\":
+        while start > 0 and text[start - 1] in " \t":
+            start -= 1
+    text = text[:start] + text[end:]
+    # drop a continuation line that is now empty
+    return re.sub(r"\n[ \t]*\\[ \t]*(?=\n)", "", text)
+
+
+def _apply_one(text: str, edit: Edit, release: str) -> str:
+    if edit.kind == "replace_all":
+        return str(edit.value)
+    cmd = parse_command(text)
+    if not cmd.found:
+        if edit.kind == "set":
+            extra = edit.option if edit.value is None else f"{edit.option} {_quote(edit.value)}"
+            return (text.rstrip() + " " + extra).lstrip()
+        return text
+    table = load_table(release)
+    parsed = parse_arguments(cmd.args, table)
+    if edit.kind == "set":
+        occ = parsed.last(edit.dest) if edit.dest else None
+        if occ is not None:
+            if edit.value is None:
+                return text
+            word = occ.words[0]
+            if occ.lookup.explicit is not None:
+                return _splice(text, word.start, word.end, f"{occ.typed}={_quote(edit.value)}")
+            if len(occ.words) > 1:
+                return _splice(text, occ.words[1].start, occ.words[-1].end, _quote(edit.value))
+            return _splice(text, word.end, word.end, f" {_quote(edit.value)}")
+        extra = edit.option if edit.value is None else f"{edit.option} {_quote(edit.value)}"
+        return _splice(text, cmd.end, cmd.end, f" {extra}")
+    if edit.kind == "remove":
+        targets = []
+        for occ in parsed.occurrences:
+            if edit.dest is not None and occ.spec is not None and occ.spec.dest == edit.dest:
+                targets.append(occ)
+            elif edit.typed is not None and normalise_foreign(occ.typed) == normalise_foreign(edit.typed):
+                targets.append(occ)
+        if edit.value == "keep_last":
+            targets = targets[:-1]
+        for occ in sorted(targets, key=lambda o: o.start, reverse=True):
+            text = _remove_span(text, occ.start, occ.end)
+        if edit.typed is not None and not targets:
+            for word in sorted(parsed.stray, key=lambda w: w.start, reverse=True):
+                if word.text == edit.typed:
+                    text = _remove_span(text, word.start, word.end)
+        return text
+    if edit.kind == "rename":
+        targets = [o for o in parsed.occurrences
+                   if edit.typed is not None and normalise_foreign(o.typed) == normalise_foreign(edit.typed)]
+        for occ in sorted(targets, key=lambda o: o.start, reverse=True):
+            if edit.value is not None:
+                new = f"{edit.option} {_quote(edit.value)}" if edit.value != "" else str(edit.option)
+                text = _splice(text, occ.start, occ.end, new)
+            else:
+                word = occ.words[0]
+                if occ.lookup.explicit is not None:
+                    new = f"{edit.option}={_quote(occ.lookup.explicit)}"
+                else:
+                    new = str(edit.option)
+                text = _splice(text, word.start, word.end, new)
+        return text
+    if edit.kind == "set_env":
+        for env in reversed(cmd.env):
+            if env.name == edit.option:
+                word_start = env.end - len(f"{env.name}={env.value}")
+                return _splice(text, max(word_start, env.start), env.end, f"{edit.option}={_quote(edit.value)}")
+        return _splice(text, cmd.launcher_start, cmd.launcher_start, f"{edit.option}={_quote(edit.value)} ")
+    if edit.kind == "unset_env":
+        for env in sorted((e for e in cmd.env if e.name == edit.option), key=lambda e: e.start, reverse=True):
+            if env.source == "export":
+                line_start = text.rfind("\n", 0, env.start) + 1
+                line_end = text.find("\n", env.end)
+                line_end = len(text) if line_end < 0 else line_end + 1
+                line = text[line_start:line_end]
+                rest = re.sub(rf"\b{re.escape(env.name)}=\S*", "", line[env.start - line_start:])
+                if rest.replace("export", "").strip() == "":
+                    text = text[:line_start] + text[line_end:]
+                else:
+                    text = text[:line_start] + line[: env.start - line_start] + rest + text[line_end:]
+            else:
+                text = _remove_span(text, env.start, env.end)
+        return text
+    raise ValueError(f"unknown edit kind {edit.kind!r}")
+
+
+def _batch_renames(text: str, edits: list[Edit], release: str) -> str | None:
+    """Apply a run of ``rename`` edits (each naming a different typed option) on one parse; None when a batch is
+    not possible (then the edits are applied one by one)."""
+    cmd = parse_command(text)
+    if not cmd.found:
+        return None
+    parsed = parse_arguments(cmd.args, load_table(release))
+    splices: list[tuple[int, int, str]] = []
+    for edit in edits:
+        key = normalise_foreign(edit.typed or "")
+        for occ in parsed.occurrences:
+            if normalise_foreign(occ.typed) != key:
+                continue
+            if edit.value is not None:
+                new = f"{edit.option} {_quote(edit.value)}" if edit.value != "" else str(edit.option)
+                splices.append((occ.start, occ.end, new))
+            elif occ.lookup.explicit is not None:
+                splices.append((occ.words[0].start, occ.words[0].end, f"{edit.option}={_quote(occ.lookup.explicit)}"))
+            else:
+                splices.append((occ.words[0].start, occ.words[0].end, str(edit.option)))
+    splices.sort()
+    for (s1, e1, _), (s2, _, _) in zip(splices, splices[1:]):
+        if s2 < e1:
+            return None
+    for start, end, new in reversed(splices):
+        text = _splice(text, start, end, new)
+    return text
+
+
+def apply_edits(text: str, edits: Iterable[Edit], release: str) -> str:
+    """Apply ``edits`` in order to ``text`` using the flag table of ``release``; return the new text. Runs of
+    renames are applied on a single parse (the builder re-validates on every keystroke)."""
+    pending: list[Edit] = []
+    for edit in list(edits) + [Edit("end")]:
+        if edit.kind == "rename":
+            pending.append(edit)
+            continue
+        if pending:
+            batched = _batch_renames(text, pending, release) if len(pending) > 1 else None
+            if batched is None:
+                for item in pending:
+                    text = _apply_one(text, item, release)
+            else:
+                text = batched
+            pending = []
+        if edit.kind != "end":
+            text = _apply_one(text, edit, release)
+    return text

@@ -1,0 +1,134 @@
+"""Result types of the pairing analysis: diagnostics, the layer map and the report.
+
+All boundaries use one coordinate system (draft-pairing-facts §1): boundary ``b`` is the residual-stream hidden
+state after ``b`` decoder blocks have run (0 = embedding output, N = after the last block, before the final norm).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+
+SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclasses.dataclass(frozen=True)
+class Diagnostic:
+    """One finding.
+
+    ``severity``: ``error`` (static evidence makes a failure or garbage certain), ``warning`` (likely wrong, the
+    files cannot prove it) or ``info``. ``code``: stable kebab-case id (e.g. ``id-convention``). ``message``: plain
+    explanation, one or a few sentences. ``fix``: the concrete change (may be empty for info).
+    """
+
+    severity: Severity
+    code: str
+    message: str
+    fix: str = ""
+
+    def to_json(self) -> dict:
+        """``{"severity", "code", "message", "fix"}``."""
+        return {"severity": self.severity, "code": self.code, "message": self.message, "fix": self.fix}
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerMapRow:
+    """One line of the layer map.
+
+    ``label``: who (e.g. ``SGLang captures``, ``SpecForge/TorchSpec/ModelOpt default``). ``ids``: the ids as written
+    in a config (None when the row has none). ``boundaries``: the same layers as boundary indices. ``kind``:
+    ``captured``, ``declared`` or ``trainer``. ``note``: short remark (e.g. the convention assumed).
+    """
+
+    label: str
+    boundaries: tuple[int, ...]
+    ids: tuple[int, ...] | None = None
+    kind: str = "trainer"
+    note: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerMap:
+    """Boundary coordinates of everything that names target layers.
+
+    ``num_layers``: the target's decoder-layer count N. ``capturable``: inclusive (low, high) range of boundaries
+    the SGLang build can capture (high is N−1, or N where the final boundary is capturable). ``rows``: captured
+    first, then what the draft declares under each reading, then trainer defaults.
+    """
+
+    num_layers: int
+    capturable: tuple[int, int]
+    rows: tuple[LayerMapRow, ...]
+
+    def to_json(self) -> dict:
+        """Plain-JSON form: ``{"num_layers", "capturable", "rows": [{"label", "kind", "ids", "boundaries", "note"}]}``."""
+        return {
+            "num_layers": self.num_layers,
+            "capturable": list(self.capturable),
+            "rows": [
+                {
+                    "label": r.label,
+                    "kind": r.kind,
+                    "ids": list(r.ids) if r.ids is not None else None,
+                    "boundaries": list(r.boundaries),
+                    "note": r.note,
+                }
+                for r in self.rows
+            ],
+        }
+
+
+@dataclasses.dataclass
+class PairingReport:
+    """What the pairing analysis found.
+
+    ``diagnostics``: ordered errors, warnings, infos. ``captured_boundaries``: the boundaries SGLang will feed the
+    draft, in capture (layer) order, empty when nothing is captured (non-EAGLE-3 algorithms). ``declared_ids``: the
+    ids SGLang reads (``eagle_config.eagle_aux_hidden_state_layer_ids``), None when absent. ``source``: ``probe``
+    (the installed SGLang's own ``set_eagle3_layers_to_capture``) or ``rules:<version>``. ``layer_map``: a
+    :class:`LayerMap` or None when the target layer count is unknown. ``suggested_ids``: ids to write into the
+    draft's ``eagle_config`` so that SGLang captures the trained boundaries (None when nothing to change).
+    """
+
+    diagnostics: list[Diagnostic]
+    captured_boundaries: list[int]
+    declared_ids: list[int] | None
+    source: str
+    layer_map: LayerMap | None = None
+    algorithm: str = "EAGLE3"
+    sglang_version: str | None = None
+    suggested_ids: list[int] | None = None
+
+    @property
+    def has_errors(self) -> bool:
+        """True when any diagnostic is an ``error``."""
+        return any(d.severity == "error" for d in self.diagnostics)
+
+    def by_code(self, code: str) -> list[Diagnostic]:
+        """The diagnostics with ``code``."""
+        return [d for d in self.diagnostics if d.code == code]
+
+    def to_json(self) -> dict:
+        """The issue's JSON shape plus extras: ``{"diagnostics": [...], "captured_boundaries": [...],
+        "declared_ids": [...] | None, "source": "probe" | "rules:<version>", "layer_map": {...} | None,
+        "suggested_ids": [...] | None}``."""
+        return {
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+            "captured_boundaries": list(self.captured_boundaries),
+            "declared_ids": list(self.declared_ids) if self.declared_ids is not None else None,
+            "source": self.source,
+            "layer_map": self.layer_map.to_json() if self.layer_map else None,
+            "suggested_ids": list(self.suggested_ids) if self.suggested_ids is not None else None,
+        }
+
+    def to_json_text(self) -> str:
+        """:meth:`to_json` as indented JSON text."""
+        return json.dumps(self.to_json(), indent=2)
+
+
+def sort_diagnostics(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Errors first, then warnings, then infos; stable within a severity."""
+    return sorted(diags, key=lambda d: SEVERITY_ORDER.get(d.severity, 3))

@@ -1,0 +1,440 @@
+"""SGLang's own speculative-decoding argument resolution, transcribed per version profile.
+
+Each step below names the SGLang code it mirrors. Sources (PyPI wheels): ``ServerArgs.__post_init__`` in
+``server_args.py`` for 0.4.1.post7, 0.4.3.post4/0.4.4.post1, 0.4.5, 0.4.7, 0.4.10, 0.5.1;
+``ServerArgs._handle_speculative_decoding`` for 0.5.5, 0.5.8, 0.5.9, 0.5.10, 0.5.11, 0.5.12;
+``arg_groups/speculative_hook.py`` (``handle_speculative_decoding``, ``_handle_eagle_family``, ``_handle_ngram``)
+for 0.5.16, 0.5.20 and 0.5.23. The steps run in SGLang's order and stop where SGLang raises, so the effective
+values are what SGLang would hold at that point.
+"""
+
+from __future__ import annotations
+
+from specdash.sglang.architectures import (
+    MTP_NO_WARNING,
+    auto_triple,
+    auto_triple_choices,
+    mtp_architectures,
+)
+from specdash.sglang.diagnostics import Edit
+from specdash.sglang.rules.context import Context
+
+#: Builtin algorithm names of the current profile (``SpeculativeAlgorithm`` enum, 0.5.23) plus the NEXTN alias.
+CURRENT_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO", "FROZEN_KV_MTP")
+_TYPE_ERROR_GT = "'>' not supported between instances of 'NoneType' and 'int'"
+_TRUE = ("true", "1", "yes", "y")
+_FALSE = ("false", "0", "no", "n")
+
+
+def _env_bool(ctx: Context, name: str, default: bool) -> bool:
+    raw = ctx.env.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    ctx.error("bad-env-value", name, f'{name}={raw}: SGLang raises ValueError: "{value}" is not a valid boolean '
+              "value (use 1/0 or true/false)", exception="ValueError", stage="server_args", stop=False,
+              fix=ctx.fix(f"set {name}=1", Edit("set_env", option=name, value="1")))
+    return default
+
+
+def resolve(ctx: Context) -> None:
+    """Run the version's speculative resolution on ``ctx.values`` (see module docstring)."""
+    v, p = ctx.values, ctx.profile
+    algo = v.get("speculative_algorithm")
+    if algo is None:
+        return
+    algo_opt = ctx.option("speculative_algorithm")
+    if p.at_least("0.5.16"):
+        upper = str(algo).upper()
+        if upper != algo:
+            ctx.override("algorithm-upper-cased", "speculative_algorithm", upper,
+                         "SGLang upper-cases the algorithm name (handle_speculative_decoding)")
+        algo = upper
+        if algo not in CURRENT_ALGORITHMS:
+            ctx.error("unknown-algorithm", algo_opt,
+                      f"SGLang raises ValueError: Unknown speculative algorithm name: {v['speculative_algorithm']}. "
+                      "Builtins: EAGLE, EAGLE3, NEXTN (= EAGLE), STANDALONE, NGRAM, DFLASH, DSPARK, UNO.",
+                      exception="ValueError",
+                      fix=ctx.fix(f"use {algo_opt} NEXTN" if algo == "MTP" else f"use {algo_opt} EAGLE3",
+                                  ctx.set_edit("speculative_algorithm", "NEXTN" if algo == "MTP" else "EAGLE3")))
+            return
+    if p.at_least("0.4.3") and algo == "NEXTN":
+        ctx.override("nextn-is-eagle", "speculative_algorithm", "EAGLE",
+                     "NEXTN is an alias: SGLang runs it with the EAGLE implementation")
+        algo = "EAGLE"
+    v["speculative_algorithm"] = algo
+    if v.get("speculative_draft_model_path") is not None and "speculative_draft_model_revision" in v \
+            and v.get("speculative_draft_model_revision") is None:
+        v["speculative_draft_model_revision"] = "main"
+    if p.at_least("0.5.16"):
+        _current_common(ctx)
+        if ctx.stopped:
+            return
+    family = ("EAGLE", "EAGLE3", "STANDALONE") if p.at_least("0.5.5") else ("EAGLE", "EAGLE3")
+    if not p.at_least("0.4.5"):
+        family = ("EAGLE",)
+    if algo in family:
+        _eagle_family(ctx, algo)
+    elif algo == "NGRAM":
+        _ngram(ctx)
+    elif algo in ("DFLASH", "DSPARK"):
+        _block_drafters(ctx, algo)
+
+
+def _current_common(ctx: Context) -> None:
+    v = ctx.values
+    window = v.get("speculative_draft_window_size")
+    if window is not None and int(window) <= 0:
+        ctx.error("draft-window-not-positive", ctx.option("speculative_draft_window_size"),
+                  f"SGLang raises ValueError: --speculative-draft-window-size must be positive, got {window}.",
+                  exception="ValueError")
+        return
+    if "SGLANG_ENABLE_SPEC_V2" in ctx.env:
+        ctx.add("warning", "spec-v2-env-removed", "SGLANG_ENABLE_SPEC_V2",
+                "SGLANG_ENABLE_SPEC_V2 has no effect in this release: speculative decoding always runs the V2 "
+                "worker; --disable-overlap-schedule selects the synchronous path.",
+                ctx.fix("unset SGLANG_ENABLE_SPEC_V2", Edit("unset_env", option="SGLANG_ENABLE_SPEC_V2")))
+
+
+def _eagle_family(ctx: Context, algo: str) -> None:
+    v, p = ctx.values, ctx.profile
+    if p.name == "0.4.1":
+        why = "SGLang 0.4.0-0.4.2 turns these off for EAGLE (radix cache, chunked prefill, overlap scheduler)"
+        ctx.override("eagle-disables-radix-cache", "disable_radix_cache", True, why)
+        ctx.override("eagle-disables-chunked-prefill", "chunked_prefill_size", -1, why)
+        ctx.override("eagle-disables-overlap", "disable_overlap_schedule", True, why)
+        v["disable_cuda_graph_padding"] = True
+        return
+    if p.name == "0.4.3":
+        if v.get("max_running_requests") is None:
+            ctx.override("max-running-requests-default", "max_running_requests", 32,
+                         "SGLang 0.4.3-0.4.4 caps concurrent requests at 32 for EAGLE",
+                         ctx.fix("set --max-running-requests explicitly", ctx.set_edit("max_running_requests", 32)))
+        v["disable_cuda_graph_padding"] = True
+        ctx.override("eagle-disables-overlap", "disable_overlap_schedule", True,
+                     "the overlap scheduler is off for EAGLE")
+        return
+    # 0.4.5 and later
+    if algo == "STANDALONE" and v.get("enable_dp_attention"):
+        ctx.error("standalone-dp-attention", (ctx.option("speculative_algorithm"), ctx.option("enable_dp_attention")),
+                  "SGLang raises ValueError: Currently standalone speculative decoding does not support dp attention.",
+                  exception="ValueError",
+                  fix=ctx.fix("remove --enable-dp-attention", Edit("remove", dest="enable_dp_attention")))
+        return
+    if v.get("max_running_requests") is None:
+        ctx.override("max-running-requests-default", "max_running_requests", 48,
+                     "SGLang lowers the request cap to 48 for speculative decoding when --max-running-requests is "
+                     "not given" + (" (log: 'Max running requests is reset to 48 for speculative decoding')"
+                                    if p.at_least("0.5.5") else " (no log line)"),
+                     ctx.fix("set --max-running-requests explicitly (e.g. 48)", ctx.set_edit("max_running_requests", 48)))
+    _overlap(ctx, algo)
+    if ctx.stopped:
+        return
+    mixed_off = p.at_least("0.4.7") and (not p.at_least("0.5.20") or algo not in ("EAGLE", "EAGLE3"))
+    if mixed_off and v.get("enable_mixed_chunk"):
+        ctx.override("mixed-chunk-disabled", "enable_mixed_chunk", False,
+                     f"mixed chunked prefill is not supported with {algo} speculative decoding",
+                     ctx.fix("remove --enable-mixed-chunk", Edit("remove", dest="enable_mixed_chunk")))
+    _mtp_draft(ctx)
+    if ctx.stopped:
+        return
+    steps_opt, topk_opt, draft_opt = (ctx.option("speculative_num_steps"), ctx.option("speculative_eagle_topk"),
+                                      ctx.option("speculative_num_draft_tokens"))
+    steps, topk, draft = v.get("speculative_num_steps"), v.get("speculative_eagle_topk"), \
+        v.get("speculative_num_draft_tokens")
+    adaptive = bool(v.get("speculative_adaptive")) and p.at_least("0.5.16")
+    if steps is None and not adaptive:
+        if topk is not None or draft is not None:
+            given = [o for o, x in ((topk_opt, topk), (draft_opt, draft)) if x is not None]
+            chain = ctx.fix(f"add {steps_opt} {_suggest_steps(topk, draft)}",
+                            ctx.set_edit("speculative_num_steps", _suggest_steps(topk, draft)))
+            ctx.error("steps-missing", (steps_opt, *given),
+                      f"{' and '.join(given)} given without {steps_opt}: SGLang chooses the three depth values only "
+                      "when all three are omitted, and otherwise stops with a bare AssertionError (no message) in "
+                      "ServerArgs. Add --speculative-num-steps, or remove the other depth flags.",
+                      exception="AssertionError", fix=chain)
+            return
+        triple = auto_triple(ctx.profile, algo, ctx.arch)
+        if triple is None:
+            choices = auto_triple_choices(ctx.profile, algo)
+            text = "; ".join(f"{k}: {a}/{b}/{c}" for k, (a, b, c) in choices.items())
+            ctx.add("info", "auto-depth-unknown-arch", (steps_opt, topk_opt, draft_opt),
+                    "no depth flags: SGLang chooses (num_steps, topk, num_draft_tokens) from the target's "
+                    f"architecture, which is not known here ({text}). Give the model's config.json to decide.")
+            ctx.notes["depth_undecided"] = True
+            return
+        a, b, c = triple
+        arch_text = f"for {ctx.arch}" + (f" ({ctx.arch_source})" if ctx.arch_source else "") if ctx.arch else \
+            ("for STANDALONE" if algo == "STANDALONE" else "for every architecture in this release")
+        v["speculative_num_steps"], v["speculative_eagle_topk"], v["speculative_num_draft_tokens"] = a, b, c
+        ctx.add("info", "auto-depth", (steps_opt, topk_opt, draft_opt),
+                f"no depth flags: SGLang will choose num_steps/topk/num_draft_tokens = {a}/{b}/{c} {arch_text}",
+                ctx.fix(f"pin them: {steps_opt} {a} {topk_opt} {b} {draft_opt} {c}",
+                        ctx.set_edit("speculative_num_steps", a), ctx.set_edit("speculative_eagle_topk", b),
+                        ctx.set_edit("speculative_num_draft_tokens", c)))
+        steps, topk, draft = a, b, c
+    if topk is None:
+        _topk_missing(ctx, algo)
+        return
+    # trtllm_mha: only topk 1 (0.5.0+)
+    if p.at_least("0.5.0rc0"):
+        backends = [v.get("attention_backend"), v.get("decode_attention_backend"), v.get("prefill_attention_backend")]
+        if "trtllm_mha" in backends and topk > 1:
+            ctx.error("trtllm-mha-topk", (ctx.option("attention_backend"), topk_opt),
+                      "SGLang raises ValueError: trtllm_mha backend only supports topk = 1 for speculative decoding.",
+                      exception="ValueError",
+                      fix=ctx.fix(f"use a chain: {topk_opt} 1 {draft_opt} {steps + 1}",
+                                  ctx.set_edit("speculative_eagle_topk", 1),
+                                  ctx.set_edit("speculative_num_draft_tokens", steps + 1)))
+            return
+    page = v.get("page_size")
+    page = 1 if page is None else page
+    if p.at_least("0.4.5") and not p.at_least("0.4.10") and page > 1 and topk > 1:
+        ctx.override("page-size-forces-topk-1", "speculative_eagle_topk", 1,
+                     f"SGLang {p.releases} sets topk to 1 when --page-size > 1",
+                     ctx.fix("use --page-size 1", ctx.set_edit("page_size", 1)))
+        topk = 1
+    if p.at_least("0.4.7") and topk == 1 and draft != steps + 1:
+        fix = None
+        if draft is not None and draft - 1 > 0 and draft != steps + 1:
+            fix = ctx.fix(f"set {steps_opt} {draft - 1} (a chain of {draft - 1} draft steps)",
+                          ctx.set_edit("speculative_num_steps", draft - 1))
+        why = ("with topk 1 the draft is a chain, so SGLang verifies num_steps + 1 tokens (log: "
+               "'speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk "
+               "== 1')")
+        if draft is not None and draft > steps + 1:
+            why += f". If a {draft}-token tree was intended, topk must be > 1"
+        ctx.override("draft-tokens-adjusted", "speculative_num_draft_tokens", steps + 1, why, fix,
+                     flags=(draft_opt, topk_opt, steps_opt))
+        draft = steps + 1
+    if p.at_least("0.5.5") and topk > 1 and page > 1:
+        if p.at_least("0.5.16"):
+            allowed = ("flashinfer", "fa3", "triton")
+        elif p.at_least("0.5.8"):
+            allowed = ("flashinfer", "fa3")
+        else:
+            allowed = ("flashinfer",)
+        backend = v.get("attention_backend")
+        if backend is None:
+            ctx.add("warning", "page-size-topk-auto-backend", (ctx.option("page_size"), topk_opt),
+                    f"topk {topk} > 1 with --page-size {page} > 1 is accepted only with attention backend "
+                    f"{' / '.join(allowed)}; the backend is chosen automatically from the GPU and model here, and "
+                    "SGLang raises ValueError if it is another one.",
+                    ctx.fix(f"add --attention-backend {allowed[0]}", ctx.set_edit("attention_backend", allowed[0])))
+        elif backend not in allowed:
+            if p.at_least("0.5.16"):
+                msg = (f"speculative_eagle_topk > 1 with page_size > 1 is only supported on {allowed}; got "
+                       f"attention_backend={backend!r}. Use page_size == 1 or one of those backends.")
+            else:
+                msg = ("speculative_eagle_topk > 1 with page_size > 1 is unstable and produces incorrect results for "
+                       "paged attention backends. This combination is only supported for the 'flashinfer' backend.")
+            ctx.error("page-size-topk-backend", (ctx.option("page_size"), topk_opt, ctx.option("attention_backend")),
+                      f"SGLang raises ValueError: {msg}", exception="ValueError",
+                      fix=ctx.fix("use --page-size 1", ctx.set_edit("page_size", 1)))
+            return
+    if draft is None:
+        ctx.error("draft-tokens-missing", draft_opt,
+                  f"{steps_opt} and {topk_opt} {topk} are set but {draft_opt} is not: SGLang accepts the arguments "
+                  "but the speculative worker has no verify width and fails at start-up.",
+                  exception="TypeError", stage="startup",
+                  fix=ctx.fix(f"add {draft_opt} {min(steps * topk + 1, 64)}",
+                              ctx.set_edit("speculative_num_draft_tokens", min(steps * topk + 1, 64))))
+
+
+def _suggest_steps(topk, draft) -> int:
+    if topk == 1 and draft:
+        return max(1, draft - 1)
+    return 3 if (topk or 1) == 1 else 5
+
+
+def _topk_missing(ctx: Context, algo: str) -> None:
+    """num_steps given, topk omitted. 0.5.5+: ``speculative_eagle_topk > 1`` compares None (page-size rule) ->
+    TypeError in ServerArgs (SGLang PR #22895 reproduces it). 0.4.7-0.5.4: ServerArgs passes, the draft worker
+    fails at start-up."""
+    p, v = ctx.profile, ctx.values
+    steps = v.get("speculative_num_steps")
+    steps_opt, topk_opt, draft_opt = (ctx.option("speculative_num_steps"), ctx.option("speculative_eagle_topk"),
+                                      ctx.option("speculative_num_draft_tokens"))
+    given = [steps_opt] + ([draft_opt] if v.get("speculative_num_draft_tokens") is not None else [])
+    page = v.get("page_size") or 1
+    in_server_args = p.at_least("0.5.5") or (p.at_least("0.4.5") and not p.at_least("0.4.10") and page > 1)
+    where = (f"SGLang stops in ServerArgs with TypeError: {_TYPE_ERROR_GT}" if in_server_args else
+             "SGLang accepts the arguments but the draft worker fails at start-up with speculative_eagle_topk None")
+    fix = ctx.fix(f"add {topk_opt} 1 {draft_opt} {steps + 1} (a chain of {steps})",
+                  ctx.set_edit("speculative_eagle_topk", 1), ctx.set_edit("speculative_num_draft_tokens", steps + 1))
+    ctx.error("topk-missing", (*given, topk_opt),
+              f"{' and '.join(given)} set but {topk_opt} is not. SGLang auto-chooses the depth values only when all "
+              f"three are omitted; {where}. Either add {topk_opt} 1 {draft_opt} {steps + 1} (a chain, = steps + 1), "
+              f"or drop {steps_opt} and let SGLang choose all three.",
+              exception="TypeError", stage="server_args" if in_server_args else "startup", fix=fix)
+
+
+def _overlap(ctx: Context, algo: str) -> None:
+    v, p = ctx.values, ctx.profile
+    topk = v.get("speculative_eagle_topk")
+    env_set = "SGLANG_ENABLE_SPEC_V2" in ctx.env
+    if not p.at_least("0.5.5"):
+        ctx.override("spec-disables-overlap", "disable_overlap_schedule", True,
+                     "the overlap scheduler is off with EAGLE speculative decoding in this release")
+        if env_set:
+            ctx.add("warning", "spec-v2-env-unknown", "SGLANG_ENABLE_SPEC_V2",
+                    f"SGLANG_ENABLE_SPEC_V2 is not read by SGLang {p.releases}; it has no effect.")
+        return
+    if not p.at_least("0.5.8"):
+        spec_v2 = _env_bool(ctx, "SGLANG_ENABLE_SPEC_V2", False)
+        if algo == "EAGLE" and spec_v2:
+            ctx.override("spec-v2-overlap-on", "disable_overlap_schedule", False,
+                         "SGLANG_ENABLE_SPEC_V2 turns the overlap scheduler on for EAGLE")
+        if not spec_v2:
+            ctx.override("spec-disables-overlap", "disable_overlap_schedule", True,
+                         "the overlap scheduler is off unless SGLANG_ENABLE_SPEC_V2 is set")
+        if spec_v2 and topk is not None and topk > 1 and not v.get("disable_overlap_schedule"):
+            ctx.error("spec-v2-topk", ("SGLANG_ENABLE_SPEC_V2", ctx.option("speculative_eagle_topk")),
+                      f"SGLANG_ENABLE_SPEC_V2=1 (overlap speculative scheduler) requires --speculative-eagle-topk 1; "
+                      f"topk = {topk} passes the argument checks in this release but fails at run time with a tensor "
+                      "size mismatch in the draft forward (SGLang issues #13352, #14077).",
+                      exception="RuntimeError", stage="runtime",
+                      fix=ctx.fix("unset SGLANG_ENABLE_SPEC_V2", Edit("unset_env", option="SGLANG_ENABLE_SPEC_V2")))
+        return
+    if not p.at_least("0.5.11"):
+        spec_v2 = _env_bool(ctx, "SGLANG_ENABLE_SPEC_V2", False)
+        if spec_v2:
+            ctx.override("spec-v2-overlap-on", "disable_overlap_schedule", False,
+                         "SGLANG_ENABLE_SPEC_V2 turns the overlap scheduler on")
+            if topk is not None and topk > 1:
+                ctx.error("spec-v2-topk", ("SGLANG_ENABLE_SPEC_V2", ctx.option("speculative_eagle_topk")),
+                          "SGLANG_ENABLE_SPEC_V2=1 requires --speculative-eagle-topk 1: SGLang raises ValueError: "
+                          "Spec v2 currently only supports topk = 1 for speculative decoding.",
+                          exception="ValueError",
+                          fix=ctx.fix("unset SGLANG_ENABLE_SPEC_V2",
+                                      Edit("unset_env", option="SGLANG_ENABLE_SPEC_V2")))
+        else:
+            ctx.override("spec-disables-overlap", "disable_overlap_schedule", True,
+                         "the overlap scheduler is off unless SGLANG_ENABLE_SPEC_V2=True is set")
+        return
+    if not p.at_least("0.5.16"):
+        spec_v2 = _env_bool(ctx, "SGLANG_ENABLE_SPEC_V2", True)
+        if topk is not None and topk > 1 and not v.get("disable_overlap_schedule"):
+            ctx.override("spec-v1-topk", "disable_overlap_schedule", True,
+                         "spec v2 (overlap) supports only topk 1, so SGLang falls back to spec v1 without overlap")
+        elif not spec_v2 and not v.get("disable_overlap_schedule"):
+            ctx.override("spec-v1-env", "disable_overlap_schedule", True,
+                         "SGLANG_ENABLE_SPEC_V2=False selects spec v1 without overlap")
+        return
+    if v.get("device") == "cpu" and not v.get("disable_overlap_schedule"):
+        ctx.override("spec-cpu-overlap", "disable_overlap_schedule", True,
+                     "Overlap schedule is not implemented for speculative decoding on CPU")
+
+
+def _mtp_draft(ctx: Context) -> None:
+    v, p = ctx.values, ctx.profile
+    archs = mtp_architectures(p)
+    if not archs or ctx.arch is None:
+        return
+    if ctx.arch in archs:
+        if v.get("speculative_draft_model_path") is None:
+            v["speculative_draft_model_path"] = v.get("model_path")
+            if "speculative_draft_model_revision" in v:
+                v["speculative_draft_model_revision"] = v.get("revision")
+            ctx.add("info", "mtp-draft-from-target", ctx.option("speculative_draft_model_path"),
+                    f"{ctx.arch} carries its own MTP/NextN draft layers: SGLang uses the target checkpoint as the "
+                    "draft.", field="speculative_draft_model_path")
+        elif ctx.arch not in MTP_NO_WARNING:
+            ctx.add("warning", "mtp-draft-path-given", ctx.option("speculative_draft_model_path"),
+                    f"{ctx.arch} carries its own MTP draft: SGLang logs 'DeepSeek MTP does not require setting "
+                    "speculative_draft_model_path.' and still uses the path given.",
+                    ctx.fix("remove --speculative-draft-model-path",
+                            Edit("remove", dest="speculative_draft_model_path")))
+        if p.at_least("0.5.0rc0") and not p.at_least("0.5.5"):
+            page = v.get("page_size")
+            if page is not None and page != 1 and v.get("attention_backend") == "flashinfer":
+                ctx.error("mtp-page-size-flashinfer", (ctx.option("page_size"), ctx.option("attention_backend")),
+                          "SGLang raises ValueError: Speculative decoding with page_size != 1 is not supported. "
+                          "Please set page_size to 1.", exception="ValueError",
+                          fix=ctx.fix("use --page-size 1", ctx.set_edit("page_size", 1)))
+
+
+def _ngram(ctx: Context) -> None:
+    v, p = ctx.values, ctx.profile
+    device = v.get("device") or "cuda"
+    if p.at_least("0.5.16"):
+        if device not in ("cuda", "cpu", "xpu"):
+            ctx.error("ngram-device", ctx.option("device"),
+                      "SGLang raises ValueError: Ngram speculative decoding only supports CUDA, CPU, or XPU devices.",
+                      exception="ValueError")
+            return
+        if device == "cpu" and not v.get("disable_overlap_schedule"):
+            ctx.override("spec-cpu-overlap", "disable_overlap_schedule", True,
+                         "Overlap schedule is not implemented for speculative decoding on CPU")
+    elif not device.startswith("cuda"):
+        ctx.error("ngram-device", ctx.option("device"),
+                  "SGLang raises ValueError: Ngram speculative decoding only supports CUDA device.",
+                  exception="ValueError")
+        return
+    if v.get("max_running_requests") is None:
+        ctx.override("max-running-requests-default", "max_running_requests", 48,
+                     "SGLang lowers the request cap to 48 for speculative decoding when --max-running-requests is "
+                     "not given", ctx.fix("set --max-running-requests explicitly", ctx.set_edit("max_running_requests", 48)))
+    if not p.at_least("0.5.16"):
+        ctx.override("ngram-disables-overlap", "disable_overlap_schedule", True,
+                     "the overlap scheduler is off for NGRAM speculative decoding")
+    if v.get("enable_mixed_chunk"):
+        ctx.override("mixed-chunk-disabled", "enable_mixed_chunk", False,
+                     "mixed chunked prefill is not supported with NGRAM speculative decoding")
+    v["enable_mixed_chunk"] = False
+    breadth = v.get("speculative_ngram_max_bfs_breadth", 10)
+    ctx.override("ngram-topk-from-breadth", "speculative_eagle_topk", breadth,
+                 "for NGRAM, SGLang takes topk from --speculative-ngram-max-bfs-breadth")
+    if v.get("speculative_num_draft_tokens") is None:
+        if p.at_least("0.5.10"):
+            new = 12
+        else:
+            new = v.get("speculative_ngram_max_match_window_size", 12)
+        ctx.override("ngram-draft-tokens-default", "speculative_num_draft_tokens", new,
+                     "NGRAM default verify width")
+    if p.at_least("0.5.16") and v.get("speculative_num_steps") is None:
+        v["speculative_num_steps"] = v["speculative_num_draft_tokens"] // breadth
+    page = v.get("page_size") or 1
+    if breadth > 1 and page > 1:
+        backend = v.get("attention_backend")
+        if backend is None:
+            ctx.add("warning", "page-size-topk-auto-backend", ctx.option("page_size"),
+                    f"NGRAM uses topk {breadth} (> 1); with --page-size {page} > 1 SGLang accepts only the flashinfer "
+                    "attention backend and raises ValueError otherwise; the backend is chosen automatically here.",
+                    ctx.fix("add --attention-backend flashinfer", ctx.set_edit("attention_backend", "flashinfer")))
+        elif backend != "flashinfer":
+            ctx.error("page-size-topk-backend", (ctx.option("page_size"), ctx.option("attention_backend")),
+                      f"SGLang raises ValueError: speculative_eagle_topk({breadth}) > 1 with page_size({page}) > 1 is "
+                      "unstable and produces incorrect results for paged attention backends. This combination is "
+                      "only supported for the 'flashinfer' backend.", exception="ValueError",
+                      fix=ctx.fix("use --page-size 1", ctx.set_edit("page_size", 1)))
+            return
+    if v.get("enable_dp_attention"):
+        ctx.error("ngram-dp-attention", ctx.option("enable_dp_attention"),
+                  "SGLang raises ValueError: Currently ngram speculative decoding does not support dp attention.",
+                  exception="ValueError", fix=ctx.fix("remove --enable-dp-attention",
+                                                      Edit("remove", dest="enable_dp_attention")))
+
+
+def _block_drafters(ctx: Context, algo: str) -> None:
+    """DFLASH / DSPARK (0.5.16+): num_steps and topk forced to 1, request cap 48, mixed chunk off."""
+    v = ctx.values
+    if algo == "DFLASH" and v.get("speculative_draft_model_path") is None:
+        ctx.error("dflash-draft-missing", ctx.option("speculative_draft_model_path"),
+                  "SGLang raises ValueError: DFLASH speculative decoding requires setting "
+                  "--speculative-draft-model-path.", exception="ValueError")
+        return
+    if v.get("max_running_requests") is None:
+        ctx.override("max-running-requests-default", "max_running_requests", 48,
+                     "SGLang lowers the request cap to 48 for speculative decoding")
+    for dest in ("speculative_num_steps", "speculative_eagle_topk"):
+        if v.get(dest) not in (None, 1):
+            ctx.override(f"{algo.lower()}-forces-1", dest, 1, f"{algo} only supports {dest} == 1")
+        v[dest] = 1
+    if v.get("enable_mixed_chunk"):
+        ctx.override("mixed-chunk-disabled", "enable_mixed_chunk", False,
+                     f"mixed chunked prefill is not supported with {algo}")

@@ -1,0 +1,235 @@
+"""Validate an SGLang launch command: the public entry point of the rule engine.
+
+``validate_command(text, sglang_version=None, model_config=None) -> ValidationReport``: parses the pasted command,
+matches it against the release's flag table as argparse would, runs SGLang's own speculative resolution for that
+version and the advisory rules, and returns the diagnostics plus the effective configuration (SGLang field names)
+next to what the user typed. Pure: no I/O, no Textual; typically well under 1 ms (benchmarks/bench_validate.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+from specdash.sglang.architectures import architecture_from_config, guess_architecture
+from specdash.sglang.arguments import parse_arguments
+from specdash.sglang.command import LaunchCommand, parse_command
+from specdash.sglang.diagnostics import SEVERITY_RANK, Diagnostic, Edit, Fix
+from specdash.sglang.flags import load_table
+from specdash.sglang.rules import Context, advice, argparse_level, speculative
+from specdash.sglang.rules.advice import check_pairing
+from specdash.sglang.versions import Profile, profile_for
+
+#: Fields always shown in the effective configuration (when the release has them).
+EFFECTIVE_FIELDS: tuple[str, ...] = (
+    "speculative_algorithm",
+    "speculative_draft_model_path",
+    "speculative_draft_model_revision",
+    "speculative_num_steps",
+    "speculative_eagle_topk",
+    "speculative_num_draft_tokens",
+    "max_running_requests",
+    "disable_overlap_schedule",
+    "enable_mixed_chunk",
+    "page_size",
+    "attention_backend",
+    "disable_radix_cache",
+    "chunked_prefill_size",
+    "disable_cuda_graph",
+    "cuda_graph_max_bs",
+    "tp_size",
+    "mem_fraction_static",
+    "model_path",
+)
+
+
+@dataclasses.dataclass
+class ValidationReport:
+    """What :func:`validate_command` found.
+
+    ``sglang_version``: the version the rules used (the one asked for, else the newest known release);
+    ``profile``: its :class:`~specdash.sglang.versions.Profile`; ``diagnostics``: list of
+    :class:`~specdash.sglang.diagnostics.Diagnostic`, most severe first; ``effective``: ``{ServerArgs field: value}``
+    SGLang will use (None = chosen by SGLang at launch from the GPU/model); ``typed``: ``{field: value}`` as the
+    user typed them (converted like argparse does); ``architecture`` / ``architecture_source``: the target's HF
+    architecture and where it came from (``config.json`` or ``guessed from the model name``); ``command``: the
+    parsed :class:`~specdash.sglang.command.LaunchCommand`.
+    """
+
+    sglang_version: str
+    profile: Profile
+    diagnostics: list[Diagnostic]
+    effective: dict[str, Any]
+    typed: dict[str, Any]
+    architecture: str | None = None
+    architecture_source: str | None = None
+    command: LaunchCommand | None = None
+
+    @property
+    def has_errors(self) -> bool:
+        """True when any diagnostic is an ``error``."""
+        return any(d.severity == "error" for d in self.diagnostics)
+
+    def by_severity(self, severity: str) -> list[Diagnostic]:
+        """The diagnostics of one severity, in order."""
+        return [d for d in self.diagnostics if d.severity == severity]
+
+    def codes(self) -> list[str]:
+        """The diagnostics' codes, in order (handy for tests and scripts)."""
+        return [d.code for d in self.diagnostics]
+
+    def find(self, code: str) -> Diagnostic | None:
+        """The first diagnostic with ``code``, or None."""
+        return next((d for d in self.diagnostics if d.code == code), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``specdash validate --json`` object: ``{"sglang_version", "profile", "diagnostics": [{"severity",
+        "code", "flags", "message", "fix"}...], "effective": {...}, "typed": {...}, "architecture"}``."""
+        return {
+            "sglang_version": self.sglang_version,
+            "profile": f"{self.profile.name} ({self.profile.releases})",
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+            "effective": dict(self.effective),
+            "typed": dict(self.typed),
+            "architecture": self.architecture,
+            "architecture_source": self.architecture_source,
+        }
+
+
+def _initial_values(table, typed: dict[str, Any]) -> dict[str, Any]:
+    values = dict(_defaults(table))
+    values.update(typed)
+    return values
+
+
+@functools.lru_cache(maxsize=None)
+def _defaults(table) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for spec in table.specs:
+        if spec.dest in values:
+            continue
+        default = spec.default
+        if default is None and spec.action in ("store_true",):
+            default = False
+        values[spec.dest] = default
+    return values
+
+
+def validate_command(command_text: str, sglang_version: str | None = None, model_config: dict | None = None,
+                     *, draft_config: dict | None = None) -> ValidationReport:
+    """Validate ``command_text`` (a pasted launch command, see :mod:`specdash.sglang.command`) for SGLang
+    ``sglang_version`` (e.g. ``"0.5.9"``; None = newest known release) and the target's HF ``config.json`` dict
+    ``model_config`` (for architecture-dependent choices; without it the architecture is guessed from the model
+    name and labelled so). ``draft_config`` (the draft's config.json) enables the STANDALONE tokenizer check.
+
+    Raises ValueError when ``sglang_version`` is not a version string.
+    """
+    profile = profile_for(sglang_version)
+    table = load_table(profile.flag_release)
+    command = parse_command(command_text)
+    parsed = parse_arguments(command.args, table)
+    model_path = parsed.typed.get("model_path")
+    if model_path is None and command.positional:
+        model_path = command.positional[0].text
+    arch = architecture_from_config(model_config)
+    arch_source = "config.json" if arch else None
+    if arch is None:
+        arch = guess_architecture(model_path)
+        arch_source = "guessed from the model name" if arch else None
+    values = _initial_values(table, parsed.typed)
+    if model_path is not None:
+        values["model_path"] = model_path
+    ctx = Context(profile=profile, table=table, command=command, parsed=parsed, env=command.env_dict(), arch=arch,
+                  arch_source=arch_source, values=values)
+    if not command.found:
+        if command_text.strip():
+            ctx.add("error", "no-launch-command", (),
+                    "no SGLang launch command found (expected `python -m sglang.launch_server ...`, `sglang serve "
+                    "...` or a list of --flags)")
+    else:
+        if command.engine != "sglang":
+            _foreign_engine(ctx)
+        if command.other_commands:
+            ctx.add("info", "more-commands", (),
+                    f"the text holds {command.other_commands + 1} SGLang launch commands; this report is about the "
+                    "first one with speculative flags (edit the text to check another)")
+        if command.from_error_line:
+            ctx.add("info", "from-error-line", (),
+                    "taken from an argparse 'unrecognized arguments' line: every flag listed there was rejected")
+        argparse_level.check(ctx)
+        ctx = _with_renames(ctx)
+        speculative.resolve(ctx)
+        advice.check(ctx)
+        check_pairing(ctx, model_config, draft_config)
+    effective = {f: ctx.values.get(f) for f in EFFECTIVE_FIELDS if f in ctx.values}
+    for dest in ctx.parsed.typed:
+        effective.setdefault(dest, ctx.values.get(dest))
+    diagnostics = sorted(ctx.diagnostics, key=lambda d: SEVERITY_RANK[d.severity])
+    return ValidationReport(
+        sglang_version=profile.version,
+        profile=profile,
+        diagnostics=diagnostics,
+        effective=effective,
+        typed=dict(parsed.typed),
+        architecture=arch,
+        architecture_source=arch_source,
+        command=command,
+    )
+
+
+def _with_renames(ctx: Context) -> Context:
+    """When other engines' flags or ambiguous abbreviations were found and can be renamed (or the whole command is
+    another engine's and was translated), resolve the command as fixed, so the effective values show what the fixed
+    command will do. Diagnostics keep accumulating in the same list."""
+    fixed_text = None
+    if ctx.command.engine != "sglang":
+        for diag in ctx.diagnostics:
+            if diag.code == "not-sglang" and diag.fix is not None:
+                fixed_text = diag.fix.edits[0].value
+    else:
+        edits: list[Edit] = []
+        for diag in ctx.diagnostics:
+            if diag.code in ("foreign-flag", "ambiguous-flag") and diag.fix is not None:
+                if any(e.kind in ("rename", "set") for e in diag.fix.edits):
+                    edits.extend(diag.fix.edits)
+        if edits:
+            fixed_text = Fix("", tuple(edits), ctx.table.release).apply(ctx.command.text)
+    if fixed_text is None:
+        return ctx
+    command = parse_command(fixed_text)
+    parsed = parse_arguments(command.args, ctx.table)
+    values = _initial_values(ctx.table, parsed.typed)
+    values["model_path"] = parsed.typed.get("model_path", ctx.values.get("model_path"))
+    ctx.add("info", "resolved-as-fixed", (),
+            "the effective values below assume the flags above are renamed as suggested")
+    new = Context(profile=ctx.profile, table=ctx.table, command=command, parsed=parsed, env=command.env_dict(),
+                  arch=ctx.arch, arch_source=ctx.arch_source, values=values)
+    new.diagnostics = ctx.diagnostics
+    return new
+
+
+def _foreign_engine(ctx: Context) -> None:
+    """A vLLM / TensorRT-LLM command: say so and offer the whole command translated to SGLang."""
+    cmd = ctx.command
+    text = cmd.text
+    first_arg = cmd.args[0].start if cmd.args else cmd.end
+    model = cmd.positional[0].text if cmd.positional else None
+    head = "python -m sglang.launch_server" + (f" --model-path {model}" if model else "")
+    translated = text[:cmd.launcher_start] + head + (" " if cmd.args else "") + text[first_arg:]
+    translated = translated[: len(translated) - (len(text) - cmd.end)] if cmd.end < len(text) else translated
+    from specdash.sglang.rules import argparse_level  # local: the same helpers produce the per-flag fixes
+
+    probe = Context(profile=ctx.profile, table=ctx.table, command=ctx.command, parsed=ctx.parsed, env=ctx.env,
+                    arch=ctx.arch, arch_source=ctx.arch_source, values=dict(ctx.values))
+    argparse_level.check(probe)
+    edits: list[Edit] = []
+    for diag in probe.diagnostics:
+        if diag.code in ("foreign-flag", "unknown-flag") and diag.fix is not None:
+            edits.extend(diag.fix.edits)
+    fixed = Fix("", tuple(edits), ctx.table.release).apply(translated.strip())
+    engine = {"vllm": "vLLM", "trtllm": "TensorRT-LLM"}.get(cmd.engine, cmd.engine)
+    ctx.add("error", "not-sglang", (), f"this is a {engine} command ({cmd.launcher}), not SGLang's; its "
+            f"speculative flags are translated below. SGLang equivalent: {fixed}",
+            Fix("replace the whole command with its SGLang equivalent", (Edit("replace_all", value=fixed),),
+                ctx.table.release), stage="argparse", exception="SystemExit(2)")

@@ -1,0 +1,34 @@
+"""Shared fixtures. Keep this file to fixtures used by several test files; area-specific helpers live in
+their own modules (e.g. tests/sshd.py for the real OpenSSH server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def sshd_server(tmp_path_factory):
+    """A real OpenSSH sshd on 127.0.0.1 (see tests/sshd.py: :class:`SshdServer`), started once per session and
+    killed by process group at the end. Skips when sshd is not installed."""
+    from sshd import SshdServer, missing_reason  # tests/ is on sys.path (rootdir conftest, no __init__.py)
+
+    reason = missing_reason()
+    if reason:
+        pytest.skip(reason)
+    server = SshdServer(tmp_path_factory.mktemp("sshd"), REPO)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture
+def sshd(sshd_server):
+    """The session sshd, running (restarted if an earlier test left it stopped)."""
+    sshd_server.start()
+    return sshd_server

@@ -1,0 +1,147 @@
+"""The benchmarks pane driven with Pilot against a real HTTP server on 127.0.0.1 (tests/bench_server.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable, Static
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_server import BenchServerProcess  # noqa: E402
+from test_bench_sweep import BASE, FakeLifecycle  # noqa: E402
+
+from specdash.app.bench import BenchPane  # noqa: E402
+from specdash.bench.sweep import SweepDefinition, SweepPoint, SweepResult  # noqa: E402
+
+DATA = Path(__file__).parent / "data" / "bench"
+
+
+class PaneApp(App):
+    def __init__(self, url=None, readonly=False):
+        super().__init__()
+        self.url, self.readonly = url, readonly
+        self.finished = []
+
+    def compose(self) -> ComposeResult:
+        yield BenchPane(self.url, readonly=self.readonly)
+
+    def on_mount(self) -> None:
+        pane = self.query_one(BenchPane)
+        pane.bench_overrides = {"num_requests": 4, "concurrency": 2, "output_len": 10, "warmup_requests": 0,
+                                "api": "generate"}
+        pane.focus()
+
+    def on_bench_pane_run_finished(self, message: BenchPane.RunFinished) -> None:
+        self.finished.append(message)
+
+
+async def wait_for(pilot, predicate, timeout_s: float = 15.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached"
+        await pilot.pause(0.05)
+
+
+@pytest.fixture(autouse=True)
+def state_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path / "state"
+
+
+async def test_b_benchmarks_the_server_and_shows_the_figures(state_dir):
+    with BenchServerProcess({"ttft_s": 0.02, "chunk_delay_s": 0.01, "tokens_per_chunk": 3}) as server:
+        app = PaneApp(server.url)
+        async with app.run_test(size=(160, 48)) as pilot:
+            pane = app.query_one(BenchPane)
+            await pilot.press("b")
+            await wait_for(pilot, lambda: pane.results and not pane.running)
+            result = pane.results[0]
+            assert result.completed == 4 and not result.partial
+            assert result.accept_length == pytest.approx(10 / 3)
+            table = app.query_one("#bench-runs", DataTable)
+            row = table.get_row_at(0)
+            assert row[1] == "short-chat" and row[2] == "generate" and row[3] == "4/0"
+            assert row[9] == "3.33 (meta_info)"
+            assert "4/4 requests" in str(app.query_one("#bench-live", Static).render())
+            assert "benchmark done" in pane.status
+            assert app.finished and app.finished[0].path.parent == state_dir / "bench"
+            assert json.loads(app.finished[0].path.read_text())["requests"][0]["chunk_offsets_ms"]
+
+
+async def test_esc_cancels_and_keeps_a_partial_result():
+    with BenchServerProcess({"ttft_s": 0.02, "chunk_delay_s": 0.05, "tokens_per_chunk": 1}) as server:
+        app = PaneApp(server.url)
+        async with app.run_test(size=(160, 48)) as pilot:
+            pane = app.query_one(BenchPane)
+            pane.bench_overrides["num_requests"] = 8
+            await pilot.press("b")
+            await wait_for(pilot, lambda: pane.running)
+            await pilot.pause(0.6)  # the first two requests (~0.47 s) finished
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: pane.results and not pane.running)
+            result = pane.results[0]
+            assert result.partial and result.completed >= 2
+            assert "PARTIAL (cancelled)" in app.query_one("#bench-runs", DataTable).get_row_at(0)[10]
+            assert "partial result kept" in pane.status
+
+
+async def test_keys_explain_what_is_missing():
+    app = PaneApp(None)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BenchPane)
+        await pilot.press("b")
+        assert "no server to benchmark" in pane.status
+        await pilot.press("S")
+        assert "needs the server lifecycle" in pane.status
+        pane.readonly = True  # as in a replay or with --readonly
+        pane.server_url = "http://127.0.0.1:9"
+        await pilot.press("b")
+        assert "read-only" in pane.status and not pane.running
+
+
+async def test_S_runs_the_sweep_through_the_injected_lifecycle(state_dir):
+    # chain-5 streams 4 tokens per 20 ms verify step, the baseline 1 token per 20 ms: ~3.5x
+    fake = FakeLifecycle(timings={0: {"tokens_per_chunk": 1, "chunk_delay_s": 0.02, "speculative": False},
+                                  5: {"tokens_per_chunk": 4, "chunk_delay_s": 0.02}})
+    try:
+        app = PaneApp(None)
+        async with app.run_test(size=(160, 48)) as pilot:
+            pane = app.query_one(BenchPane)
+            pane.bench_overrides = {"num_requests": 6, "concurrency": 3, "output_len": 13, "warmup_requests": 0,
+                                    "api": "generate"}
+            pane.restart_server = fake.restart
+            pane.base_command = BASE
+            pane.sweep_definition = SweepDefinition(
+                (SweepPoint("baseline", speculative=False), SweepPoint("chain-5", True, None, 4, 1, 5)), repeats=1
+            )
+            await pilot.press("S")
+            await wait_for(pilot, lambda: pane.sweep_result is not None and not pane.running)
+            assert len(fake.commands) == 2 and pane.server_url == fake.servers[-1].url
+            table = app.query_one("#bench-sweep", DataTable)
+            assert table.row_count == 2
+            assert table.get_row_at(0)[4] == "1.00x"
+            speedup = float(table.get_row_at(1)[4].rstrip("x"))
+            assert speedup > 1.5
+            assert "recommended: chain-5" in str(app.query_one("#bench-recommendation", Static).render())
+            assert list((state_dir / "bench").glob("sweep-*.json"))
+    finally:
+        fake.close()
+
+
+def test_snapshot_bench_pane_with_a_sweep(snap_compare):
+    """Deterministic picture from stored results: the runs table, the sweep table, chart and recommendation."""
+    sweep = SweepResult.from_dict(json.loads((DATA / "sweep_result.json").read_text()))
+
+    async def show(pilot):
+        pane = pilot.app.query_one(BenchPane)
+        for run in sweep.points[-1].runs:
+            pane.show_run(run)
+        pane.show_sweep(sweep)
+        await pilot.pause()
+
+    assert snap_compare(PaneApp(None), terminal_size=(160, 48), run_before=show)

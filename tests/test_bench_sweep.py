@@ -1,0 +1,266 @@
+"""Depth sweep: real restarts of a real HTTP server (tests/bench_server.py) with per-depth timings, checkpoint and
+resume, rejected runs, the recommendation rules, and command editing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_server import BenchServerProcess  # noqa: E402
+
+from specdash.bench.command_edit import flag_value, remove_speculative_flags, set_flag  # noqa: E402
+from specdash.bench.runner import BenchSettings  # noqa: E402
+from specdash.bench.stats import repeat_spread  # noqa: E402
+from specdash.bench.sweep import (  # noqa: E402
+    PointResult,
+    SweepDefinition,
+    SweepError,
+    SweepPoint,
+    SweepResult,
+    SweepRunner,
+    command_for_point,
+    default_sweep,
+    load_sweep_yaml,
+)
+from specdash.bench.workload import Workload  # noqa: E402
+
+BASE = (
+    "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algo EAGLE3 "
+    "--speculative-draft-model-path jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B --speculative_num_steps 3 "
+    "--speculative-eagle-topk=1 --speculative-num-draft-tokens 4 --cuda-graph-max-bs 8 --port 30000"
+)
+
+# per depth (SGLang speculative_num_draft_tokens; 0 = no speculation): tokens per verify chunk and its delay.
+# Output tokens/s per request with 13 tokens: baseline ~120, 16 ~160, 10 ~225, 5 ~290 -> chain-5 wins clearly.
+TIMINGS = {
+    0: {"tokens_per_chunk": 1, "chunk_delay_s": 0.008, "speculative": False},
+    16: {"tokens_per_chunk": 4, "chunk_delay_s": 0.024},
+    10: {"tokens_per_chunk": 4, "chunk_delay_s": 0.016},
+    5: {"tokens_per_chunk": 3, "chunk_delay_s": 0.009},
+}
+
+
+class FakeLifecycle:
+    """restart(command) -> url: stops the previous server (its own process) and starts one whose timings
+    depend on the command's draft tokens, read here with shlex independently of specdash."""
+
+    def __init__(self, extra: dict | None = None, hang_on_call: int | None = None, timings: dict | None = None):
+        self.timings = timings or TIMINGS
+        self.commands: list[str] = []
+        self.servers: list[BenchServerProcess] = []
+        self.extra = extra or {}
+        self.hang_on_call = hang_on_call
+
+    async def restart(self, command: str) -> str:
+        self.commands.append(command)
+        if self.hang_on_call and len(self.commands) == self.hang_on_call:
+            await asyncio.Event().wait()  # a restart that never finishes: the sweep gets interrupted here
+        for server in self.servers:
+            server.stop()
+        words = shlex.split(command)
+        depth = int(words[words.index("--speculative-num-draft-tokens") + 1]) if "--speculative-num-draft-tokens" in words else 0
+        config = {"ttft_s": 0.01, **self.timings[depth], **self.extra}
+        server = await asyncio.to_thread(BenchServerProcess(config).start)
+        self.servers.append(server)
+        return server.url
+
+    def close(self):
+        for server in self.servers:
+            server.stop()
+
+
+@pytest.fixture
+def lifecycle():
+    made = []
+
+    def make(**kw):
+        made.append(FakeLifecycle(**kw))
+        return made[-1]
+
+    yield make
+    for lc in made:
+        lc.close()
+
+
+def bench_settings() -> BenchSettings:
+    workload = Workload(name="sweep-test", prompts=("a", "b", "c"))
+    return BenchSettings(
+        url="http://unused", workload=workload, api="generate", num_requests=6, concurrency=3, output_len=13,
+        warmup_requests=1, seed=5,
+    )
+
+
+async def test_sweep_restarts_per_point_and_recommends_the_fastest_stable_depth(tmp_path, lifecycle):
+    fake = lifecycle()
+    checkpoint = tmp_path / "sweep.json"
+    events = []
+    runner = SweepRunner(default_sweep(repeats=2), BASE, fake.restart, bench_settings(), checkpoint, on_event=events.append)
+    result = await runner.run()
+    assert result.finished and [p.point.name for p in result.points] == ["baseline", "chain-16", "chain-10", "chain-5"]
+    assert len(fake.commands) == 4
+    assert "--speculative" not in fake.commands[0]  # baseline: every speculative flag removed
+    assert "--speculative-num-draft-tokens 16" in fake.commands[1] and "--speculative-num-steps 15" in fake.commands[1]
+    assert all(len(p.runs) == 2 for p in result.points)
+    rows = {r.name: r for r in result.rows()}
+    assert rows["baseline"].speedup == pytest.approx(1.0)
+    # speedup is computed from the measured means, and ordered as the timings dictate
+    base_rate = result.point("baseline").throughput.mean
+    assert rows["chain-5"].speedup == pytest.approx(result.point("chain-5").throughput.mean / base_rate)
+    assert rows["chain-5"].speedup > rows["chain-10"].speedup > rows["chain-16"].speedup > 1.0
+    # accept length per point from /generate meta_info: 13 tokens / verify steps
+    assert result.point("chain-16").accept_length == pytest.approx(13 / 3)
+    assert result.point("chain-5").accept_length == pytest.approx(13 / 4)
+    assert result.point("baseline").accept_length is None
+    assert rows["chain-10"].alpha is not None and rows["chain-10"].predicted_accept_length is not None
+    rec = result.recommendation()
+    assert rec.name == "chain-5", rec.reason
+    # the checkpoint holds everything, raw per-request data included
+    saved = json.loads(checkpoint.read_text())
+    assert saved["finished"] and len(saved["points"]) == 4
+    assert saved["points"][3]["runs"][0]["requests"][0]["chunk_offsets_ms"]
+    assert saved["points"][1]["runs"][0]["effective_config"]["speculative_num_draft_tokens"] == 16
+    assert events[-1].phase == "finished"
+
+
+async def test_interrupted_sweep_resumes_from_its_checkpoint(tmp_path, lifecycle):
+    checkpoint = tmp_path / "sweep.json"
+    definition = default_sweep(repeats=1)
+    first = lifecycle(hang_on_call=3)
+    task = asyncio.ensure_future(SweepRunner(definition, BASE, first.restart, bench_settings(), checkpoint).run())
+    while len(first.commands) < 3:
+        await asyncio.sleep(0.05)
+    task.cancel()  # e.g. the user quit specdash during the third restart
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    saved = json.loads(checkpoint.read_text())
+    assert [p["point"]["name"] for p in saved["points"]] == ["baseline", "chain-16"] and not saved["finished"]
+
+    second = lifecycle()
+    result = await SweepRunner(definition, BASE, second.restart, bench_settings(), checkpoint).run()
+    assert len(second.commands) == 2  # only chain-10 and chain-5 were measured again
+    assert "--speculative-num-draft-tokens 10" in second.commands[0]
+    assert result.finished and [p.point.name for p in result.points] == ["baseline", "chain-16", "chain-10", "chain-5"]
+    assert result.rows()[0].speedup == pytest.approx(1.0)
+
+
+async def test_resume_refuses_a_checkpoint_of_another_sweep(tmp_path, lifecycle):
+    checkpoint = tmp_path / "sweep.json"
+    fake = lifecycle()
+    one_point = SweepDefinition((SweepPoint("baseline", speculative=False),), repeats=1)
+    await SweepRunner(one_point, BASE, fake.restart, bench_settings(), checkpoint).run()
+    with pytest.raises(SweepError, match="belongs to another sweep"):
+        await SweepRunner(default_sweep(1), BASE, fake.restart, bench_settings(), checkpoint).run()
+
+
+async def test_runs_with_failed_requests_are_rejected(tmp_path, lifecycle):
+    fake = lifecycle(extra={"fail_every": 4})
+    definition = SweepDefinition((SweepPoint("baseline", speculative=False),), repeats=1, max_rejected=1)
+    result = await SweepRunner(definition, BASE, fake.restart, bench_settings()).run()
+    point = result.point("baseline")
+    assert point.status == "failed" and len(point.rejected) == 2 and not point.runs
+    assert "failed request" in point.rejected[0] and "injected failure" in point.rejected[0]
+    assert result.recommendation().name is None
+
+
+async def test_a_restart_that_fails_marks_the_point_and_the_sweep_goes_on(lifecycle):
+    fake = lifecycle()
+
+    async def restart(command: str) -> str:
+        if "--speculative-num-draft-tokens 16" in command:
+            raise RuntimeError("CUDA out of memory while capturing graphs")
+        return await fake.restart(command)
+
+    definition = SweepDefinition(default_sweep().points[1::2], repeats=1)  # chain-16, chain-5
+    result = await SweepRunner(definition, BASE, restart, bench_settings()).run()
+    assert result.point("chain-16").status == "failed"
+    assert "CUDA out of memory" in result.point("chain-16").error
+    assert result.point("chain-5").status in ("ok", "unstable")
+
+
+# -- recommendation rules on synthetic points (pure) ------------------------------------------------------------
+
+
+def point(name: str, depth: int, values: list[float]) -> PointResult:
+    spec = depth > 0
+    p = SweepPoint(name, spec, None, depth - 1 if spec else None, 1 if spec else None, depth if spec else None)
+    spread = repeat_spread(values)
+    return PointResult(p, "unstable" if spread.unstable else "ok", throughput=spread)
+
+
+def sweep_of(*points: PointResult) -> SweepResult:
+    return SweepResult(default_sweep(), BASE, {}, "k", "now", points=list(points))
+
+
+def test_ties_within_noise_go_to_the_smaller_depth():
+    result = sweep_of(point("baseline", 0, [100, 101]), point("chain-10", 10, [150, 152]), point("chain-5", 5, [149, 150]))
+    rec = result.recommendation()
+    assert rec.name == "chain-5" and "tie" in rec.reason
+
+
+def test_the_fastest_wins_when_beyond_noise():
+    result = sweep_of(point("baseline", 0, [100, 101]), point("chain-10", 10, [170, 171]), point("chain-5", 5, [150, 151]))
+    assert result.recommendation().name == "chain-10"
+
+
+def test_unstable_points_are_never_recommended_and_say_so():
+    result = sweep_of(point("baseline", 0, [100, 101]), point("chain-10", 10, [150, 250]), point("chain-5", 5, [120, 121]))
+    assert result.point("chain-10").status == "unstable"
+    assert result.recommendation().name == "chain-5"
+    assert "unstable" in next(r for r in result.rows() if r.name == "chain-10").note
+
+
+def test_baseline_recommended_when_no_speculative_config_beats_it():
+    # case C37: every EAGLE3 config slower than the baseline at batch 1
+    result = sweep_of(point("baseline", 0, [222.47, 222.0]), point("chain-4", 4, [159.78, 160.1]), point("tree-8", 8, [207.62, 207.0]))
+    rec = result.recommendation()
+    assert rec.name == "baseline" and "leave speculation off" in rec.reason
+    speedups = {r.name: r.speedup for r in result.rows()}
+    assert speedups["chain-4"] == pytest.approx(159.94 / 222.235, rel=1e-3)
+
+
+# -- definition and commands -------------------------------------------------------------------------------------
+
+
+def test_default_sweep_is_baseline_plus_16_10_5_chains():
+    d = default_sweep()
+    assert [(p.name, p.speculative_num_steps, p.speculative_eagle_topk, p.speculative_num_draft_tokens) for p in d.points] == [
+        ("baseline", None, None, None), ("chain-16", 15, 1, 16), ("chain-10", 9, 1, 10), ("chain-5", 4, 1, 5)
+    ]
+
+
+def test_sweep_yaml_with_extra_flags():
+    d = load_sweep_yaml(
+        "repeats: 2\npoints:\n  - {name: base, speculative: false}\n"
+        "  - name: deep\n    speculative_num_steps: 7\n    speculative_eagle_topk: 1\n    speculative_num_draft_tokens: 8\n"
+        "    extra_flags: {--cuda-graph-max-bs: 16}\n"
+    )
+    assert d.repeats == 2 and d.points[1].depth == 8
+    cmd = command_for_point(BASE, d.points[1])
+    assert flag_value(cmd, "--cuda-graph-max-bs") == "16"
+    with pytest.raises(SweepError, match="unknown key"):
+        load_sweep_yaml("points:\n  - {name: x, num_steps: 3}\n")
+
+
+def test_command_edits_replace_every_spelling_of_a_flag():
+    cmd = command_for_point(BASE, default_sweep().points[2])
+    words = shlex.split(cmd)
+    assert words.count("--speculative-num-steps") == 1 and "--speculative_num_steps" not in cmd
+    assert flag_value(cmd, "--speculative-num-steps") == "9"
+    assert flag_value(cmd, "--speculative-eagle-topk") == "1" and "--speculative-eagle-topk=1" not in cmd
+    assert flag_value(cmd, "--speculative-algorithm") == "EAGLE3"  # kept from the abbreviation --speculative-algo
+    assert flag_value(cmd, "--port") == "30000" and flag_value(cmd, "--model-path").startswith("meta-llama/")
+    baseline = remove_speculative_flags(BASE)
+    assert "speculative" not in baseline and "--cuda-graph-max-bs 8" in baseline
+    assert set_flag("python -m x --flag", "--flag", None) == "python -m x"
+    assert set_flag("python -m x", "--enable-metrics", True) == "python -m x --enable-metrics"
+
+
+def test_speculative_point_without_an_algorithm_is_refused():
+    with pytest.raises(SweepError, match="no --speculative-algorithm"):
+        command_for_point("python -m sglang.launch_server --model-path m", default_sweep().points[1])

@@ -1,0 +1,153 @@
+"""The GPU pane with a real LocalHost and the fake nvidia-smi: orphans shown, tagged, killed with `K`."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import pathlib
+
+from textual.app import App, ComposeResult
+
+from specdash.app.gpus import GpuPane
+from specdash.app.gpus.commands import GpuCommands
+from specdash.app.gpus.kill_modal import KillConfirmScreen
+from specdash.hosts.local import LocalHost
+from test_gpu_support import FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans
+
+
+class PaneApp(App):
+    COMMANDS = App.COMMANDS | {GpuCommands}
+
+    def __init__(self, host, readonly=False):
+        super().__init__()
+        self.host, self.readonly = host, readonly
+
+    def compose(self) -> ComposeResult:
+        yield GpuPane(self.host, interval_s=0.2, readonly=self.readonly, source="nvidia-smi", grace_s=2)
+
+    async def on_mount(self) -> None:
+        await self.host.connect()
+        self.query_one(GpuPane).focus()
+
+
+async def wait_for(pilot, predicate, timeout_s: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached"
+        await pilot.pause(0.05)
+
+
+async def run_palette(pilot, query: str) -> None:
+    await pilot.press("ctrl+p")
+    await pilot.pause(0.2)
+    await pilot.press(*query)
+    await pilot.pause(0.5)
+    await pilot.press("enter")
+    await pilot.pause(0.2)
+
+
+async def test_orphans_are_shown_tagged_killed_and_memory_released(tmp_path):
+    state = FakeGpuState(tmp_path / "gpu.json", gpus=2)
+    pgid, pids = spawn_orphans(2)
+    bystander = spawn_holder("python3")
+    try:
+        state.add_process(pids[0], 0, 36000)
+        state.add_process(pids[1], 1, 37000)
+        state.add_process(bystander.pid, 1, 1000)
+        app = PaneApp(LocalHost(env=state.env()))
+        async with app.run_test(size=(160, 48)) as pilot:
+            pane = app.query_one(GpuPane)
+            await wait_for(pilot, lambda: len(pane.processes) == 3)
+            classes = {p.pid: p.process_class for p in pane.processes}
+            assert classes == {pids[0]: "orphan", pids[1]: "orphan", bystander.pid: "foreign"}
+            summary = str(app.query_one("#gpu-summary").render())
+            assert "2 orphans from a crashed server hold 71.3 GiB on GPU 0–1" in summary
+            devices = str(app.query_one("#gpu-devices").render())
+            assert "36004 / 81559 MiB" in devices and "38004 / 81559 MiB" in devices
+            # the command palette's kill goes through the same action: it asks first (focused row), escape cancels
+            await run_palette(pilot, "kill tagged")
+            await wait_for(pilot, lambda: isinstance(app.screen, KillConfirmScreen))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, KillConfirmScreen))
+            assert all(pid_alive(p) for p in pids)
+            # tag both orphans (rows 0 and 1), kill: the modal names PID, user, command, GPU and MiB
+            await pilot.press("space", "space")
+            assert pane.tagged == set(pids)
+            await pilot.press("K")
+            await wait_for(pilot, lambda: isinstance(app.screen, KillConfirmScreen))
+            text = " ".join(str(w.render()) for w in app.screen.query(".kill-target"))
+            assert f"PID {pids[0]}" in text and f"user {getpass.getuser()}" in text
+            assert "GPU 1" in text and "37000 MiB" in text and "sglang::scheduler_TP2" in text
+            await pilot.press("y")
+            await wait_for(pilot, lambda: pane.last_report is not None, 20)
+            assert pane.last_report.released and pane.last_report.after_mib == 0
+            assert not any(pid_alive(p) for p in pids) and bystander.poll() is None
+            await wait_for(pilot, lambda: [p.pid for p in pane.processes] == [bystander.pid])
+            assert "killed 2 of 2 processes: 73000 MiB -> 0 MiB held" in str(app.query_one("#gpu-status").render())
+            # the foreign bystander is never offered: K on it kills nothing and says why
+            await pilot.press("K")
+            await pilot.pause(0.1)
+            assert not isinstance(app.screen, KillConfirmScreen) and bystander.poll() is None
+    finally:
+        reap_group(pgid)
+        reap_group(bystander.pid)
+        bystander.wait()
+
+
+async def test_readonly_refuses_inside_the_action(tmp_path):
+    state = FakeGpuState(tmp_path / "gpu.json", gpus=1)
+    pgid, pids = spawn_orphans(1)
+    try:
+        state.add_process(pids[0], 0, 5000)
+        app = PaneApp(LocalHost(env=state.env()), readonly=True)
+        async with app.run_test(size=(160, 48)) as pilot:
+            pane = app.query_one(GpuPane)
+            await wait_for(pilot, lambda: len(pane.processes) == 1)
+            await run_palette(pilot, "kill tagged")  # the command palette goes through the same action
+            await pilot.press("K")
+            await pilot.pause(0.2)
+            assert not isinstance(app.screen, KillConfirmScreen)
+            worker = pane.kill(list(pane.processes))  # even the worker refuses
+            await worker.wait()
+            assert worker.result is None and pid_alive(pids[0])
+    finally:
+        reap_group(pgid)
+
+
+async def test_no_driver_is_shown_as_a_state_and_server_pgids_reclassify(tmp_path):
+    state = FakeGpuState(tmp_path / "gpu.json", driver=False)
+    app = PaneApp(LocalHost(env=state.env()))
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(GpuPane)
+        await wait_for(pilot, lambda: pane.view is not None)
+        assert "no NVIDIA driver on this host" in str(app.query_one("#gpu-devices").render())
+    holder = spawn_holder()
+    try:
+        state = FakeGpuState(tmp_path / "gpu2.json", gpus=1)
+        state.add_process(holder.pid, 0, 3000)
+        app = PaneApp(LocalHost(env=state.env()))
+        async with app.run_test(size=(160, 48)) as pilot:
+            pane = app.query_one(GpuPane)
+            await wait_for(pilot, lambda: len(pane.processes) == 1)
+            assert pane.processes[0].process_class == "foreign"
+            pane.set_server_pgids({holder.pid})
+            assert pane.processes[0].process_class == "server"
+    finally:
+        reap_group(holder.pid)
+        holder.wait()
+
+
+def test_snapshot_gpu_pane(snap_compare, tmp_path):
+    """Deterministic picture: three GPUs (one [N/A]), processes from another PID namespace."""
+    state = FakeGpuState(pathlib.Path(tmp_path) / "gpu.json", gpus=3)
+    state.state["gpus"][1]["utilization_pct"] = 87
+    state.state["gpus"][2]["quirk"] = "na"
+    state.add_process(4_000_001, 0, 70312, name="[Not Found]", keep_when_dead=True)
+    state.add_process(4_000_002, 1, 36454, name="sglang::scheduler_TP1", keep_when_dead=True)
+
+    async def ready(pilot):
+        pane = pilot.app.query_one(GpuPane)
+        await wait_for(pilot, lambda: len(pane.processes) == 2)
+        await pilot.pause()
+
+    assert snap_compare(PaneApp(LocalHost(env=state.env())), terminal_size=(160, 48), run_before=ready)

@@ -1,0 +1,258 @@
+"""The log pane driven through Textual's Pilot: highlighting, filter, hit/warning/error jumps, follow mode with the
+new-lines badge, finding -> line, markers, reset, bounded window, and the messages the app listens to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Footer, Input, Static
+
+from specdash.app.log import LogPane
+from specdash.app.log import view as view_module
+from specdash.app.log.findings_panel import FindingsPanel
+from specdash.logs.parser import LineKind
+from specdash.logs.startup import StartupHistory
+
+DATA = Path(__file__).parent / "data" / "logs"
+SIZE = (160, 48)
+
+
+def fixture_lines() -> list[str]:
+    return [line for line in (DATA / "sglang-log-formats.txt").read_text(encoding="utf-8").splitlines()
+            if not line.startswith("#")]
+
+
+def decode_line(i: int) -> str:
+    return (f"[2025-10-22 10:{i // 60 % 60:02d}:{i % 60:02d} TP0] Decode batch. #running-req: 1, #token: {100 + i}, "
+            f"token usage: 0.00, accept len: 2.0{i % 10}, accept rate: 0.5{i % 10}, cuda graph: True, "
+            f"gen throughput (token/s): 170.00, #queue-req: 0, ")
+
+
+class PaneApp(App):
+    def __init__(self, history_path: Path) -> None:
+        super().__init__()
+        self.history_path = history_path
+        self.states: list[tuple[str, str]] = []
+        self.added = []
+
+    def compose(self) -> ComposeResult:
+        yield LogPane("server.log", history=StartupHistory(self.history_path), host="test")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(LogPane).view.focus()
+
+    def on_log_pane_server_state_changed(self, event: LogPane.ServerStateChanged) -> None:
+        self.states.append((event.state, event.detail))
+
+    def on_log_pane_finding_added(self, event: LogPane.FindingAdded) -> None:
+        self.added.append(event.finding)
+
+
+@pytest.fixture
+def app(tmp_path) -> PaneApp:
+    return PaneApp(tmp_path / "history.json")
+
+
+def status_text(app: App) -> str:
+    return str(app.query_one("#log-status", Static).render())
+
+
+async def test_lines_are_classified_and_the_app_hears_state_and_findings(app):
+    lines = fixture_lines()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(lines[:40])
+        await pilot.pause()
+        pane.feed(lines[40:])
+        await pilot.pause(0.4)
+        view = pane.view
+        assert view.row_count == len(lines)
+        rows = {view.text_at_row(r): view.kind_at_row(r) for r in range(view.row_count)}
+        assert rows["speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1"] is LineKind.override
+        assert rows["AssertionError"] is LineKind.error
+        assert rows["[2025-04-02 09:14:55] The server is fired up and ready to roll!"] is LineKind.ready
+        # starting (phases) -> ready -> ... -> crashed at the end of the fixture's failure group
+        kinds = [s for s, _ in app.states]
+        assert kinds[0] == "starting" and "ready" in kinds and kinds[-1] == "crashed"
+        assert len(app.added) == len(pane.analyzer.findings)
+        panel = app.query_one(FindingsPanel)
+        assert panel.option_count == len(pane.analyzer.findings)
+        # the metrics strip shows the latest decode figures
+        assert app.query_one("#log-metrics").display
+        assert "decode samples" in str(app.query_one("#metric-check", Static).render())
+
+
+async def test_live_filter_plain_and_regex_with_hit_navigation(app):
+    lines = fixture_lines()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(lines)
+        await pilot.press("slash")
+        box = app.query_one("#log-filter", Input)
+        assert box.has_focus
+        await pilot.press(*"LEN")  # typed: the filter is live and case-insensitive
+        await pilot.pause()
+        assert pane.view.row_count == len([line for line in lines if "len" in line.lower()])
+        box.value = "accept len"
+        await pilot.pause()
+        expected = [line for line in lines if "accept len" in line]
+        assert pane.view.row_count == len(expected) == 15
+        assert "filter: 15 lines" in status_text(app)
+        await pilot.press("enter")
+        assert pane.view.has_focus
+        await pilot.press("n")
+        first = pane.view.cursor_number
+        await pilot.press("n")
+        second = pane.view.cursor_number
+        assert first is not None and second is not None and second > first
+        await pilot.press("N")
+        assert pane.view.cursor_number == first
+        assert not pane.view.follow  # navigating stops following
+
+        # a leading ! makes it a regex; an invalid regex keeps the previous filter and marks the box
+        await pilot.press("slash")
+        box.value = "!accept len: 1\\.0\\d"
+        await pilot.pause()
+        assert pane.view.row_count == 2
+        box.value = "!accept len: ("
+        await pilot.pause()
+        assert box.has_class("-invalid") and pane.view.row_count == 2
+        box.value = ""
+        await pilot.pause()
+        assert pane.view.row_count == len(lines) and pane.view.filter_hits is None
+        await pilot.press("escape")
+        assert pane.view.has_focus
+
+
+async def test_warning_and_error_jumps_forward_and_back(app):
+    lines = fixture_lines()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(lines)
+        await pilot.pause()
+        view = pane.view
+        view.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.press("w")
+        first_warning = view.cursor_number
+        assert first_warning is not None and lines[first_warning - 1].startswith("Overlap scheduler is disabled")
+        await pilot.press("w")
+        assert lines[view.cursor_number - 1].startswith("Mixed chunked prefill is disabled")
+        await pilot.press("W")
+        assert view.cursor_number == first_warning
+        await pilot.press("e")
+        assert lines[view.cursor_number - 1].startswith("launch_server.py: error: argument --speculative-algorithm")
+        await pilot.press("E")  # nothing before the first error: the cursor stays
+        assert lines[view.cursor_number - 1].startswith("launch_server.py: error: argument")
+        for _ in range(3):
+            await pilot.press("e")
+        assert lines[view.cursor_number - 1] == "AssertionError"  # traceback frames are skipped, their error is not
+        assert f"line {view.cursor_number}" in status_text(app)
+
+
+async def test_follow_mode_new_lines_badge_and_resume(app):
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(LogPane)
+        view = pane.view
+        pane.feed([decode_line(i) for i in range(300)])
+        await pilot.pause()
+        assert view.follow and view.scroll_y == view.max_scroll_y > 0
+        assert "following" in status_text(app)
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert not view.follow
+        top = view.scroll_y
+        pane.feed([decode_line(i) for i in range(300, 350)])
+        await pilot.pause()
+        assert view.scroll_y == top  # the view stays where the user is reading
+        assert view.new_lines == 50 and "50 new lines" in status_text(app)
+        await pilot.press("f")
+        await pilot.pause()
+        assert view.follow and view.new_lines == 0 and view.scroll_y == view.max_scroll_y
+        pane.feed([decode_line(i) for i in range(350, 360)])
+        await pilot.pause()
+        assert view.scroll_y == view.max_scroll_y and view.row_count == 360
+
+
+async def test_enter_on_a_finding_jumps_to_its_line(app):
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(fixture_lines())
+        await pilot.pause(0.4)
+        panel = app.query_one(FindingsPanel)
+        panel.query_one("#findings-list").focus()
+        target = next(i for i, f in enumerate(panel.shown) if f.kind == "override")
+        panel.highlight(target)
+        await pilot.pause()
+        finding = panel.shown[target]
+        assert finding.fix and finding.fix in str(panel.query_one("#finding-detail", Static).render())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert pane.view.cursor_number == finding.line
+        assert pane.view.text_at_row(pane.view._row_of_abs(pane.view.cursor)).startswith(
+            ("Overlap", "Mixed", "speculative_num_draft_tokens", "Max running", "[2026"))
+
+
+async def test_marker_and_reset(app):
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(fixture_lines()[:10])
+        pane.marker("── log truncated: restarting from offset 0 ──")
+        await pilot.pause()
+        view = pane.view
+        assert view.kind_at_row(view.row_count - 1) is LineKind.marker
+        # markers survive a filter
+        view.set_filter("nothing matches this")
+        assert view.row_count == 1 and view.text_at_row(0).startswith("── log truncated")
+        view.set_filter("")
+        pane.reset("other.log")
+        await pilot.pause(0.4)
+        assert view.row_count == 0 and pane.border_title == "other.log"
+        assert pane.analyzer.findings == [] and app.query_one(FindingsPanel).option_count == 0
+        pane.feed(["[2025-04-02 09:14:55] The server is fired up and ready to roll!"])
+        await pilot.pause()
+        assert view.row_count == 1 and pane.analyzer.parser.lines_seen == 1
+
+
+async def test_bounded_window_drops_oldest_lines_with_a_marker(app, monkeypatch):
+    monkeypatch.setattr(view_module, "MAX_LINES", 100)
+    monkeypatch.setattr(view_module, "DROP_CHUNK", 20)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(LogPane)
+        for start in range(0, 500, 50):
+            pane.feed([decode_line(i) for i in range(start, start + 50)])
+        await pilot.pause()
+        view = pane.view
+        assert view.line_count <= 100 and view.received == 500
+        assert view.kind_at_row(0) is LineKind.marker and "earlier lines dropped" in view.text_at_row(0)
+        assert view.dropped + view.line_count - 1 == 500
+        assert view.text_at_row(view.row_count - 1) == decode_line(499)
+        assert f"{view.dropped:,} dropped" in status_text(app)
+        assert not view.jump_to_number(1)  # dropped: no longer in the window
+        assert view.jump_to_number(480) and view.cursor_number == 480
+
+
+def test_log_pane_snapshot(snap_compare, tmp_path, monkeypatch):
+    from specdash.app.log.startup_bar import StartupBar
+
+    monkeypatch.setattr(StartupBar, "clock", staticmethod(lambda: 1000.0))  # a frozen ETA countdown
+    groups = (DATA / "sglang-log-formats.txt").read_text(encoding="utf-8").split("# ==== Group ")
+    first = [line for line in groups[1].splitlines()[1:] if not line.startswith("#")]
+    second = [line.replace("2025-08-12", "2025-04-02") for line in groups[2].splitlines()[1:]
+              if not line.startswith("#")]
+    upto = next(i for i, line in enumerate(second) if "Capture cuda graph bs" in line)
+    # a server that served, then restarts and is capturing CUDA graphs (30 %)
+    lines = first + second[: upto + 1] + [
+        "Capturing batches (bs=32 avail_mem=14.50 GB):  30%|███       | 3/10 [00:02<00:04,  1.52it/s]"]
+
+    async def run_before(pilot):
+        pane = pilot.app.query_one(LogPane)
+        pane.feed(lines)
+        await pilot.pause(0.4)
+        await pilot.press("W")  # the last warning: cursor on the adjustment override
+        await pilot.pause()
+
+    assert snap_compare(PaneApp(tmp_path / "h.json"), terminal_size=SIZE, run_before=run_before)

@@ -1,0 +1,168 @@
+"""Start-up progress, server state, live metrics and findings of a streamed log (LogAnalyzer)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specdash.logs.analyzer import LogAnalyzer
+from specdash.logs.startup import StartupHistory, StartupTracker
+
+DATA = Path(__file__).parent / "data" / "logs"
+
+
+def group(n: int) -> list[str]:
+    out, current = [], 0
+    for line in (DATA / "sglang-log-formats.txt").read_text(encoding="utf-8").splitlines():
+        if line.startswith("# ==== Group "):
+            current = int(line.split("Group ")[1].split(":")[0])
+        elif not line.startswith("#") and current == n:
+            out.append(line)
+    return out
+
+
+def test_startup_phases_of_a_two_rank_v044_start():
+    states: list[tuple[str, str]] = []
+    analyzer = LogAnalyzer(on_state=lambda s, d: states.append((s, d)))
+    analyzer.feed_many(group(1))
+    timeline = analyzer.startup.timeline()
+    phases = {p["phase"]: p for p in timeline["phases"]}
+    assert list(phases) == ["args", "weights", "kv_cache", "graph_target", "warmup", "ready"]
+    assert phases["args"]["elapsed_s"] == 12  # 09:14:21 -> 09:14:33 (weights begin)
+    assert phases["weights"]["elapsed_s"] == 7  # target + draft, begin 09:14:33, last end 09:14:40
+    assert phases["weights"]["ranks"] == ["TP0", "TP1"]
+    assert phases["graph_target"]["elapsed_s"] == 9.63 and phases["graph_target"]["ranks"] == ["TP0", "TP1"]
+    assert timeline["time_to_ready_s"] == 34 and timeline["ready"] is True
+    # the app sees: starting (per phase) ... then ready
+    assert states[0][0] == "starting" and states[-1] == ("ready", "ready after 34 s")
+    assert ("starting", "CUDA graph (target)") in states
+    ready = [f for f in analyzer.findings if f.kind == "ready"]
+    assert ready and ready[0].severity == "success" and "34 s" in ready[0].message
+
+
+def test_2026_capture_stages_are_summed_per_rank_and_slowest_rank_wins():
+    analyzer = LogAnalyzer()
+    analyzer.feed_many(group(5))
+    phases = {p["phase"]: p for p in analyzer.startup.timeline()["phases"]}
+    # TP0: target verify 4.56 s; TP1: target decode 4.81 s -> the slowest rank's 4.81 s
+    assert phases["graph_target"]["elapsed_s"] == 4.81
+    assert phases["graph_draft"]["elapsed_s"] == pytest.approx(1.56 + 0.74)
+    assert analyzer.startup.engine_timings["load_weight"] == 41.22
+    assert analyzer.server_state == "ready"
+
+
+def test_capture_progress_and_eta_from_tqdm_lines():
+    tracker_lines = [
+        "[2025-08-12 16:02:26] Capture cuda graph begin. This can take up to several minutes. avail mem=14.77 GB",
+        "Capturing batches (bs=48 avail_mem=14.60 GB):  30%|███       | 3/10 [00:06<00:14,  0.50it/s]",
+    ]
+    analyzer = LogAnalyzer()
+    analyzer.feed_many(tracker_lines)
+    assert analyzer.startup.current == "graph_target"
+    assert analyzer.startup.progress() == (0.3, "tqdm")
+    assert analyzer.startup.eta_s() == 14
+    assert analyzer.startup.eta_s(extra_s=4) == 10  # counts down between lines
+    assert analyzer.state_detail == "CUDA graph (target)"
+
+
+def test_capture_eta_from_the_previous_start_of_the_same_config(tmp_path):
+    history = StartupHistory(tmp_path / "state" / "startup_history.json")
+    first = LogAnalyzer(history=history, host="gpu-box")
+    first.feed_many(group(2))
+    first.feed_many(["[2025-08-12 16:03:00] The server is fired up and ready to roll!"])
+    assert (tmp_path / "state" / "startup_history.json").exists()
+
+    # the same config starts again; no tqdm lines this time: the ETA comes from the previous capture (6.81 s)
+    second = LogAnalyzer(history=history, host="gpu-box")
+    restart = [line.replace("2025-08-12 16:02", "2025-08-13 09:00") for line in group(2)]
+    upto = next(i for i, line in enumerate(restart) if "Capture cuda graph begin" in line)
+    second.feed_many(restart[: upto + 1])
+    startup = second.startup
+    assert startup.current == "graph_target" and startup.previous_duration_s("graph_target") == 6.81
+    fraction, source = startup.progress()
+    assert source == "history" and fraction == 0.0
+    assert startup.eta_s() == pytest.approx(6.81)
+    assert startup.eta_s(extra_s=2.0) == pytest.approx(4.81)
+
+    # another host (or config) has no history
+    other = LogAnalyzer(history=history, host="other-box")
+    other.feed_many(restart[: upto + 1])
+    assert other.startup.eta_s() is None and other.startup.progress() is None
+
+
+def test_history_file_that_is_corrupt_is_ignored(tmp_path):
+    path = tmp_path / "startup_history.json"
+    path.write_text("{not json", encoding="utf-8")
+    assert StartupHistory(path).get("x") is None
+    StartupHistory(path).put("x", {"weights": 1.0})
+    assert StartupHistory(path).get("x") == {"weights": 1.0}
+
+
+def test_crash_after_ready_and_restart_state_sequence():
+    states: list[tuple[str, str]] = []
+    analyzer = LogAnalyzer(on_state=lambda s, d: states.append((s, d)))
+    analyzer.feed_many(group(1))
+    analyzer.feed_many([
+        "[2025-04-02 10:30:02 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2702, in event_loop',
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.13 GiB is free.",
+        "[2025-04-02 10:30:02] Received sigquit from a child process. It usually means the child failed.",
+    ])
+    assert states[-1][0] == "crashed" and "CUDA out of memory on GPU 0" in states[-1][1]
+    assert analyzer.ever_crashed
+    # the server is started again
+    analyzer.feed_many([line.replace("2025-04-02 09:", "2025-04-02 11:") for line in group(1)[:4]])
+    assert analyzer.server_state == "starting" and analyzer.startup.starts == 2
+
+
+def test_retractions_are_judged_by_rate_not_by_level():
+    line = "[2025-03-01 10:00:{:02d} TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1, #new_token_ratio: 0.9998 -> 1.0000"
+    sparse = LogAnalyzer()
+    # three retractions, but 2 minutes apart: occasional, fine
+    sparse.feed_many([line.format(0).replace("10:00:", "10:00:"), line.format(0).replace("10:00:", "10:02:"),
+                      line.format(0).replace("10:00:", "10:04:")])
+    assert not [f for f in sparse.findings if f.kind == "retractions"]
+    busy = LogAnalyzer()
+    busy.feed_many([line.format(s) for s in (1, 9, 20, 31)])
+    (finding,) = [f for f in busy.findings if f.kind == "retractions"]
+    assert finding.severity == "warning" and "4 retractions" in finding.message
+    assert finding.flag == "--schedule-conservativeness"
+
+
+def test_low_acceptance_against_the_draft_tokens_in_use():
+    analyzer = LogAnalyzer()
+    analyzer.feed_many([
+        "[2025-05-01 10:00:00] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE', "
+        "speculative_num_steps=15, speculative_eagle_topk=1, speculative_num_draft_tokens=16, decode_log_interval=40)",
+        "[2025-05-01 10:01:00] The server is fired up and ready to roll!",
+    ] + [
+        f"[2025-05-01 10:02:{s:02d}] Decode batch. #running-req: 4, #token: 900, token usage: 0.01, accept len: 1.60, "
+        f"accept rate: 0.10, cuda graph: True, gen throughput (token/s): 120.00, #queue-req: 0, " for s in range(0, 20, 2)
+    ])
+    (low,) = [f for f in analyzer.findings if f.kind == "low_acceptance"]
+    assert "1.60 of a possible 16" in low.message
+    assert "mismatched" in low.explanation and "depth far too deep" in low.explanation
+
+
+def test_decode_lines_without_graphs_are_flagged():
+    analyzer = LogAnalyzer()
+    analyzer.feed_many(group(2))
+    (finding,) = [f for f in analyzer.findings if f.kind == "no_cuda_graph"]
+    assert "1 decode batch" in finding.message and finding.flag == "--cuda-graph-max-bs"
+
+
+def test_overrides_are_deduplicated_and_linked_to_flags():
+    seen = []
+    analyzer = LogAnalyzer(on_finding=seen.append)
+    analyzer.feed_many(group(2) + group(2)[:3])
+    overrides = [f for f in analyzer.findings if f.kind == "override"]
+    assert len(overrides) == 3 and all(f.count == 2 for f in overrides)
+    assert {f.flag for f in overrides} == {"--disable-overlap-schedule", "--enable-mixed-chunk",
+                                           "--speculative-num-draft-tokens"}
+    assert len([f for f in seen if f.kind == "override"]) == 3  # on_finding fires once per distinct finding
+
+
+def test_startup_tracker_alone_ignores_steady_state_lines():
+    tracker = StartupTracker()
+    assert tracker.current is None and tracker.timeline()["phases"] == []

@@ -1,0 +1,101 @@
+"""Captured boundaries for the facts sheet's worked examples (draft-pairing-facts §2.4), per SGLang rule version.
+
+Rule versions: 0.5.12 (before the DeepSeek first-id rule, PR #25454), 0.5.16 (first-id rule, before the gpt-oss
+boundary rule, PR #32334), 0.5.23 (both; read from the 0.5.23 wheel).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from specdash.sglang.pairing import analyze_pairing, parse_version, rule_for
+from test_pairing_support import load
+
+ALL = ("0.5.12", "0.5.16", "0.5.23")
+
+# (target, draft, {version: boundaries})
+WORKED = [
+    ("llama31_8b", "llama31_8b_draft_noids", dict.fromkeys(ALL, [2, 16, 29])),
+    ("llama31_8b", "llama31_8b_draft_trainer_ids", dict.fromkeys(ALL, [2, 16, 29])),
+    ("llama31_8b", "llama31_8b_draft_vllm_ids", dict.fromkeys(ALL, [3, 17, 30])),
+    ("qwen3_235b", "qwen3_235b_draft_noids", dict.fromkeys(ALL, [2, 47, 91])),
+    ("qwen3_235b", "qwen3_235b_draft_specforge", dict.fromkeys(ALL, [2, 47, 91])),
+    ("qwen3_235b", "qwen3_235b_draft_vllm_ids", dict.fromkeys(ALL, [3, 48, 92])),
+    ("deepseek_v3", "deepseek_v3_draft_noids", dict.fromkeys(ALL, [2, 30, 58])),
+    ("deepseek_v3", "deepseek_v3_draft_specforge", dict.fromkeys(ALL, [2, 30, 58])),
+    ("deepseek_v3", "deepseek_v3_draft_vllm_ids", {"0.5.12": [3, 31, 59], "0.5.16": [2, 30, 58], "0.5.23": [2, 30, 58]}),
+    ("kimi_k25", "kimi_k25_draft_noids", dict.fromkeys(ALL, [2, 30, 58])),
+    ("kimi_k25", "kimi_k25_draft_torchspec", dict.fromkeys(ALL, [2, 30, 58])),
+    ("kimi_k25", "kimi_k25_draft_vllm_export", {"0.5.12": [3, 31, 59], "0.5.16": [2, 30, 58], "0.5.23": [2, 30, 58]}),
+    ("gpt_oss_120b", "gpt_oss_draft_noids", dict.fromkeys(ALL, [2, 18, 33])),
+    # SpecForge ships [1,17,33]: +1 everywhere (max id 33 != N)
+    ("gpt_oss_120b", "gpt_oss_draft_specforge", dict.fromkeys(ALL, [2, 18, 34])),
+    # nvidia/gpt-oss-120b-Eagle3-v3 [24,30,36]: 36 == N, kept as boundaries from 0.5.17 on
+    ("gpt_oss_120b", "gpt_oss_draft_nvidia_v3", {"0.5.12": [25, 31, 37], "0.5.16": [25, 31, 37], "0.5.23": [24, 30, 36]}),
+    # ModelOpt long-context [1,17,32]: the 0.5.23 code keeps the +1 (max id != N) -> [2,18,33]
+    ("gpt_oss_120b", "gpt_oss_draft_modelopt_long_context", dict.fromkeys(ALL, [2, 18, 33])),
+]
+
+
+@pytest.mark.parametrize("target, draft, expected", WORKED, ids=[w[1] for w in WORKED])
+@pytest.mark.parametrize("version", ALL)
+def test_worked_example_boundaries(target, draft, expected, version):
+    report = analyze_pairing(load(f"{target}_target"), load(draft), sglang_version=version)
+    assert report.captured_boundaries == expected[version]
+    assert report.source == f"rules:{version}"
+    assert report.layer_map is not None and report.layer_map.rows[0].boundaries == tuple(expected[version])
+
+
+def test_version_thresholds_follow_the_wheels():
+    # deepseek_v2.py first-id rule: absent from 0.5.12.post1, present in 0.5.13
+    assert not rule_for("first_id", "0.5.12.post1").first_id_rule
+    assert rule_for("first_id", "0.5.13").first_id_rule
+    # gpt_oss.py boundary rule: absent from 0.5.16, present in 0.5.17
+    assert not rule_for("gpt_oss", "0.5.16").boundary_rule
+    assert rule_for("gpt_oss", "0.5.17").boundary_rule
+    assert rule_for("gpt_oss", "0.5.17").capturable_range(36) == (0, 36)
+    assert rule_for("plus_one", "0.5.23").capturable_range(32) == (1, 31)
+
+
+def test_version_parsing():
+    assert parse_version("0.5.15.post1") == (0, 5, 15, 1)
+    assert parse_version("v0.5.9") == (0, 5, 9, 0)
+    assert parse_version("0.5.24.dev3+gabcdef") == (0, 5, 24, 0)
+    with pytest.raises(ValueError, match="not an SGLang version"):
+        parse_version("latest")
+
+
+def test_multimodal_target_uses_text_config_layer_count():
+    report = analyze_pairing(load("kimi_k25_target"), load("kimi_k25_draft_noids"), sglang_version="0.5.23")
+    assert report.layer_map.num_layers == 61
+    assert report.captured_boundaries == [2, 30, 58]
+
+
+def test_ids_for_returns_ids_that_reproduce_the_boundaries():
+    for family in ("plus_one", "first_id", "gpt_oss"):
+        for version in ALL:
+            rule = rule_for(family, version)
+            ids = rule.ids_for([2, 30, 58], 61)
+            assert rule.boundaries_for(ids, 61) == [2, 30, 58]
+    # boundary N is capturable only by gpt-oss >= 0.5.17
+    assert rule_for("gpt_oss", "0.5.16").ids_for([24, 30, 36], 36) is None
+    assert rule_for("gpt_oss", "0.5.23").ids_for([24, 30, 36], 36) == [23, 29, 35]
+
+
+def test_unknown_version_warns_when_the_answer_depends_on_it():
+    report = analyze_pairing(load("kimi_k25_target"), load("kimi_k25_draft_vllm_export"))
+    (diag,) = report.by_code("version-dependent")
+    assert diag.severity == "warning"
+    assert "[3, 31, 59]" in diag.message and "[2, 30, 58]" in diag.message
+    assert "[1, 29, 57]" in diag.fix  # ids that work on every version
+    assert report.source == "rules:0.5.23"
+    # a pair whose answer is the same on every version gets no such warning
+    steady = analyze_pairing(load("llama31_8b_target"), load("llama31_8b_draft_trainer_ids"))
+    assert not steady.by_code("version-dependent")
+    assert steady.by_code("capture-source")[0].severity == "info"
+
+
+def test_version_newer_than_rules_is_flagged():
+    report = analyze_pairing(load("deepseek_v3_target"), load("deepseek_v3_draft_specforge"), sglang_version="0.6.1")
+    assert report.by_code("version-newer-than-rules")
+    assert report.captured_boundaries == [2, 30, 58]

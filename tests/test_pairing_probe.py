@@ -1,0 +1,146 @@
+"""The probe: SGLang's own set_eagle3_layers_to_capture on a stand-in object, run through a Host.
+
+Two SGLangs: a torch-free stand-in package (tests/data/pairing/fake_sglang, method bodies copied from the 0.5.23
+wheel) that exercises the probe's mechanics with a real python process, and the real SGLang 0.5.23 in
+~/.cache/specdash-oracle/venv (marker ``oracle``; skipped when that venv is absent), which must agree with the
+0.5.23 rules on every worked-example pair.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from specdash.hosts.local import LocalHost
+from specdash.sglang.pairing import analyze_pairing, parse_probe_output, run_probe
+from specdash.sglang.pairing.probe import probe_request, run_probe_batch
+from specdash.sglang.pairing.configs import draft_facts
+from test_pairing_layers import WORKED
+from test_pairing_support import DATA, load
+
+FAKE = DATA / "fake_sglang"
+ORACLE_PYTHON = Path.home() / ".cache" / "specdash-oracle" / "venv" / "bin" / "python"
+
+
+def fake_host() -> LocalHost:
+    return LocalHost(env=dict(os.environ, PYTHONPATH=str(FAKE)))
+
+
+@pytest.mark.parametrize(
+    "target, draft",
+    [
+        ("llama31_8b", "llama31_8b_draft_vllm_ids"),
+        ("deepseek_v3", "deepseek_v3_draft_vllm_ids"),
+        ("kimi_k25", "kimi_k25_draft_vllm_export"),  # wrapper: delegates to its DeepseekV3 language model
+        ("kimi_k25", "kimi_k25_draft_torchspec"),
+        ("gpt_oss_120b", "gpt_oss_draft_nvidia_v3"),
+        ("gpt_oss_120b", "gpt_oss_draft_noids"),
+    ],
+)
+async def test_probe_runs_the_installed_method_and_agrees_with_the_rules(target, draft):
+    target_cfg, draft_cfg = load(f"{target}_target"), load(draft)
+    probe = await run_probe(fake_host(), target_cfg, draft_facts(draft_cfg).nested_ids, python=sys.executable)
+    assert probe["ok"], probe
+    assert probe["sglang_version"] == "0.5.23+fake"
+    report = analyze_pairing(target_cfg, draft_cfg, probe_result=probe)
+    rules = analyze_pairing(target_cfg, draft_cfg, sglang_version="0.5.23")
+    assert report.source == "probe"
+    assert report.captured_boundaries == rules.captured_boundaries == probe["captured"]
+    assert not report.by_code("probe-rules-disagree")
+
+
+async def test_probe_reports_the_final_boundary_feature():
+    gpt = await run_probe(fake_host(), load("gpt_oss_120b_target"), [24, 30, 36], python=sys.executable)
+    llama = await run_probe(fake_host(), load("llama31_8b_target"), None, python=sys.executable)
+    assert gpt["final_boundary_capturable"] is True and gpt["captured"] == [24, 30, 36]
+    assert llama["final_boundary_capturable"] is False and llama["captured"] == [2, 16, 29]
+
+
+async def test_probe_patches_module_level_parallel_context():
+    """minimax_m2.py asks get_parallel() for the pipeline rank; the probe stands in for it."""
+    target = {"architectures": ["MiniMaxM2ForCausalLM"], "num_hidden_layers": 62, "hidden_size": 3072}
+    probe = await run_probe(fake_host(), target, [1, 30, 58], python=sys.executable)
+    assert probe["ok"] and probe["captured"] == [2, 31, 59]
+
+
+async def test_probe_of_a_class_without_the_hook():
+    target = {"architectures": ["MixtralForCausalLM"], "num_hidden_layers": 32}
+    probe = await run_probe(fake_host(), target, None, python=sys.executable)
+    assert not probe["ok"] and "does not implement set_eagle3_layers_to_capture" in probe["error"]
+
+
+async def test_probe_of_an_unknown_class():
+    target = {"architectures": ["NoSuchForCausalLM"], "num_hidden_layers": 32}
+    probe = await run_probe(fake_host(), target, None, python=sys.executable)
+    assert not probe["ok"] and "not supported" in probe["error"]
+
+
+async def test_probe_without_sglang_falls_back_to_the_rules():
+    host = LocalHost(env=dict(os.environ, PYTHONPATH=str(DATA / "no-such-dir"), PYTHONNOUSERSITE="1"))
+    probe = await run_probe(host, load("llama31_8b_target"), [1, 15, 28], python=sys.executable)
+    if probe.get("ok"):
+        pytest.skip("a real sglang is installed in this python")
+    assert "sglang is not importable" in probe["error"]
+    report = analyze_pairing(load("llama31_8b_target"), load("llama31_8b_draft_trainer_ids"), probe_result=probe)
+    assert report.source == "rules:0.5.23"
+    assert report.by_code("probe-failed")[0].severity == "info"
+    assert report.captured_boundaries == [2, 16, 29]
+
+
+async def test_probe_with_a_missing_python():
+    probe = await run_probe(LocalHost(), load("llama31_8b_target"), None, python="/nonexistent/python3")
+    assert not probe["ok"] and probe["error"]
+
+
+def test_parse_probe_output_ignores_noise():
+    out = 'WARNING something\nSPECDASH_PROBE {"ok": true, "captured": [2, 16, 29]}\n'
+    assert parse_probe_output(out)["captured"] == [2, 16, 29]
+    assert parse_probe_output("", "Traceback...\nModuleNotFoundError: No module named 'torch'\n", 1) == {
+        "ok": False, "error": "ModuleNotFoundError: No module named 'torch'"}
+
+
+def test_probe_disagreement_is_reported():
+    probe = {"ok": True, "sglang_version": "0.5.23", "captured": [3, 31, 59], "final_boundary_capturable": False}
+    report = analyze_pairing(load("deepseek_v3_target"), load("deepseek_v3_draft_vllm_ids"), probe_result=probe)
+    assert report.captured_boundaries == [3, 31, 59]
+    assert report.by_code("probe-rules-disagree")
+
+
+async def test_batch_probe_answers_every_request_in_one_process():
+    pairs = [(load(f"{t}_target"), load(d)) for t, d, _ in WORKED if t != "qwen3_235b"]
+    pairs.append(({"architectures": ["MixtralForCausalLM"], "num_hidden_layers": 32}, {}))
+    requests = [probe_request(t, draft_facts(d).nested_ids) for t, d in pairs]
+    results = await run_probe_batch(fake_host(), requests, python=sys.executable)
+    assert len(results) == len(pairs)
+    for (target_cfg, draft_cfg), probe in zip(pairs[:-1], results[:-1]):
+        assert probe["ok"], probe
+        assert probe["captured"] == analyze_pairing(target_cfg, draft_cfg, sglang_version="0.5.23").captured_boundaries
+    assert not results[-1]["ok"]
+
+
+def oracle_agreement(results, pairs) -> tuple[int, list]:
+    """(pairs that agree, disagreements) between probe results and the 0.5.23 rules."""
+    agree, disagreements = 0, []
+    for (name, target_cfg, draft_cfg), probe in zip(pairs, results):
+        rules = analyze_pairing(target_cfg, draft_cfg, sglang_version="0.5.23").captured_boundaries
+        if probe.get("ok") and probe["captured"] == rules:
+            agree += 1
+        else:
+            disagreements.append((name, probe, rules))
+    return agree, disagreements
+
+
+@pytest.mark.oracle
+@pytest.mark.timeout(600)
+@pytest.mark.skipif(not ORACLE_PYTHON.exists(), reason="no real SGLang venv at ~/.cache/specdash-oracle/venv")
+async def test_real_sglang_agrees_with_the_rules_on_every_worked_pair():
+    pairs = [(draft, load(f"{target}_target"), load(draft)) for target, draft, _ in WORKED]
+    requests = [probe_request(t, draft_facts(d).nested_ids) for _, t, d in pairs]
+    results = await run_probe_batch(LocalHost(), requests, python=str(ORACLE_PYTHON), timeout_s=500)
+    assert all(str(r.get("sglang_version", "")).startswith("0.5.23") for r in results), results[0]
+    agree, disagreements = oracle_agreement(results, pairs)
+    print(f"probe-vs-rules agreement: {agree}/{len(pairs)}")
+    assert disagreements == []

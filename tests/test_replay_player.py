@@ -1,0 +1,159 @@
+"""The replay clock with a fake clock: pace, speed, pause/resume, step forward/back, seek, next finding."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from specdash.session.events import FindingEvent, MarkerEvent, UnknownEvent
+from specdash.session.reader import SessionLog
+from specdash.session.replay import ReplayPlayer, Rewind, fake_clock
+
+
+def session(*items: tuple[float, str]) -> SessionLog:
+    """Markers (and findings for texts starting with 'F') at the given times."""
+    events = [FindingEvent(t=t, message=text) if text.startswith("F") else MarkerEvent(t=t, text=text)
+              for t, text in items]
+    return SessionLog(path="mem", header=None, events=events, problems=[], closed=True)
+
+
+def names(items) -> list[str]:
+    out = []
+    for item in items:
+        if isinstance(item, Rewind):
+            out.append(f"<rewind {item.t:g}>")
+        else:
+            out.append(getattr(item, "text", None) or item.message)
+    return out
+
+
+LOG = session((0.0, "a"), (1.0, "b"), (2.0, "Fc"), (5.0, "d"), (6.0, "Fe"), (10.0, "f"))
+
+
+def make(speed: float = 1.0, **kw):
+    clock, advance, wait = fake_clock()
+    return ReplayPlayer(LOG, speed, clock=clock, wait=wait, **kw), advance
+
+
+def test_events_come_due_at_their_time():
+    player, advance = make()
+    assert names(player.take_due()) == ["a"]
+    advance(0.9)
+    assert player.take_due() == []
+    advance(0.1)
+    assert names(player.take_due()) == ["b"]
+    assert player.time_to_next_s() == pytest.approx(1.0)
+    advance(4.0)
+    assert names(player.take_due()) == ["Fc", "d"]
+
+
+def test_speed_scales_the_pace_and_can_change_midway():
+    player, advance = make(speed=2.0)
+    player.take_due()
+    assert player.time_to_next_s() == pytest.approx(0.5)
+    advance(1.0)  # 2 session seconds
+    assert names(player.take_due()) == ["b", "Fc"]
+    player.set_speed(0.5)
+    assert player.position_s == pytest.approx(2.0)
+    advance(4.0)  # 2 more session seconds at half speed
+    assert player.position_s == pytest.approx(4.0)
+    assert player.take_due() == []
+    with pytest.raises(ValueError):
+        player.set_speed(0)
+
+
+def test_pause_freezes_position_and_resume_continues():
+    player, advance = make()
+    advance(1.0)
+    assert names(player.take_due()) == ["a", "b"]
+    player.pause()
+    advance(100.0)
+    assert player.take_due() == [] and player.position_s == pytest.approx(1.0)
+    assert player.time_to_next_s() is None
+    assert player.toggle_pause() is False  # resumed
+    advance(1.0)
+    assert names(player.take_due()) == ["Fc"]
+    assert player.status().describe().startswith("▶ 00:00:02 / 00:00:10")
+
+
+def test_step_forward_and_back_rebuild_state():
+    player, advance = make(start_paused=True)
+    assert player.take_due() == []
+    assert names([player.step_forward(), player.step_forward()]) == ["a", "b"]
+    assert names(player.take_due()) == ["a", "b"]
+    assert player.paused and player.position_s == 1.0
+    undone = player.step_back()
+    assert names([undone]) == ["b"]
+    assert names(player.take_due()) == ["<rewind 0>", "a"]
+    assert player.position_s == 0.0
+    player.step_back()
+    assert names(player.take_due()) == ["<rewind 0>"]
+    assert player.step_back() is None
+    advance(50)
+    assert player.take_due() == []  # still paused
+
+
+def test_seek_forward_hands_out_skipped_events_and_back_rewinds():
+    player, advance = make()
+    player.take_due()
+    player.seek(5.5)
+    assert names(player.take_due()) == ["b", "Fc", "d"]
+    player.seek(1.5)
+    assert names(player.take_due()) == ["<rewind 1>", "a", "b"]
+    advance(0.5)
+    assert names(player.take_due()) == ["Fc"]
+    player.seek(99)
+    assert names(player.take_due()) == ["d", "Fe", "f"]
+    assert player.at_end and player.position_s == 10.0
+
+
+def test_seek_to_next_and_previous_finding():
+    player, advance = make(start_paused=True)
+    found = player.seek_next_finding()
+    assert found.message == "Fc"
+    assert names(player.take_due()) == ["a", "b", "Fc"] and player.position_s == 2.0
+    assert player.seek_next_finding().message == "Fe"
+    assert names(player.take_due()) == ["d", "Fe"]
+    assert player.seek_next_finding() is None
+    assert player.seek_previous_finding().message == "Fc"
+    assert names(player.take_due()) == ["<rewind 2>", "a", "b", "Fc"]
+    assert player.seek_previous_finding() is None
+
+
+def test_unknown_kinds_are_not_replayed():
+    log = SessionLog(path="m", header=None, problems=[], events=[
+        MarkerEvent(t=0, text="a"), UnknownEvent(t=0.5, unknown_kind="hologram"), MarkerEvent(t=1, text="b")])
+    clock, advance, wait = fake_clock()
+    player = ReplayPlayer(log, clock=clock, wait=wait)
+    advance(2)
+    assert names(player.take_due()) == ["a", "b"]
+
+
+async def test_async_generator_paces_and_obeys_controls():
+    clock, advance, wait = fake_clock()
+    player = ReplayPlayer(LOG, 2.0, clock=clock, wait=wait)
+    seen: list[tuple[float, str]] = []
+    async for item in player.events(stop_at_end=True):
+        seen.append((clock(), names([item])[0]))
+        if names([item]) == ["Fc"]:
+            player.seek(9.0)  # jump: d and Fe come at once, then f at its own pace
+    assert seen == [(0.0, "a"), (0.5, "b"), (1.0, "Fc"), (1.0, "d"), (1.0, "Fe"), (1.5, "f")]
+
+
+async def test_real_clock_pause_wakes_the_generator():
+    player = ReplayPlayer(session((0.0, "a"), (30.0, "late")), 1.0)
+    seen: list[str] = []
+
+    async def consume():
+        async for item in player.events():
+            seen.append(names([item])[0])
+
+    task = asyncio.create_task(consume())
+    await asyncio.sleep(0.05)
+    assert seen == ["a"]
+    player.step_forward()  # must not wait 30 s
+    await asyncio.sleep(0.05)
+    assert seen == ["a", "late"]
+    player.close()
+    await asyncio.wait_for(task, 1.0)

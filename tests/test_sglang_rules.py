@@ -1,0 +1,163 @@
+"""The rule engine per version profile: the two seed stories, the all-or-none depth rule, silent rewrites."""
+
+from __future__ import annotations
+
+import pytest
+
+from specdash.sglang.validate import validate_command
+
+BASE = "python -m sglang.launch_server --model-path /m/target --speculative-draft-model-path /m/draft "
+LLAMA = {"architectures": ["LlamaForCausalLM"]}
+
+
+def run(flags: str, version: str | None = None, config: dict | None = LLAMA, env: str = ""):
+    return validate_command(env + BASE + flags, version, config)
+
+
+def test_seed_story_topk1_and_16_draft_tokens_without_steps_is_an_error():
+    report = run("--speculative-algorithm EAGLE --speculative-eagle-topk 1 --speculative-num-draft-tokens 16")
+    diag = report.find("steps-missing")
+    assert diag.severity == "error" and "--speculative-num-steps" in diag.flags
+    assert diag.exception == "AssertionError" and "--speculative-num-steps" in diag.message
+    assert report.has_errors
+    fixed = diag.fix.apply(report.command.text)
+    assert "--speculative-num-steps 15" in fixed
+    assert not validate_command(fixed, None, LLAMA).has_errors
+
+
+def test_seed_story_steps_1_means_16_becomes_2_and_the_fix_is_15_steps():
+    report = run("--speculative-algorithm EAGLE --speculative-eagle-topk 1 --speculative-num-draft-tokens 16 "
+                 "--speculative-num-steps 1")
+    diag = report.find("draft-tokens-adjusted")
+    assert diag.severity == "override" and (diag.from_value, diag.to_value) == (16, 2)
+    assert report.typed["speculative_num_draft_tokens"] == 16
+    assert report.effective["speculative_num_draft_tokens"] == 2
+    assert diag.fix.description.startswith("set --speculative-num-steps 15")
+    fixed = diag.fix.apply(report.command.text)
+    assert "--speculative-num-steps 15" in fixed and "--speculative-num-steps 1 " not in fixed + " "
+    again = validate_command(fixed, None, LLAMA)
+    assert again.find("draft-tokens-adjusted") is None
+    assert again.effective["speculative_num_draft_tokens"] == 16
+    assert not report.has_errors
+
+
+@pytest.mark.parametrize("version", ["0.4.1", "0.4.3"])
+def test_early_releases_have_fixed_defaults_and_no_adjustment(version):
+    report = run("--speculative-algorithm EAGLE", version)
+    expected = {"0.4.1": (5, 8, 64), "0.4.3": (5, 4, 8)}[version]
+    e = report.effective
+    assert (e["speculative_num_steps"], e["speculative_eagle_topk"], e["speculative_num_draft_tokens"]) == expected
+    report = run("--speculative-algorithm EAGLE --speculative-eagle-topk 1 --speculative-num-draft-tokens 16 "
+                 "--speculative-num-steps 1", version)
+    assert report.find("draft-tokens-adjusted") is None
+    assert report.effective["speculative_num_draft_tokens"] == 16
+
+
+def test_0_4_1_eagle_turns_off_radix_cache_and_chunked_prefill_and_rejects_eagle3():
+    report = run("--speculative-algorithm EAGLE --chunked-prefill-size 4096", "0.4.1")
+    assert report.effective["disable_radix_cache"] is True
+    diag = report.find("eagle-disables-chunked-prefill")
+    assert diag.severity == "override" and (diag.from_value, diag.to_value) == (4096, -1)
+    bad = run("--speculative-algorithm EAGLE3", "0.4.1").find("bad-value")
+    assert bad.severity == "error" and "invalid choice: 'EAGLE3'" in bad.message
+
+
+def test_0_4_5_page_size_forces_topk_1_without_adjustment():
+    report = run("--speculative-algorithm EAGLE --page-size 16 --speculative-num-steps 5 --speculative-eagle-topk 4 "
+                 "--speculative-num-draft-tokens 8", "0.4.5")
+    assert report.find("page-size-forces-topk-1").severity == "override"
+    assert report.effective["speculative_eagle_topk"] == 1
+    assert report.effective["speculative_num_draft_tokens"] == 8  # no topk==1 adjustment before 0.4.7
+    after = run("--speculative-algorithm EAGLE --page-size 16 --speculative-num-steps 5 --speculative-eagle-topk 4 "
+                "--speculative-num-draft-tokens 8", "0.4.7")
+    assert after.effective["speculative_num_draft_tokens"] == 6
+
+
+def test_auto_choice_depends_on_version_and_architecture():
+    qwen = {"architectures": ["Qwen2ForCausalLM"]}
+    assert run("--speculative-algorithm EAGLE", "0.5.5", qwen).effective["speculative_num_steps"] == 5
+    assert run("--speculative-algorithm EAGLE", "0.5.8", qwen).effective["speculative_num_steps"] == 3
+    ds = {"architectures": ["DeepseekV3ForCausalLM"]}
+    assert run("--speculative-algorithm NEXTN", "0.4.5", ds).effective["speculative_eagle_topk"] == 4
+    assert run("--speculative-algorithm NEXTN", "0.4.7", ds).effective["speculative_eagle_topk"] == 1
+    unknown = validate_command("--speculative-algorithm EAGLE --speculative-draft-model-path d --model-path /x/abc",
+                               "0.5.9")
+    info = unknown.find("auto-depth-unknown-arch")
+    assert info is not None and "LlamaForCausalLM" in info.message
+    assert unknown.effective["speculative_num_steps"] is None
+
+
+def test_mixed_chunk_and_overlap_by_version():
+    flags = "--speculative-algorithm EAGLE --enable-mixed-chunk --speculative-num-steps 3 --speculative-eagle-topk 1 " \
+            "--speculative-num-draft-tokens 4"
+    assert run(flags, "0.4.5").effective["enable_mixed_chunk"] is True
+    old = run(flags, "0.5.9")
+    assert old.find("mixed-chunk-disabled").severity == "override"
+    assert old.effective["disable_overlap_schedule"] is True
+    current = run(flags, "0.5.23")
+    assert current.effective["enable_mixed_chunk"] is True  # EAGLE supports mixed chunk from 0.5.20
+    assert current.effective["disable_overlap_schedule"] is False
+    standalone = run(flags.replace("EAGLE", "STANDALONE"), "0.5.23")
+    assert standalone.effective["enable_mixed_chunk"] is False
+    v2 = run(flags, "0.5.9", env="SGLANG_ENABLE_SPEC_V2=1 ")
+    assert v2.effective["disable_overlap_schedule"] is False
+
+
+def test_0_5_11_topk_gt_1_falls_back_to_spec_v1():
+    report = run("--speculative-algorithm EAGLE --speculative-num-steps 5 --speculative-eagle-topk 4 "
+                 "--speculative-num-draft-tokens 8", "0.5.12")
+    assert report.find("spec-v1-topk") is not None
+    assert report.effective["disable_overlap_schedule"] is True
+    assert not report.has_errors
+
+
+def test_page_size_topk_backend_rule():
+    flags = "--speculative-algorithm EAGLE --speculative-num-steps 5 --speculative-eagle-topk 4 " \
+            "--speculative-num-draft-tokens 8 --page-size 16 --attention-backend "
+    assert run(flags + "triton", "0.5.9").find("page-size-topk-backend").exception == "ValueError"
+    assert run(flags + "fa3", "0.5.9").find("page-size-topk-backend") is None
+    assert run(flags + "triton", "0.5.23").find("page-size-topk-backend") is None
+    assert run(flags + "flashmla", "0.5.23").find("page-size-topk-backend") is not None
+    assert run(flags.rsplit(" --attention-backend", 1)[0], "0.5.23").find("page-size-topk-auto-backend") is not None
+
+
+def test_current_algorithm_names():
+    assert run("--speculative-algorithm eagle3 --speculative-num-steps 3 --speculative-eagle-topk 1 "
+               "--speculative-num-draft-tokens 4", "0.5.23").effective["speculative_algorithm"] == "EAGLE3"
+    diag = run("--speculative-algorithm MTP", "0.5.23").find("unknown-algorithm")
+    assert diag.exception == "ValueError" and "Unknown speculative algorithm name: MTP" in diag.message
+    assert "NEXTN" in diag.fix.description
+    assert run("--speculative-algorithm eagle3", "0.5.9").find("bad-value") is not None
+
+
+def test_ngram_rewrites():
+    report = validate_command("python -m sglang.launch_server --model-path m --speculative-algorithm NGRAM", "0.5.23")
+    e = report.effective
+    assert (e["speculative_eagle_topk"], e["speculative_num_draft_tokens"], e["speculative_num_steps"]) == (10, 12, 1)
+    assert e["max_running_requests"] == 48
+    cpu = validate_command("python -m sglang.launch_server --model-path m --speculative-algorithm NGRAM --device cpu",
+                           "0.5.9")
+    assert cpu.find("ngram-device").exception == "ValueError"
+
+
+def test_visible_devices_against_tp():
+    flags = "--speculative-algorithm EAGLE --tp-size 4"
+    assert run(flags, env="CUDA_VISIBLE_DEVICES=0,1 ").find("visible-devices-too-few").severity == "error"
+    assert run(flags, env="CUDA_VISIBLE_DEVICES=0,1,2,3,4,5 ").find("visible-devices-unused").severity == "warning"
+    assert run(flags, env="CUDA_VISIBLE_DEVICES=0,1,2,3 ").find("visible-devices-unused") is None
+
+
+def test_no_command_and_depth_without_algorithm():
+    assert validate_command("hello world").find("no-launch-command").severity == "error"
+    assert validate_command("").diagnostics == []
+    report = validate_command("python -m sglang.launch_server --model-path m --speculative-num-steps 3")
+    assert report.find("spec-flags-without-algorithm").severity == "warning"
+
+
+def test_json_shape():
+    report = run("--speculative-algorithm EAGLE --speculative-eagle-topk 1 --speculative-num-draft-tokens 16")
+    data = report.to_json()
+    assert data["sglang_version"] == "0.5.23"
+    assert set(data["diagnostics"][0]) >= {"severity", "code", "flags", "message", "fix"}
+    assert {"speculative_algorithm", "speculative_num_steps", "speculative_eagle_topk",
+            "speculative_num_draft_tokens", "max_running_requests"} <= set(data["effective"])
