@@ -3,9 +3,9 @@
 Target (issue #6): the client alone receives >= 5 000 streamed tokens/s on one core without its own timing error
 exceeding 1 %.
 
-Method: tests/bench_server.py runs in its own process (pinned to the other cores when possible) and streams ONE
+Method: tests/bench_server.py runs in its own process (``--pin``: on the other cores) and streams ONE
 token per chunk (the worst case for a client: no multi-token speculative chunks) at a fixed per-chunk delay; it
-logs on the shared monotonic clock when it sent every chunk. This process is pinned to one core and runs
+logs on the shared monotonic clock when it sent every chunk. This process (``--pin``: on one core) runs
 :class:`specdash.bench.runner.BenchRunner` with increasing concurrency. For each step the script prints
 
 * received tokens/s (all tokens of all requests / wall time) and the client's CPU use (process CPU time / wall);
@@ -78,7 +78,7 @@ async def step(url: str, api: str, concurrency: int, output_len: int) -> dict:
         sends = rec["t_send"]
         ttft_true = sends[0] - req.sent_perf_s
         e2e_true = sends[-1] - req.sent_perf_s
-        gaps = [(b - a) for a, b in zip(sends, sends[1:])]
+        gaps = [(b - a) / n for a, b, n in zip(sends, sends[1:], rec["chunks"][1:]) for _ in range(n)]
         errs["ttft"].append(rel(req.ttft_ms / 1000, ttft_true))
         errs["e2e"].append(rel(req.e2e_ms / 1000, e2e_true))
         errs["itl_mean"].append(rel(statistics.fmean(req.itl_ms) / 1000, statistics.fmean(gaps)))
@@ -100,19 +100,27 @@ async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--api", default="generate", choices=("generate", "chat", "completions"))
     parser.add_argument("--output-len", type=int, default=400)
-    parser.add_argument("--delay-ms", type=float, default=2.0, help="server's per-chunk delay (1 token per chunk)")
+    parser.add_argument("--delay-ms", type=float, default=2.0, help="server's per-chunk delay")
+    parser.add_argument("--tokens-per-chunk", type=int, default=1,
+                        help="tokens per streamed chunk (1: worst case; speculative decoding sends several)")
     parser.add_argument("--concurrency", default="1,4,8,16,24", help="comma-separated steps")
+    parser.add_argument("--pin", action="store_true",
+                        help="pin the client to one CPU and the server to the others (needs an otherwise idle "
+                             "machine: on a busy one a pinned client waits for its CPU and reads late)")
     args = parser.parse_args()
 
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [0]
-    server = BenchServerProcess({"ttft_s": 0.05, "chunk_delay_s": args.delay_ms / 1000, "tokens_per_chunk": 1,
-                                 "speculative": False}).start()
+    server = BenchServerProcess({"ttft_s": 0.05, "chunk_delay_s": args.delay_ms / 1000,
+                                 "tokens_per_chunk": args.tokens_per_chunk, "speculative": False}).start()
     try:
-        pinned = len(cpus) > 1 and pin(0, {cpus[0]}) and pin(server.proc.pid, set(cpus[1:]))
-        print(f"client pinned to CPU {cpus[0]}, server on {cpus[1:]}" if pinned else "not pinned (one CPU)")
-        print(f"api {args.api}, 1 token per chunk every {args.delay_ms} ms per stream, {args.output_len} tokens each")
+        pinned = args.pin and len(cpus) > 1 and pin(0, {cpus[0]}) and pin(server.proc.pid, set(cpus[1:]))
+        print(f"client pinned to CPU {cpus[0]}, server on {cpus[1:]}" if pinned else
+              f"not pinned ({len(cpus)} CPUs); 'client CPU' is the client's own CPU time / wall time")
+        print(f"api {args.api}, {args.tokens_per_chunk} token(s) per chunk every {args.delay_ms} ms per stream, "
+              f"{args.output_len} tokens per request")
         print(f"{'conc':>4} {'tokens/s':>9} {'client CPU':>10} {'tok/s/core':>10}   median rel. error (max): "
               "TTFT / ITL mean / ITL p50 / TPOT / E2E")
+        await step(server.url, args.api, 2, 20)  # first use of httpx/anyio imports lazily: not measured
         for c in (int(x) for x in args.concurrency.split(",")):
             r = await step(server.url, args.api, c, args.output_len)
             e, m = r["err_median"], r["err_max"]

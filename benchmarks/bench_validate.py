@@ -37,16 +37,20 @@ def main() -> int:
     medians = []
     for name, text in COMMANDS.items():
         for version in ("0.5.9", None):
-            samples = []
+            samples, cpu = [], []
             for _ in range(args.repeat):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.thread_time()
                 validate_command(text, version)
                 samples.append(time.perf_counter() - t0)
+                cpu.append(time.thread_time() - c0)
             median_ms = statistics.median(samples) * 1000
+            cpu_ms = statistics.median(cpu) * 1000
             p95_ms = sorted(samples)[int(len(samples) * 0.95)] * 1000
             medians.append(median_ms)
-            print(f"{name:<32} sglang {version or 'current':<8} median {median_ms:.3f} ms  p95 {p95_ms:.3f} ms")
-    print(f"overall median {statistics.median(medians):.3f} ms (target < 1 ms)")
+            print(f"{name:<32} sglang {version or 'current':<8} median {median_ms:.3f} ms wall, {cpu_ms:.3f} ms CPU;"
+                  f"  p95 {p95_ms:.3f} ms wall")
+    print(f"overall median {statistics.median(medians):.3f} ms wall (target < 1 ms for a typical command; wall time "
+          "includes waiting for the CPU on a busy machine)")
     return 0
 
 

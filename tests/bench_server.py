@@ -6,7 +6,8 @@ It speaks what SGLang speaks (facts sheet §8): streaming ``POST /v1/chat/comple
 ``meta_info`` with ``completion_tokens`` and ``spec_verify_ct``), ``GET /health``, ``GET /server_info`` and
 ``/get_server_info`` (``internal_states[0].avg_spec_accept_length`` once a verify step happened), ``GET /v1/models``
 and, when enabled, ``GET /metrics`` with ``sglang:generation_tokens_total`` and ``sglang:spec_verify_calls_total``.
-Test-only ``GET /bench/log``: per finished request, its prompt, receipt time and the send time of every chunk as
+Test-only ``GET /bench/log``: per finished request, its prompt, receipt time and the send time (taken just before
+the write) of every chunk as
 ``time.perf_counter()`` readings (CLOCK_MONOTONIC, the same clock in every process on Linux), so a test can compare
 the client's figures with what the server actually did even when the machine is loaded.
 
@@ -216,8 +217,8 @@ class Handler(BaseHTTPRequestHandler):
                     events.append(json.dumps({"id": rid, "object": obj, "created": created, "model": cfg["model"],
                                               "choices": [], "usage": final_usage}))
                 events.append("[DONE]")
+            sends.append(time.perf_counter())  # just before the write: a client cannot see the chunk earlier
             self._chunk(events)
-            sends.append(time.perf_counter())
         self.wfile.write(b"0\r\n\r\n")
         with state.lock:
             state.generation_tokens += cum
@@ -246,6 +247,9 @@ class BenchHTTPServer(ThreadingHTTPServer):
 
 def main(argv: list[str]) -> int:
     config = json.loads(argv[1]) if len(argv) > 1 else {}
+    # many streams = many threads: hand the GIL over quickly so a thread whose deadline came does not wait up to
+    # the default 5 ms for it (that would delay its write behind its own send stamp)
+    sys.setswitchinterval(0.0002)
     server = BenchHTTPServer(config)
     print(f"PORT {server.server_address[1]}", flush=True)
     try:

@@ -154,7 +154,10 @@ class SshdServer:
         """Start ``sshd -D -e -f CONFIG`` in its own process group and wait until it answers with its banner."""
         if self.pid is not None:
             return
-        os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # privilege separation directory
+        try:
+            os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # privilege separation dir (needed as root)
+        except OSError:
+            pass  # not root: sshd runs unprivileged and only serves this user
         self._log = open(self.log_path, "ab")
         self._proc = subprocess.Popen(
             [SSHD, "-D", "-e", "-f", str(self.sshd_config)],

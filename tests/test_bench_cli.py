@@ -61,10 +61,12 @@ def test_json_output_has_the_documented_shape_and_the_result_is_stored(server, t
 def test_human_summary_from_a_prompt_file(server, tmp_path, capsys, monkeypatch):
     prompts = tmp_path / "p.txt"
     prompts.write_text("one\ntwo\n")
-    out = bench_in_process("--url", server.url, "--workload", str(prompts), "-n", "2", "-c", "2", "--output-len", "5",
+    # an OpenAI base URL (…/v1) works too; -c 0 = unlimited concurrency
+    out = bench_in_process("--url", server.url + "/v1", "--workload", str(prompts), "-n", "2", "-c", "0", "--output-len", "5",
                            "--no-save", state=tmp_path, capsys=capsys, monkeypatch=monkeypatch)
     assert out.returncode == 0, out.stderr
     assert "output tokens/s" in out.stdout and "TTFT ms" in out.stdout and "2 ok, 0 failed" in out.stdout
+    assert "concurrency unlimited" in out.stdout
     # chat API on a server without /metrics that already served requests: no per-run accept length, said why
     assert "accept length   -  [server's avg_spec_accept_length" in out.stdout
     assert not (tmp_path / "bench").exists()

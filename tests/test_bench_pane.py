@@ -17,6 +17,7 @@ from test_bench_sweep import BASE, FakeLifecycle  # noqa: E402
 
 from specdash.app.bench import BenchPane  # noqa: E402
 from specdash.bench.sweep import SweepDefinition, SweepPoint, SweepResult  # noqa: E402
+from specdash.bench.workload import load_file  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "bench"
 
@@ -94,6 +95,9 @@ async def test_keys_explain_what_is_missing():
     app = PaneApp(None)
     async with app.run_test(size=(160, 48)) as pilot:
         pane = app.query_one(BenchPane)
+        # a user file joins the selector and becomes the selected workload
+        pane.add_workload(load_file(DATA / "prompts.txt"))
+        assert pane.selected_workload().prompts == ("first prompt", "second prompt")
         await pilot.press("b")
         assert "no server to benchmark" in pane.status
         await pilot.press("S")
@@ -105,14 +109,14 @@ async def test_keys_explain_what_is_missing():
 
 
 async def test_S_runs_the_sweep_through_the_injected_lifecycle(state_dir):
-    # chain-5 streams 4 tokens per 20 ms verify step, the baseline 1 token per 20 ms: ~3.5x
-    fake = FakeLifecycle(timings={0: {"tokens_per_chunk": 1, "chunk_delay_s": 0.02, "speculative": False},
-                                  5: {"tokens_per_chunk": 4, "chunk_delay_s": 0.02}})
+    # chain-5 streams 4 tokens per 30 ms verify step, the baseline 1 token per 30 ms: ~3x
+    fake = FakeLifecycle(timings={0: {"tokens_per_chunk": 1, "chunk_delay_s": 0.03, "speculative": False},
+                                  5: {"tokens_per_chunk": 4, "chunk_delay_s": 0.03}})
     try:
         app = PaneApp(None)
         async with app.run_test(size=(160, 48)) as pilot:
             pane = app.query_one(BenchPane)
-            pane.bench_overrides = {"num_requests": 6, "concurrency": 3, "output_len": 13, "warmup_requests": 0,
+            pane.bench_overrides = {"num_requests": 4, "concurrency": 2, "output_len": 9, "warmup_requests": 0,
                                     "api": "generate"}
             pane.restart_server = fake.restart
             pane.base_command = BASE

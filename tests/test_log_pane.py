@@ -184,7 +184,7 @@ async def test_enter_on_a_finding_jumps_to_its_line(app):
         await pilot.pause(0.4)
         panel = app.query_one(FindingsPanel)
         panel.query_one("#findings-list").focus()
-        target = next(i for i, f in enumerate(panel.shown) if f.kind == "override")
+        target = next(i for i, f in enumerate(panel.shown) if f.kind == "override" and f.fix)
         panel.highlight(target)
         await pilot.pause()
         finding = panel.shown[target]

@@ -104,3 +104,37 @@ async def test_not_a_safetensors_file_is_noted(tmp_path):
     inputs = await load_pair_from_host(LocalHost(), str(target), str(draft))
     assert inputs.draft_safetensors_header is None
     assert any("implausible" in n for n in inputs.notes)
+
+
+async def test_service_caches_files_and_probe(tmp_path, monkeypatch):
+    import os
+    import sys
+
+    from specdash.sglang.pairing import PairingService
+    from test_pairing_support import DATA
+
+    class Host(CountingHost):
+        def __init__(self):
+            super().__init__()
+            self._env = dict(os.environ, PYTHONPATH=str(DATA / "fake_sglang"))
+            self.commands = 0
+
+        async def run(self, command, timeout_s=30.0, input=None):
+            self.commands += 1
+            return await super().run(command, timeout_s, input)
+
+    target = write_model_dir(tmp_path / "t", load("deepseek_v3_target"))
+    draft = write_model_dir(tmp_path / "d", load("deepseek_v3_draft_vllm_ids"), eagle3_tensors(7168, 7168))
+    host = Host()
+    service = PairingService(host, python=sys.executable)
+    first = await service.report(str(target), str(draft))
+    reads, commands = len(host.reads), host.commands
+    again = await service.report(str(target), str(draft))
+    assert (len(host.reads), host.commands) == (reads, commands)  # nothing read or run twice
+    assert first.source == again.source == "probe" and first.captured_boundaries == [2, 30, 58]
+    old = await service.report(str(target), str(draft), sglang_version="0.5.12")
+    assert old.source == "rules:0.5.12" and old.captured_boundaries == [3, 31, 59]
+    assert "SGLang feeds [3, 31, 59]" in old.headline() and old.headline().startswith("pairing: warning id-convention")
+    service.invalidate()
+    await service.report(str(target), str(draft))
+    assert len(host.reads) > reads

@@ -211,3 +211,19 @@ async def test_probes_from_here_and_through_the_host_agree(tmp_path, started_gro
     assert (await probe_http(f"http://127.0.0.1:{closed}")).health_status is None
     nothing = await probe_via_host(host, closed)
     assert nothing.health_status is None and nothing.error == f"nothing answers on port {closed}"
+
+
+async def test_clean_exit_is_stopped_and_an_outside_kill_is_crashed(tmp_path, started_groups):
+    host = LocalHost(env=harness.double_env(tmp_path, None))
+    done = await launch(host, "echo finished")
+    started_groups.append(done.pgid)
+    status = await wait_for_state(host, done, SETTLED, timeout_s=10, poll_s=0.05)
+    assert status.state is ServerState.STOPPED and status.detail == "exited by itself with status 0"
+    assert pathlib.Path(done.log_path).read_text() == "finished\n"
+
+    killed = await launch(host, "sleep 30")
+    started_groups.append(killed.pgid)
+    assert (await server_status(host, killed)).state is ServerState.STARTING  # alive, no HTTP yet
+    harness.kill_group(killed.pgid)  # someone else kills it (the test started it)
+    status = await wait_for_state(host, killed, SETTLED, timeout_s=10, poll_s=0.05)
+    assert status.state is ServerState.CRASHED and "killed from outside specdash" in status.detail

@@ -41,7 +41,7 @@ def test_truncated_last_document_is_skipped_and_named(tmp_path):
     record(path)
     text = path.read_text()
     # Crash while writing event 10: cut the file in the middle of the last log line (drop the end document).
-    body = text[: text.rindex("--- # size", 0, text.rindex("kind: end"))]
+    body = text[: text.rindex("--- # size", 0, text.rindex("\"kind\": \"end\""))]
     last_start = body.rindex("--- # size")
     cut = body[: last_start + (len(body) - last_start) * 2 // 3]
     path.write_text(cut)
@@ -59,7 +59,7 @@ def test_truncation_at_a_line_boundary_is_caught_by_the_size(tmp_path):
         rec.record("log", t=1.0, lines=[[0, "a"], [2, "b"], [4, "c"]])
         rec.record("log", t=2.0, lines=[[6, "d"], [8, "e"], [10, "f"]])
     text = path.read_text()
-    cut = text[: text.index('- [8, "e"]')]  # ends with a whole line, but the document is incomplete
+    cut = text[: text.index("  [8, \"e\"]")]  # ends with a whole line, but the document is incomplete
     path.write_text(cut)
     log = read_session(path)
     assert [e.lines for e in log.events] == [[[0, "a"], [2, "b"], [4, "c"]]]
@@ -162,3 +162,16 @@ def test_not_a_session_raises_one_line(tmp_path, content, message):
 def test_missing_file_raises(tmp_path):
     with pytest.raises(SessionError, match="no such file"):
         read_session(tmp_path / "nope.yaml")
+
+
+def test_document_with_wrong_field_shape_is_skipped_and_named(tmp_path):
+    path = tmp_path / "s.yaml"
+    record(path, n=2)
+    text = path.read_text()
+    end = text.rindex("--- # size")
+    bad = "---\nkind: log\nt: 1.5\nlines: not a list\n---\nkind: log\nt: 1.6\nlines: [[1]]\n"
+    path.write_text(text[:end] + bad + text[end:])
+    log = read_session(path)
+    assert len(log.of_kind("log")) == 2
+    assert any(p.startswith("document 4 ") and "'lines' must be a list" in p for p in log.problems)
+    assert any(p.startswith("document 5 ") and "[offset, text]" in p for p in log.problems)

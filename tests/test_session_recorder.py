@@ -60,7 +60,7 @@ def test_events_read_back_as_recorded(tmp_path, name):
     assert log.events[1].lines == [[i * 100, line] for i, line in enumerate(DECODE_LINES)]
     assert isinstance(log.events[2], BenchEvent) and log.events[2].result["ttft_ms"] == {"p50": 41.0}
     if name.endswith(".gz"):
-        assert b"\nkind: header\n" in gzip.decompress(path.read_bytes())[:40]
+        assert b"\n\"kind\": \"header\"\n" in gzip.decompress(path.read_bytes())[:40]
 
 
 def test_file_is_a_yaml_stream_any_yaml_reader_reads(tmp_path):
@@ -221,3 +221,19 @@ def test_a_file_cut_at_any_byte_reads_a_prefix(tmp_path, name):
         previous = len(got)
         assert log.problems, cut  # a cut file is never reported as whole
     assert previous == len(full)  # cut in the end document: every event is still there
+
+
+def test_start_recording_follows_record_options(tmp_path, monkeypatch):
+    from specdash.session.recorder import start_recording
+
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    assert start_recording(None, enabled=False, host="gpu-box") is None  # --no-record
+    rec = start_recording(None, host="alice@gpu box:22", sglang_version="0.5.6")
+    rec.close()
+    assert rec.path.parent == tmp_path / "state" / "sessions"
+    assert rec.path.name.endswith("-alice_gpu_box_22.yaml.gz")
+    assert oct(rec.path.stat().st_mode & 0o777) == "0o600"
+    assert read_session(rec.path).header.sglang_version == "0.5.6"
+    chosen = tmp_path / "mine.yaml"
+    start_recording(chosen, enabled=False, host="h").close()  # --record PATH wins over record: false
+    assert read_session(chosen).header.host == "h"

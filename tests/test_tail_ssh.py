@@ -198,3 +198,16 @@ async def test_follow_from_the_current_end_shows_only_new_lines(sshd, tmp_path):
         await collector.close()
     finally:
         await host.close()
+
+
+async def test_closing_the_host_ends_the_follow_with_a_stopped_marker(sshd, tmp_path):
+    log = tmp_path / "closing.log"
+    log.write_bytes(real_log_lines()[0] + b"\n")
+    host = sshd.make_host()
+    await host.connect()
+    collector = Collector(LogFollower(host, str(log)))
+    await _wait_for(lambda: len(collector.lines) == 1, 10, "the first line")
+    await host.close()
+    await asyncio.wait_for(collector.task, 5)  # the iteration ended by itself
+    assert collector.markers == ["stopped: closed"]
+    await _wait_for_no_followers(str(log))

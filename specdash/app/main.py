@@ -18,6 +18,7 @@ from textual.containers import Vertical
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from specdash import __version__
+from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, ServerCommands
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
 from specdash.app.status_bar import StatusBar
@@ -34,11 +35,13 @@ def _optional(module: str, name: str):
     return getattr(importlib.import_module(module), name, None)
 
 
-class SpecdashApp(App):
+class SpecdashApp(LifecycleActions, App):
     """The console. ``host`` is any Host (local, SSH, replay); ``log_path`` the server log to follow on it
     (None: discover the running server's log); ``readonly`` disables every mutating action."""
 
     CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {ServerCommands} | (
+        {_optional("specdash.app.gpus.commands", "GpuCommands")} - {None})
     TITLE = "specdash"
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -48,6 +51,7 @@ class SpecdashApp(App):
         Binding("f3", "show_tab('builder')", "Builder", id="app.tab_builder"),
         Binding("f4", "show_tab('bench')", "Bench", id="app.tab_bench"),
         Binding("f5", "focus_gpus", "GPUs", id="app.focus_gpus"),
+        *LIFECYCLE_BINDINGS,
     ]
 
     def __init__(self, host: Host, *, log_path: str | None = None, readonly: bool = False,
@@ -95,9 +99,26 @@ class SpecdashApp(App):
     def status_bar(self) -> StatusBar:
         return self.query_one(StatusBar)
 
+    def _pane(self, cls):
+        if cls is None:
+            return None
+        found = self.query(cls)
+        return found.first() if found else None
+
     @property
     def log_pane(self):
-        return self.query_one(self._log_pane_cls) if self._log_pane_cls else None
+        """The LogPane, or None when absent from this build."""
+        return self._pane(self._log_pane_cls)
+
+    @property
+    def gpu_pane(self):
+        """The GpuPane, or None."""
+        return self._pane(self._gpu_pane_cls)
+
+    @property
+    def builder_pane(self):
+        """The BuilderPane, or None."""
+        return self._pane(self._builder_cls)
 
     def on_mount(self) -> None:
         self.status_bar.connection = self.host.status
@@ -115,9 +136,32 @@ class SpecdashApp(App):
         """Connect (asking about unknown host keys), then follow the log until the app exits."""
         if not await self._connect():
             return
-        path = self.log_path or await self._discover_log()
+        builder = self.builder_pane
+        if builder is not None:
+            builder.host = self.host
+        path = self.log_path or await self._reattach_run() or await self._discover_log()
         if path:
-            await self._follow(path)
+            self.follow(path, reset=False)
+
+    async def _reattach_run(self) -> str | None:
+        """Follow the newest server this host's specdash launched, if it is still alive."""
+        try:
+            from specdash.server import ServerState, find_runs, server_status
+
+            runs = await find_runs(self.host, limit=1)
+            if not runs:
+                return None
+            status = await server_status(self.host, runs[0])
+        except Exception:  # noqa: BLE001 - rediscovery is best effort
+            return None
+        if status.state not in (ServerState.STARTING, ServerState.READY):
+            return None
+        self.run_handle = runs[0]
+        self._server_alive = True
+        if self.gpu_pane is not None:
+            self.gpu_pane.set_server_pgids({runs[0].pgid})
+        self._poll_server()
+        return runs[0].log_path
 
     async def _connect(self) -> bool:
         while True:
@@ -164,6 +208,15 @@ class SpecdashApp(App):
             pane.marker(f"{message}; start specdash with --log PATH to follow a file")
         return None
 
+    def follow(self, path: str, *, reset: bool = True) -> None:
+        """Follow ``path`` on the host in the log pane (replacing whatever was followed before)."""
+        pane = self.log_pane
+        if pane is not None and reset:
+            pane.reset(path)
+        self.log_path = path
+        self._follow(path)
+
+    @work(group="follow", exclusive=True)
     async def _follow(self, path: str) -> None:
         from specdash.hosts.tail import LogFollower, TailLines, TailMarker
 
@@ -177,6 +230,8 @@ class SpecdashApp(App):
                 pane.marker(event.text)
 
     def on_log_pane_server_state_changed(self, message) -> None:
+        if self.run_handle is not None:
+            return  # the lifecycle poller (log + /health + process group) is the better source
         self.status_bar.server_state = message.state
         self.status_bar.server_detail = message.detail
 

@@ -66,16 +66,12 @@ class SSESplitter:
 
     def feed(self, data: bytes) -> list[str]:
         """Add ``data``; return the payloads of all lines completed by it."""
-        self._buffer += data
         if b"\n" not in data:
+            self._buffer += data
             return []
-        *lines, self._buffer = self._buffer.split(b"\n")
-        out = []
-        for raw in lines:
-            line = raw.rstrip(b"\r")
-            if line.startswith(b"data:"):
-                out.append(line[5:].strip().decode("utf-8", errors="replace"))
-        return out
+        lines = (self._buffer + data if self._buffer else data).split(b"\n")
+        self._buffer = lines.pop()
+        return [line[5:].strip().decode("utf-8", errors="replace") for line in lines if line.startswith(b"data:")]
 
     def flush(self) -> list[str]:
         """Payload of a final line without a newline, if any."""

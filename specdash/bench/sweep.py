@@ -34,7 +34,7 @@ from specdash.bench.acceptance import fit_chain_model, low_acceptance_warning
 from specdash.bench.command_edit import remove_speculative_flags, set_flag
 from specdash.bench.results import RunResult
 from specdash.bench.runner import BenchError, BenchProgress, BenchRunner, BenchSettings
-from specdash.bench.stats import RepeatSpread, repeat_spread
+from specdash.bench.stats import DEFAULT_UNSTABLE_TOLERANCE_PCT, RepeatSpread, repeat_spread
 from specdash.bench.store import write_json_atomic
 
 CHECKPOINT_VERSION = 1
@@ -96,12 +96,15 @@ class SweepPoint:
 @dataclasses.dataclass(frozen=True)
 class SweepDefinition:
     """Points to run, ``repeats`` per point, ``max_rejected`` reruns allowed per point for runs with failed
-    requests, ``ready_timeout_s`` to wait for ``/health`` after a restart."""
+    requests, ``ready_timeout_s`` to wait for ``/health`` after a restart, ``unstable_tolerance_pct``: repeats
+    may differ by this share of their median before a point can be called unstable (see
+    :func:`specdash.bench.stats.repeat_spread`)."""
 
     points: tuple[SweepPoint, ...]
     repeats: int = 3
     max_rejected: int = 2
     ready_timeout_s: float = 1800.0
+    unstable_tolerance_pct: float = DEFAULT_UNSTABLE_TOLERANCE_PCT
 
     def to_dict(self) -> dict:
         """JSON-ready dict."""
@@ -110,12 +113,13 @@ class SweepDefinition:
             "repeats": self.repeats,
             "max_rejected": self.max_rejected,
             "ready_timeout_s": self.ready_timeout_s,
+            "unstable_tolerance_pct": self.unstable_tolerance_pct,
         }
 
     @classmethod
     def from_dict(cls, data: dict) -> "SweepDefinition":
         """From a parsed YAML/JSON mapping with ``points`` (list) and optional ``repeats``, ``max_rejected``,
-        ``ready_timeout_s``. Raises :class:`SweepError` when malformed."""
+        ``ready_timeout_s``, ``unstable_tolerance_pct``. Raises :class:`SweepError` when malformed."""
         if not isinstance(data, dict) or not isinstance(data.get("points"), list) or not data["points"]:
             raise SweepError("sweep definition needs a non-empty 'points' list")
         points = tuple(SweepPoint.from_dict(p) for p in data["points"])
@@ -129,6 +133,7 @@ class SweepDefinition:
             repeats,
             int(data.get("max_rejected", 2)),
             float(data.get("ready_timeout_s", 1800.0)),
+            float(data.get("unstable_tolerance_pct", DEFAULT_UNSTABLE_TOLERANCE_PCT)),
         )
 
 
@@ -230,12 +235,21 @@ class PointResult:
         return cls(**{k: v for k, v in kwargs.items() if k in names})
 
 
-def summarize_point(point: SweepPoint, runs: list[RunResult], rejected: list[str], command: str, url: str) -> PointResult:
-    """Build a :class:`PointResult` from accepted runs (pure)."""
+def summarize_point(
+    point: SweepPoint,
+    runs: list[RunResult],
+    rejected: list[str],
+    command: str,
+    url: str,
+    tolerance_pct: float = DEFAULT_UNSTABLE_TOLERANCE_PCT,
+) -> PointResult:
+    """Build a :class:`PointResult` from accepted runs (pure); ``tolerance_pct`` as in :func:`repeat_spread`."""
     if not runs:
         reason = "; ".join(rejected[-1:]) or "no run"
         return PointResult(point, "failed", command, url, f"no accepted run ({reason})", [], rejected)
-    spread = repeat_spread([r.output_tokens_per_s for r in runs], [r.output_rate_se for r in runs])
+    spread = repeat_spread(
+        [r.output_tokens_per_s for r in runs], [r.output_rate_se for r in runs], tolerance_pct=tolerance_pct
+    )
     accepts = [r.accept_length for r in runs if r.accept_length is not None]
     accept = sum(accepts) / len(accepts) if accepts else None
     sources = sorted({r.accept_length_source for r in runs if r.accept_length is not None})
@@ -461,7 +475,7 @@ async def wait_until_ready(url: str, timeout_s: float, poll_s: float = 0.5) -> N
     """Poll ``GET url/health`` until it answers 200 (SGLang's readiness, facts sheet §8). Raises
     :class:`SweepError` after ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
-    async with httpx.AsyncClient(timeout=5.0, trust_env=False) as client:
+    async with httpx.AsyncClient(timeout=5.0, trust_env=False, verify=url.startswith("https://")) as client:
         while True:
             try:
                 if (await client.get(url.rstrip("/") + "/health")).status_code == 200:
@@ -480,7 +494,8 @@ class SweepRunner:
     ``restart``: async callable ``restart(command) -> server_url`` provided by the server lifecycle;
     ``settings``: benchmark settings for every run (its ``url`` is replaced by what ``restart`` returns; its
     ``warmup_requests`` are sent before the first repeat of each point only); ``checkpoint``: JSON file written
-    after each point and read on start to resume; ``effective_config``: stored with the result;
+    after each point and read on start to resume an unfinished sweep (a finished one is renamed
+    ``<stem>-<start time>.json`` and a new sweep starts); ``effective_config``: stored with the result;
     ``on_event``: progress callback; ``log_accept_samples``: passed to each :class:`BenchRunner`.
     """
 
@@ -531,9 +546,13 @@ class SweepRunner:
                 raise SweepError(
                     f"checkpoint {self.checkpoint} belongs to another sweep (definition, command or workload differ)"
                 )
-            result.points = [p for p in result.points if p.done]
-            result.finished = result.cancelled = False
-            return result
+            if not result.finished:
+                result.points = [p for p in result.points if p.done]
+                result.cancelled = False
+                return result
+            # a finished sweep is kept under its start time; this one starts afresh
+            stamp = result.started_at.replace(":", "").replace("-", "").replace("+0000", "Z")
+            self.checkpoint.rename(self.checkpoint.with_name(f"{self.checkpoint.stem}-{stamp}.json"))
         return SweepResult(
             definition=self.definition,
             base_command=self.base_command,
@@ -626,7 +645,7 @@ class SweepRunner:
                 self._emit(index, point.name, "rejected", f"{point.name}: run rejected ({run.errors} failed requests)")
                 continue
             runs.append(run)
-        return summarize_point(point, runs, rejected, command, url)
+        return summarize_point(point, runs, rejected, command, url, self.definition.unstable_tolerance_pct)
 
 
 def _point_config(point: SweepPoint) -> dict:

@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              "per line (default: short-chat)",
     )
     parser.add_argument("-n", "--num-requests", type=int, metavar="N", help="number of requests (default: workload's)")
-    parser.add_argument("-c", "--concurrency", type=int, metavar="C", help="max requests in flight (default: workload's)")
+    parser.add_argument("-c", "--concurrency", type=int, metavar="C",
+                        help="max requests in flight, 0 = unlimited (default: workload's)")
     parser.add_argument("--rate", type=float, metavar="REQ_PER_S", help="Poisson request rate (default: all at once)")
     parser.add_argument("--api", choices=("chat", "completions", "generate"),
                         help="endpoint (default: workload's; 'generate' gives an exact per-run accept length)")
@@ -75,6 +76,7 @@ def format_summary(result) -> str:
 
 def run(args: argparse.Namespace) -> int:
     import asyncio
+    import dataclasses
     import signal
 
     from specdash.bench.runner import BenchError, BenchRunner, BenchSettings
@@ -89,10 +91,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     try:
         settings = BenchSettings.from_workload(
-            args.url, workload, api=args.api, num_requests=args.num_requests, concurrency=args.concurrency,
+            args.url, workload, api=args.api, num_requests=args.num_requests, concurrency=args.concurrency or None,
             request_rate=args.rate, output_len=args.output_len, temperature=args.temperature, seed=args.seed,
             warmup_requests=args.warmup, model=args.model,
         )
+        if args.concurrency == 0:
+            settings = dataclasses.replace(settings, concurrency=None)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

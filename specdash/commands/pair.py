@@ -83,22 +83,14 @@ def _open_host(target: str | None):
 
 async def _analyze(host, args: argparse.Namespace, algorithm: str):
     from specdash.hosts.base import HostError
-    from specdash.sglang.pairing.loader import PairLoadError, load_pair_from_host
-    from specdash.sglang.pairing.probe import run_probe
+    from specdash.sglang.pairing.loader import PairLoadError
+    from specdash.sglang.pairing.service import PairingService
 
     try:
         await host.connect()
-        inputs = await load_pair_from_host(host, args.target, args.draft)
-        probe = None
-        if algorithm == "EAGLE3" and args.sglang_version is None and not args.no_probe:
-            from specdash.sglang.pairing.configs import draft_facts
-
-            facts = draft_facts(inputs.draft_config)
-            try:
-                probe = await run_probe(host, inputs.target_config, facts.nested_ids, python=args.python)
-            except ValueError as exc:
-                probe = {"ok": False, "error": str(exc)}
-        report = inputs.analyze(algorithm, sglang_version=args.sglang_version, probe_result=probe)
+        service = PairingService(host, python=args.python, probe=not args.no_probe)
+        report = await service.report(args.target, args.draft, algorithm, sglang_version=args.sglang_version)
+        inputs = await service.inputs(args.target, args.draft)
     except (PairLoadError, HostError) as exc:
         raise _LoadFailed(str(exc)) from None
     finally:

@@ -1,6 +1,6 @@
 """Safe kill of GPU-holding processes: by PID or process group only, identity re-checked before every signal.
 
-Procedure (issue #5 "Safe kill"; case C23/C25: never ``pkill``/``kill -9 $(nvidia-smi ...)``):
+Procedure (issue #5 "Safe kill"; cases C23/C25: never by process name, never every PID nvidia-smi lists):
 
 1. refuse ``foreign``/``unknown`` rows, rows of another user, rows without a start time, PID/PGID <= 1 and
    specdash's own process group;

@@ -167,7 +167,7 @@ class Host(abc.ABC):
             if state is ConnState.CONNECTED:
                 return
             if state is ConnState.FAILED:
-                raise HostError(self._status.describe())
+                raise HostError(self._status.detail or "connection failed")
             waiter: asyncio.Future[None] = loop.create_future()
             self._status_waiters.append(waiter)
             remaining = None if deadline is None else max(0.0, deadline - loop.time())
@@ -200,9 +200,9 @@ class Host(abc.ABC):
         or leaving an ``async for``) stops the command: it never outlives the stream. Raises ConnectionLost
         (a HostError) when the connection drops mid-stream.
 
-        The command's stdin is a pipe that stays open, unwritten, for the life of the stream and is closed
-        when the stream closes, so a command may tie its life to it (``cat >/dev/null`` returns then). Its
-        stderr is discarded; it runs in its own process group, which is killed when the stream closes."""
+        The command reads /dev/null and its stderr is discarded. It runs in its own process group under the
+        wrapper of :mod:`specdash.hosts.wrapper`, which kills that group when the stream's stdin pipe closes:
+        when the stream is closed, the connection drops, or specdash dies (even by SIGKILL)."""
 
     async def file_size(self, path: str) -> int | None:
         """Size of ``path`` in bytes, or None when it does not exist."""

@@ -26,6 +26,7 @@ import asyncio
 import ipaddress
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -166,15 +167,19 @@ class SSHHost(Host):
         reason = client.lost_reason if client is not None else None
         for hop in chain:
             self._clients.pop(id(hop), None)
-        await _close_chain(chain)
         detail = _reason_text(reason) if reason else "connection lost"
-        self._reconnect_task = asyncio.get_running_loop().create_task(self._reconnect(detail))
+        loop = asyncio.get_running_loop()
+        retry_at = time.monotonic() + self.reconnect_initial_s
+        self._set_status(ConnectionStatus(ConnState.RETRYING, detail, retry_at=retry_at))
+        await _close_chain(chain)  # the jump hosts' connections, if any
+        if not self._closing:
+            self._reconnect_task = loop.create_task(self._reconnect(detail))
 
     async def _reconnect(self, detail: str) -> None:
         delay_s = self.reconnect_initial_s
-        loop = asyncio.get_running_loop()
         while not self._closing:
-            self._set_status(ConnectionStatus(ConnState.RETRYING, detail, retry_at=loop.time() + delay_s))
+            retry_at = time.monotonic() + delay_s  # ConnectionStatus.describe counts down with time.monotonic
+            self._set_status(ConnectionStatus(ConnState.RETRYING, detail, retry_at=retry_at))
             await asyncio.sleep(delay_s)
             if self._closing:
                 return
@@ -452,7 +457,7 @@ def trust_host_key(known_hosts_path: str, host: str, port: int, public_key_line:
                 host=host, port=port, fingerprint=key.get_fingerprint("sha256"), key_type=key.get_algorithm(),
             )
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
     with os.fdopen(fd, "a+b") as handle:
         handle.seek(0, os.SEEK_END)
         needs_newline = False

@@ -33,7 +33,7 @@ import dataclasses
 import shlex
 from typing import Union
 
-from specdash.hosts.base import ConnectionLost, Host, HostError, quote
+from specdash.hosts.base import ConnectionLost, ConnState, Host, HostError, quote
 
 #: Largest chunk one ``D`` frame carries (bytes before base64; the frame is 4/3 of it): frames stay under
 #: LocalHost.stream's 1 MiB line limit. Fewer, bigger frames: each costs a few forks on the host.
@@ -246,6 +246,8 @@ class LogFollower:
                         await self._handle(frame)
                 reason = "remote follower ended"
             except ConnectionLost:
+                if self.host.status.state is ConnState.FAILED:  # closed, or failed for good: wait_connected says
+                    continue
                 if not lost:
                     lost = True
                     await self._queue.put(TailMarker("connection lost: reconnecting"))

@@ -107,9 +107,9 @@ def open_host(
 
     ``local`` gives a :class:`~specdash.hosts.local.LocalHost` (the SSH options must then be absent); anything
     else an :class:`~specdash.hosts.ssh.SSHHost`. ``port`` (``-p``) is the port when TARGET has no ``:PORT``
-    (when both are given they must agree); with neither, the ssh config's Port or 22. ``identity_file`` (``-i``), ``known_hosts``
-    (``--known-hosts``, default ``~/.ssh/known_hosts``) and ``config_file`` (default ``~/.ssh/config``) are
-    passed to the SSH host.
+    (when both are given they must agree); with neither, the ssh config's Port or 22. ``identity_file``
+    (``-i``), ``known_hosts`` (``--known-hosts``, default ``~/.ssh/known_hosts``) and ``config_file`` (default
+    ``~/.ssh/config``) are passed to the SSH host.
 
     Raises ValueError (one line) for a bad TARGET, a port outside 1..65535, two different ports, or SSH
     options given with ``local``.

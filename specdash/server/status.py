@@ -79,8 +79,8 @@ def _facts_script(handle: RunHandle) -> str:
 async def server_status(host: Host, handle: RunHandle, *, probe_fn: ProbeFn | None = None) -> ServerStatus:
     """Read the state of the server launched as ``handle`` on ``host`` (one ``Host.run`` plus an HTTP probe).
 
-    Rules: no live process of the group → ``stopped`` if :func:`specdash.server.stop` was used, else
-    ``crashed`` (detail = exit reason from the log, else ``exit status N``). The command exited by itself but
+    Rules: no live process of the group → ``stopped`` if :func:`specdash.server.stop` was used or the command
+    exited with status 0, else ``crashed`` (detail = exit reason from the log, else ``exit status N``). The command exited by itself but
     processes of its group live on → ``crashed`` with those PIDs in ``alive_pids`` (orphans). Group alive →
     ``ready`` when ``/health`` answers 200 and the log has SGLang's ready line (or the log is unreadable),
     else ``starting`` with the log's phase.
@@ -97,14 +97,20 @@ async def server_status(host: Host, handle: RunHandle, *, probe_fn: ProbeFn | No
     stopped = facts.get("stopped") == "1"
     members: list[GroupMember] = parse_members(members_text)
     alive = tuple(m.pid for m in members if m.alive and m.ours)
+    if exit_status is not None:
+        # the wrapper (leader) recorded the exit status and is exiting: only what outlives it counts
+        alive = tuple(pid for pid in alive if pid != handle.leader_pid)
     phase = startup_phase(log_tail)
 
     if not alive:
         if stopped:
             return ServerStatus(ServerState.STOPPED, "stopped by specdash", exit_status, (), None, phase)
+        if exit_status == 0:
+            return ServerStatus(ServerState.STOPPED, "exited by itself with status 0", 0, (), None, phase)
         reason = exit_reason_from_log(log_tail)
         if reason is None:
-            reason = f"exit status {exit_status}" if exit_status is not None else "exited (no exit status recorded)"
+            reason = (f"exit status {exit_status}" if exit_status is not None
+                      else "its processes are gone without an exit status (killed from outside specdash?)")
         elif exit_status is not None:
             reason = f"{reason} (exit status {exit_status})"
         return ServerStatus(ServerState.CRASHED, reason, exit_status, (), None, phase)

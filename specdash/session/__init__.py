@@ -1,0 +1,10 @@
+"""Sessions: record everything a live session sees, read it back, replay it (issue 7). No Textual.
+
+* :mod:`specdash.session.events` — one dataclass per event kind (stable ``kind`` strings, ``t`` in seconds);
+* :mod:`specdash.session.redact` — secrets removed before anything is written;
+* :mod:`specdash.session.recorder` — ``Recorder(path, header).record(kind, **fields)``: append-only YAML stream,
+  flushed every second, ``.gz`` compressed when the name says so; ``start_recording`` for ``--record``/``--no-record``;
+* :mod:`specdash.session.reader` — ``read_session(path) -> SessionLog`` (header, events, problems);
+* :mod:`specdash.session.replay` — ``ReplayPlayer``: the replay clock (pause, step, seek, speed);
+* :mod:`specdash.session.summary` — the ``specdash replay --summary`` timeline.
+"""

@@ -94,6 +94,15 @@ class HeaderEvent(Event):
     note: str = ""
     format: int = FORMAT_VERSION
 
+    def to_dict(self) -> dict[str, Any]:
+        """Every header field, defaults included (the header is read by people and by future versions)."""
+        out: dict[str, Any] = {"kind": self.kind, "t": 0.0, "format": self.format}
+        for field in dataclasses.fields(self):
+            if field.name not in ("t", "extra", "format"):
+                out[field.name] = getattr(self, field.name)
+        out.update(self.extra)
+        return out
+
 
 @dataclasses.dataclass
 class ConnectionEvent(Event):
@@ -254,6 +263,18 @@ _FIELD_NAMES: dict[str, frozenset[str]] = {
 }
 
 
+# Container fields checked on read, so a damaged or hand-edited document cannot hand a pane the wrong shape.
+_SHAPES: dict[str, tuple[tuple[str, type], ...]] = {
+    "log": (("lines", list),),
+    "command": (("diagnostics", list), ("effective", dict)),
+    "metric": (("values", dict),),
+    "gpu": (("gpus", list), ("processes", list)),
+    "kill": (("targets", list), ("signals", list)),
+    "bench": (("result", dict), ("config", dict)),
+    "sweep": (("points", list),),
+}
+
+
 def make_event(kind: str, t: float, fields: dict[str, Any]) -> Event:
     """Build the event of ``kind`` at ``t`` from ``fields``; fields the class lacks go to ``extra``.
 
@@ -285,6 +306,14 @@ def event_from_dict(doc: dict[str, Any]) -> Event:
     if kind not in EVENT_TYPES:
         return UnknownEvent(t=float(t), unknown_kind=kind,
                             fields={k: v for k, v in doc.items() if k not in ("kind", "t")})
+    for name, shape in _SHAPES.get(kind, ()):
+        value = doc.get(name)
+        if value is not None and not isinstance(value, shape):
+            raise ValueError(f"{kind} event: {name!r} must be a {shape.__name__}, got {type(value).__name__}")
+    if kind == "log":
+        for line in doc.get("lines") or ():
+            if not (isinstance(line, list) and len(line) == 2 and isinstance(line[1], str)):
+                raise ValueError(f"log event: each of 'lines' must be [offset, text], got {line!r:.60}")
     return make_event(kind, t, doc)
 
 

@@ -30,7 +30,6 @@ try:
 except AttributeError:  # pragma: no cover - pyyaml without libyaml
     _Loader = yaml.SafeLoader
 
-_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 #: At most this many per-document problems are listed one by one; the rest are counted.
 MAX_LISTED_PROBLEMS = 50
@@ -108,30 +107,36 @@ def _split_documents(text: str) -> list[_Doc]:
     """Split a YAML stream on separator lines (``---``, ``--- # size N``, ``--- <content>``); text before the
     first separator is a document when non-blank. ``--- <content>`` (not a comment) keeps the content as the
     first body line. Line numbers are computed only when a problem needs them (see :func:`_line_at`)."""
-    docs: list[_Doc] = []
-    position = 0
-    current: _Doc | None = None  # the open document; its ``body`` holds a "--- content" line, if any
-    for match in _SEPARATOR_RE.finditer(text):
-        start = match.start()
-        if current is not None:
-            current.body += text[position:start]
-            docs.append(current)
-        elif not _blank(text[position:start]):
-            docs.append(_Doc(position, position, text[position:start], None))
-        content = match.group(1)
-        position = match.end() + 1
-        if not content:
-            current = _Doc(start, position, "", None)
-        elif content.startswith("#"):
+    # str.split is C-speed. Each piece but the last was followed by the "\n" the split ate: put it back.
+    # Pieces that do not start a separator line ("----", "---x") are glued back onto the open document.
+    pieces = ("\n" + text).split("\n---")
+    last = len(pieces) - 1
+    # Text before the first separator (pieces[0] is "" when the text starts with "---": no real "\n" eaten).
+    current = _Doc(0, 0, pieces[0][1:] + ("\n" if last and pieces[0] else ""), None)
+    docs: list[_Doc] = [current]
+    offset = len(pieces[0])  # offset in ``text`` of the "---" that precedes pieces[1]
+    for number, piece in enumerate(pieces[1:], start=1):
+        if number < last:
+            piece += "\n"
+        end = piece.find("\n")
+        line = piece if end < 0 else piece[:end]
+        if line and line[0] not in " \t":
+            current.body += "---" + piece  # not a separator
+            offset += len(piece) + 3
+            continue
+        content = line.strip()
+        body = "" if end < 0 else piece[end + 1:]
+        body_start = offset + 4 + len(line)
+        size = None
+        if content.startswith("#"):
             size_match = _SIZE_RE.match(content)
-            current = _Doc(start, position, "", int(size_match.group(1)) if size_match else None)
-        else:  # "--- {kind: marker, t: 1}": the content is the document's first line
-            current = _Doc(start, match.start(1), content + "\n", None)
-    if current is not None:
-        current.body += text[position:]
+            size = int(size_match.group(1)) if size_match else None
+        elif content:  # "--- {kind: marker, t: 1}": the content is the document's first line
+            body = content + "\n" + body
+            body_start = offset + 4
+        current = _Doc(offset, body_start, body, size)
         docs.append(current)
-    elif not _blank(text[position:]):
-        docs.append(_Doc(position, position, text[position:], None))
+        offset += len(piece) + 3
     return [d for d in docs if not _blank(d.body) or d.size]
 
 
@@ -141,43 +146,13 @@ def _line_at(text: str, offset: int) -> int:
 
 
 def _fast_parse(doc_text: str) -> dict[str, Any] | None:
-    """Parse a document in the recorder's exact shape (plain ``kind: name`` first, then ``key: <json>`` lines and
-    ``key:`` + ``- <json>`` item lines) with one ``json.loads``; None for any other shape (then YAML decides)."""
-    lines = doc_text.split("\n")
-    first = lines[0]
-    if first[:6] != "kind: " or not first[6:].isidentifier():
+    """Parse a document in the recorder's exact shape (``"key": <json>`` lines, continuation lines indented;
+    see :func:`specdash.session.recorder.dump_document`) with one ``json.loads``; None for any other shape
+    (then YAML decides)."""
+    if not doc_text.startswith('"kind": "'):
         return None
-    parts = ['{"kind": "', first[6:], '"']
-    items: list[str] | None = None
-    for line in lines[1:]:
-        if line[:2] == "- ":
-            if items is None:
-                return None
-            items.append(line[2:])
-            continue
-        if items is not None:
-            parts.append(",".join(items))
-            parts.append("]")
-            items = None
-        if not line:
-            continue
-        key, sep, rest = line.partition(": ")
-        if sep:
-            if not key.isidentifier():
-                return None
-            parts.append(f', "{key}": ')
-            parts.append(rest)
-        elif line[-1:] == ":" and line[:-1].isidentifier():
-            parts.append(f', "{line[:-1]}": [')
-            items = []
-        else:
-            return None
-    if items is not None:
-        parts.append(",".join(items))
-        parts.append("]")
-    parts.append("}")
     try:
-        doc = json.loads("".join(parts))
+        doc = json.loads("{" + doc_text.rstrip("\n").replace('\n"', ',"') + "}")
     except ValueError:
         return None
     return doc if isinstance(doc, dict) else None
@@ -236,14 +211,17 @@ def read_session(path: str | os.PathLike[str]) -> SessionLog:
 
     for index, doc_info in enumerate(documents, start=1):
         doc_text = doc_info.body
-        where = f"document {index} (line {_line_at(text, doc_info.start)})"
+
+        def where(index: int = index, start: int = doc_info.start) -> str:
+            return f"document {index} (line {_line_at(text, start)})"  # computed only for a problem
+
         is_last = index == len(documents)
         if is_last and cut_last:
-            note(f"{where}: truncated at line {partial_line} (the file ends mid-line: the recording was cut "
+            note(f"{where()}: truncated at line {partial_line} (the file ends mid-line: the recording was cut "
                  "while writing): skipped")
             continue
         if is_last and doc_info.size is not None and len(doc_text) != doc_info.size:
-            note(f"{where}: truncated ({len(doc_text)} of {doc_info.size} characters: the recording was cut "
+            note(f"{where()}: truncated ({len(doc_text)} of {doc_info.size} characters: the recording was cut "
                  "while writing): skipped")
             continue
         doc = _fast_parse(doc_text)
@@ -255,25 +233,25 @@ def read_session(path: str | os.PathLike[str]) -> SessionLog:
             at = f" at line {_line_at(text, doc_info.body_start) + mark.line}" if mark is not None else ""
             problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
             if is_last:
-                note(f"{where}: truncated or bad YAML{at} ({problem}): skipped")
+                note(f"{where()}: truncated or bad YAML{at} ({problem}): skipped")
             else:
-                note(f"{where}: bad YAML{at} ({problem}): skipped")
+                note(f"{where()}: bad YAML{at} ({problem}): skipped")
             continue
         if not isinstance(doc, dict):
-            note(f"{where}: not an event (a YAML {type(doc).__name__}, expected a mapping with 'kind' and 't'): "
+            note(f"{where()}: not an event (a YAML {type(doc).__name__}, expected a mapping with 'kind' and 't'): "
                  "skipped")
             continue
         try:
             event = event_from_dict(doc)
         except (ValueError, TypeError) as exc:
-            note(f"{where}: {exc}: skipped")
+            note(f"{where()}: {exc}: skipped")
             continue
         parsed_any = True
         if isinstance(event, HeaderEvent):
             if header is None and not events:
                 header = event
             else:
-                note(f"{where}: a second header (another recording appended?): ignored")
+                note(f"{where()}: a second header (another recording appended?): ignored")
             continue
         if isinstance(event, EndEvent):
             closed = True

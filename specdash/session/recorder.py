@@ -1,9 +1,9 @@
 """The session recorder: appends every event of a live session to a YAML stream, crash-safe.
 
-File format: a YAML stream, one document per event (a ``---`` line, then a block mapping whose values are written
-in JSON form, YAML's flow subset: see :func:`dump_document`; kinds and fields in :mod:`specdash.session.events`).
-The first document is the header. Any YAML reader reads it (``yaml.safe_load_all``); specdash's reader parses
-this exact shape with ``json`` because libyaml alone reads only ~10 MB/s, too slow for a busy hour.
+File format: a YAML stream, one document per event (a ``--- # size N`` line, then a block mapping whose keys and
+values are written in JSON form, YAML's flow subset: see :func:`dump_document`; kinds and fields in
+:mod:`specdash.session.events`). The first document is the header. Any YAML reader reads it
+(``yaml.safe_load_all``); specdash's reader parses this exact shape with ``json``, which is fast.
 
 Guarantees:
 
@@ -22,7 +22,8 @@ Guarantees:
 * **Compressed** when the path ends in ``.gz``: one gzip stream (zlib, level 6) with a sync flush per write, so
   every flushed block is decodable even when the stream was never finished. Measured (benchmarks/
   bench_replay_open.py, a busy hour: 20 decode lines/s, a GPU sample every 2 s, a metric sample per s):
-  about 24 MB/h plain, about 1.6 MB/h as ``.yaml.gz`` — see the report of that script for current figures.
+  19.5 MB per hour plain, 2.5 MB per hour as ``.yaml.gz``; :func:`~specdash.session.reader.read_session` opens
+  that hour in about 1 s of CPU time.
 
 No Textual; thread-safe (one lock); errors while writing never raise into the app: the first one is kept in
 :attr:`Recorder.error` and recording stops.
@@ -49,7 +50,6 @@ MAX_LINE_CHARS = 16_384
 THINNED_KINDS = frozenset({"metric", "gpu"})
 
 
-_PLAIN_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Characters that are not printable in YAML (or are line breaks there) but that JSON leaves raw: escaped as \\uXXXX,
 # which both JSON and YAML double-quoted scalars decode the same way.
 _YAML_UNSAFE_RE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
@@ -62,30 +62,29 @@ def _flow(value: Any) -> str:
 
 def dump_document(doc: dict[str, Any]) -> str:
     """One document as written to a session file: a ``--- # size N`` line (N: characters of the document that
-    follows, so a document cut short at the end of a crashed recording is recognised), then one ``key: value`` line per field with
-    the value in JSON form (JSON is YAML's flow subset, so any YAML reader reads it); a list of lists/dicts
-    (log ``lines``, GPU rows) is written one ``- item`` line per element. ``kind`` is written plain.
+    follows, so a document cut short at the end of a crashed recording is recognised), then one
+    ``"key": value`` line per field, keys and values in JSON form (JSON is YAML's flow subset, so any YAML
+    reader reads the file); a list of lists/dicts (log ``lines``, GPU rows) is written one element per line,
+    indented. Example::
 
-    Example::
+        --- # size 214
+        "kind": "log"
+        "t": 12.4
+        "lines": [
+          [48213, "[2026-11-30 09:12:13 TP0] Decode batch, #running-req: 12, ... accept len: 2.31, ..."],
+          [48400, "[2026-11-30 09:12:13 TP0] Decode batch, #running-req: 12, ... accept len: 2.29, ..."]]
+        "source": "/var/log/sglang/server.log"
 
-        --- # size 164
-        kind: log
-        t: 12.4
-        lines:
-        - [48213, "[2026-11-30 09:12:13 TP0] Decode batch, #running-req: 12, ... accept len: 2.31, ..."]
-        source: "/var/log/sglang/server.log"
-
-    This shape lets :func:`specdash.session.reader.read_session` parse it with ``json`` (fast) and fall back to
-    YAML for anything else (e.g. a hand-edited file).
+    Because a JSON string never holds a raw line break, ``{`` + the body with each ``\\n"`` turned into ``,"``
+    + ``}`` is one JSON object: :func:`specdash.session.reader.read_session` parses a document with one
+    ``json.loads`` (libyaml alone reads only ~10 MB/s, too slow for a busy hour) and falls back to YAML for
+    anything else (e.g. a hand-edited file).
     """
     parts: list[str] = []
     for key, value in doc.items():
-        name = key if isinstance(key, str) and _PLAIN_KEY_RE.match(key) else _flow(str(key))
-        if key == "kind" and isinstance(value, str) and _PLAIN_KEY_RE.match(value):
-            parts.append(f"kind: {value}\n")
-        elif isinstance(value, list) and value and all(isinstance(item, (list, dict)) for item in value):
-            parts.append(f"{name}:\n")
-            parts.extend(f"- {_flow(item)}\n" for item in value)
+        name = _flow(str(key))
+        if isinstance(value, list) and value and all(isinstance(item, (list, dict)) for item in value):
+            parts.append(f"{name}: [\n  " + ",\n  ".join(_flow(item) for item in value) + "]\n")
         else:
             parts.append(f"{name}: {_flow(value)}\n")
     body = "".join(parts)
@@ -138,7 +137,7 @@ class Recorder:
         self._closed = False
         self._compress = zlib.compressobj(6, zlib.DEFLATED, 31) if self.path.name.endswith(".gz") else None
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_TRUNC if overwrite else os.O_EXCL)
         self._fd = os.open(self.path, flags, 0o600)
 
@@ -270,3 +269,27 @@ class Recorder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def start_recording(
+    path: str | os.PathLike[str] | None,
+    *,
+    enabled: bool = True,
+    host: str,
+    sglang_version: str | None = None,
+    note: str = "",
+    demo: bool = False,
+) -> Recorder | None:
+    """Open the recorder of a live session the way ``--record PATH`` / ``--no-record`` ask.
+
+    ``path`` (``--record PATH``) wins; else, when ``enabled`` (not ``--no-record`` and config ``record: true``),
+    a new file :func:`specdash.paths.default_session_path` under the sessions dir; else None (not recording).
+    Raises OSError (e.g. FileExistsError, PermissionError) when the file cannot be created.
+    """
+    from specdash import paths
+
+    if path is None:
+        if not enabled:
+            return None
+        path = paths.default_session_path(host)
+    return Recorder(path, {"host": host, "sglang_version": sglang_version, "note": note, "demo": demo})

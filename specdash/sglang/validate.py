@@ -194,6 +194,7 @@ def _with_renames(ctx: Context) -> Context:
                 if any(e.kind in ("rename", "set") for e in diag.fix.edits):
                     edits.extend(diag.fix.edits)
         if edits:
+            edits.sort(key=lambda e: e.kind != "rename")  # renames first: applied together on one parse
             fixed_text = Fix("", tuple(edits), ctx.table.release).apply(ctx.command.text)
     if fixed_text is None:
         return ctx

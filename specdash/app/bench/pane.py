@@ -29,6 +29,7 @@ from textual_plotext import PlotextPlot
 
 from specdash.app.bench.render import RUN_COLUMNS, SWEEP_COLUMNS, progress_line, run_row, sweep_row
 from specdash.app.styles import load_tcss
+from specdash.bench.acceptance import low_acceptance_warning
 from specdash.bench.results import RunResult
 from specdash.bench.runner import BenchError, BenchProgress, BenchRunner, BenchSettings
 from specdash.bench.sweep import SweepDefinition, SweepError, SweepEvent, SweepResult, SweepRunner, default_sweep
@@ -290,11 +291,24 @@ class BenchPane(Widget, can_focus=True):
     # -- display --------------------------------------------------------------------------------------------------
 
     def show_run(self, result: RunResult) -> None:
-        """Add ``result`` to the results table (also for results read from a session or a file)."""
+        """Add ``result`` to the results table (also for results read from a session or a file); a draft that
+        barely helps is called out under the tables."""
         self.results.append(result)
         table = self.query_one("#bench-runs", DataTable)
         table.add_row(*run_row(result))
         table.move_cursor(row=table.row_count - 1)
+        warning = low_acceptance_warning(
+            result.accept_length, result.effective_config.get("speculative_num_draft_tokens")
+        )
+        self.query_one("#bench-warnings", Static).update(warning or "")
+
+    def add_workload(self, workload: Workload, select: bool = True) -> None:
+        """Offer ``workload`` (e.g. from :func:`specdash.bench.workload.load_file`) in the selector."""
+        self.workloads[workload.name] = workload
+        selector = self.query_one("#bench-workload", Select)
+        selector.set_options([(f"workload: {n}", n) for n in self.workloads])
+        if select:
+            selector.value = workload.name
 
     def show_sweep(self, result: SweepResult) -> None:
         """Show a sweep: table (speedups computed against its baseline), chart, recommendation and warnings."""

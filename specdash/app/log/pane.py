@@ -40,14 +40,14 @@ class LogPane(Widget):
     DEFAULT_CSS = load_tcss(__file__)
 
     BINDINGS = [
-        Binding("slash", "filter", "Filter"),
-        Binding("n", "hit(1)", "Next hit"),
-        Binding("N", "hit(-1)", "Prev hit", show=False),
-        Binding("w", "jump(1, 'warning')", "Next warn"),
-        Binding("W", "jump(-1, 'warning')", "Prev warn", show=False),
-        Binding("e", "jump(1, 'error')", "Next error"),
-        Binding("E", "jump(-1, 'error')", "Prev error", show=False),
-        Binding("f", "toggle_follow", "Follow"),
+        Binding("slash", "filter", "Filter", id="log.filter"),
+        Binding("n", "hit(1)", "Next hit", id="log.next_hit"),
+        Binding("N", "hit(-1)", "Prev hit", show=False, id="log.prev_hit"),
+        Binding("w", "jump(1, 'warning')", "Next warn", id="log.next_warning"),
+        Binding("W", "jump(-1, 'warning')", "Prev warn", show=False, id="log.prev_warning"),
+        Binding("e", "jump(1, 'error')", "Next error", id="log.next_error"),
+        Binding("E", "jump(-1, 'error')", "Prev error", show=False, id="log.prev_error"),
+        Binding("f", "toggle_follow", "Follow", id="log.follow"),
     ]
 
     class ServerStateChanged(Message):

@@ -6,7 +6,9 @@ Core only (no Textual). Entry points:
   result) → :class:`PairingReport` (diagnostics, captured boundaries, layer map, suggested ids);
 * :func:`read_safetensors_header` — header dict from the first 8 + N bytes of a ``.safetensors`` file;
 * :func:`load_pair_from_host` — read both configs and the draft's header through a Host;
-* :func:`run_probe` — the installed SGLang's own ``set_eagle3_layers_to_capture`` on a stand-in object.
+* :func:`run_probe` — the installed SGLang's own ``set_eagle3_layers_to_capture`` on a stand-in object;
+* :class:`PairingService` — reports for paths on one host, files and probe cached (builder pane, validate);
+* :func:`render_text` (in :mod:`.text_report`) — the plain-text report ``specdash pair`` prints.
 
 Facts: /work/shared/draft-pairing-facts.md and the sglang 0.5.23 model files (see :mod:`.layer_rules`).
 """
@@ -16,6 +18,7 @@ from specdash.sglang.pairing.layer_rules import NEWEST_KNOWN_VERSION, CaptureRul
 from specdash.sglang.pairing.loader import PairInputs, PairLoadError, load_pair_from_host
 from specdash.sglang.pairing.probe import PROBE_SCRIPT, parse_probe_output, probe_command, run_probe
 from specdash.sglang.pairing.report import Diagnostic, LayerMap, LayerMapRow, PairingReport
+from specdash.sglang.pairing.service import PairingService
 from specdash.sglang.pairing.safetensors_header import (
     SafetensorsHeaderError,
     build_safetensors_bytes,
@@ -24,7 +27,7 @@ from specdash.sglang.pairing.safetensors_header import (
 
 __all__ = [
     "KNOWN_ALGORITHMS", "NEWEST_KNOWN_VERSION", "PROBE_SCRIPT", "CaptureRule", "Diagnostic", "LayerMap",
-    "LayerMapRow", "PairInputs", "PairLoadError", "PairingReport", "SafetensorsHeaderError", "analyze_pairing",
+    "LayerMapRow", "PairInputs", "PairingService", "PairLoadError", "PairingReport", "SafetensorsHeaderError", "analyze_pairing",
     "build_safetensors_bytes", "load_pair_from_host", "parse_probe_output", "parse_version", "probe_command",
     "read_safetensors_header", "rule_for", "run_probe",
 ]

@@ -353,18 +353,16 @@ def check_id_convention(ctx: PairContext) -> list[Diagnostic]:
     if guess.boundaries is None:
         other = [i + 1 for i in ids] if captured == list(ids) else list(ids)
         alt_ids = ctx.rule.ids_for(other, n)
-        if ctx.rule.family in ("plus_one", "plus_one_all") or (ctx.rule.boundary_rule or ctx.rule.first_id_rule):
-            return [
-                Diagnostic(
-                    "warning", "id-convention",
-                    f"The draft's ids {ids} do not record their convention. {rule_text} so SGLang captures "
-                    f"{describe_boundaries(captured)}. If the trainer meant boundaries {other} instead, every aux "
-                    "state is one block off and the accept length drops with no log line.",
-                    f"if the draft was trained on boundaries {other}: {_fix_ids_text(alt_ids)}" if alt_ids else
-                    "check the ids against the training run's capture layers",
-                )
-            ]
-        return []
+        return [
+            Diagnostic(
+                "warning", "id-convention",
+                f"The draft's ids {ids} do not record their convention. {rule_text[0].upper() + rule_text[1:]}, so "
+                f"SGLang captures {describe_boundaries(captured)}. If the trainer meant boundaries {other} instead, "
+                "every aux state is one block off and the accept length drops with no log line.",
+                f"if the draft was trained on boundaries {other}: {_fix_ids_text(alt_ids)}" if alt_ids else
+                "check the ids against the training run's capture layers",
+            )
+        ]
     trained = list(guess.boundaries)
     if sorted(captured) == sorted(trained):
         return [

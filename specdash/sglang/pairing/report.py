@@ -111,6 +111,19 @@ class PairingReport:
         """The diagnostics with ``code``."""
         return [d for d in self.diagnostics if d.code == code]
 
+    def headline(self) -> str:
+        """One line for other panes (e.g. a low-accept finding): the worst finding, or what SGLang captures.
+
+        ``pairing: error id-convention — SGLang feeds [3, 31, 59]; write ids [1, 29, 57]`` /
+        ``pairing: no error (SGLang feeds [2, 16, 29])``.
+        """
+        worst = self.diagnostics[0] if self.diagnostics and self.diagnostics[0].severity != "info" else None
+        feeds = f"SGLang feeds {self.captured_boundaries}" if self.algorithm == "EAGLE3" else self.algorithm
+        if worst is None:
+            return f"pairing: no error or warning ({feeds})"
+        more = f"; write ids {self.suggested_ids}" if self.suggested_ids is not None else ""
+        return f"pairing: {worst.severity} {worst.code} — {feeds}{more}"
+
     def to_json(self) -> dict:
         """The issue's JSON shape plus extras: ``{"diagnostics": [...], "captured_boundaries": [...],
         "declared_ids": [...] | None, "source": "probe" | "rules:<version>", "layer_map": {...} | None,

@@ -1,0 +1,39 @@
+"""Copying the launch command out of the terminal: OSC 52 (wrapped for tmux) and a file.
+
+OSC 52 asks the terminal to put text on the system clipboard: ``ESC ] 52 ; c ; <base64> BEL``. Inside tmux the
+sequence must be wrapped in a DCS passthrough (``ESC P tmux; <sequence with every ESC doubled> ESC \\``), else tmux
+swallows it (tmux also needs ``set -g allow-passthrough on`` or ``set-clipboard on``). Over SSH the terminal that
+renders specdash is the user's own, so the copy lands on the user's machine.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+
+
+def osc52_sequence(text: str, *, tmux: bool | None = None) -> str:
+    """The escape sequence that copies ``text``; ``tmux`` None = decide from the ``TMUX`` environment variable."""
+    payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    sequence = f"\x1b]52;c;{payload}\x07"
+    if tmux is None:
+        tmux = bool(os.environ.get("TMUX"))
+    if tmux:
+        sequence = "\x1bPtmux;" + sequence.replace("\x1b", "\x1b\x1b") + "\x1b\\"
+    return sequence
+
+
+def command_file() -> Path:
+    """Where the last copied command is written: ``<user_state_dir("specdash")>/launch-command.sh``."""
+    from platformdirs import user_state_dir
+
+    return Path(user_state_dir("specdash")) / "launch-command.sh"
+
+
+def write_command_file(text: str, path: Path | None = None) -> Path:
+    """Write ``text`` (plus a final newline) to ``path`` (default :func:`command_file`); return the path."""
+    path = path or command_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,405 @@
+"""BuilderPane: the launch command, form fields for the speculative settings, live diagnostics and the
+effective configuration next to what was typed.
+
+Every keystroke re-validates with :func:`specdash.sglang.validate.validate_command` (pure, ~0.5 ms) and posts
+:class:`BuilderPane.CommandChanged`. Keys: ``ctrl+f`` applies the selected diagnostic's fix, ``ctrl+o`` copies the
+command (OSC 52, wrapped for tmux, and written to ``user_state_dir("specdash")/launch-command.sh``), ``ctrl+r``
+runs SGLang's own argument resolution on the host (needs ``pane.host``; see :mod:`specdash.sglang.dry_run`).
+When the app sets ``pane.host``, the SGLang version is detected there (``python -c 'import sglang; ...'``) unless
+the user typed one in the version field.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import DataTable, Input, Label, Select, Static, TextArea
+
+from specdash.app.builder.clipboard import osc52_sequence, write_command_file
+from specdash.app.styles import load_tcss
+from specdash.sglang.diagnostics import Edit, Fix
+from specdash.sglang.dry_run import (
+    compare,
+    dry_run_command,
+    dry_run_request,
+    parse_dry_run_output,
+    argv_of,
+)
+from specdash.sglang.validate import ValidationReport, validate_command
+
+#: (form field id, ServerArgs field, label). The algorithm is a Select; the rest are Inputs.
+FORM_FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("f-algorithm", "speculative_algorithm", "algorithm"),
+    ("f-draft", "speculative_draft_model_path", "draft model"),
+    ("f-steps", "speculative_num_steps", "num_steps"),
+    ("f-topk", "speculative_eagle_topk", "eagle_topk"),
+    ("f-draft-tokens", "speculative_num_draft_tokens", "draft_tokens"),
+    ("f-tp", "tp_size", "tp size"),
+    ("f-mem", "mem_fraction_static", "mem fraction"),
+    ("f-port", "port", "port"),
+)
+ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM")
+_SEVERITY_STYLE = {"error": "bold $error", "override": "bold $warning", "warning": "$warning", "info": "$accent"}
+_SEVERITY_TEXT = {"error": "ERROR", "override": "OVERRIDE", "warning": "WARN", "info": "info"}
+_EFFECTIVE_ROWS = ("speculative_algorithm", "speculative_num_steps", "speculative_eagle_topk",
+                   "speculative_num_draft_tokens", "max_running_requests", "disable_overlap_schedule",
+                   "enable_mixed_chunk", "page_size", "attention_backend", "speculative_draft_model_path")
+
+
+class BuilderPane(Widget):
+    """The launch-builder pane.
+
+    ``command`` (str, the text in the editor), ``sglang_version`` (None: detected on the host, else the newest
+    known release), ``readonly`` (no edits: fixes and form changes are refused). Set ``host`` to a
+    :class:`~specdash.hosts.base.Host` to detect the version and enable the dry run; ``python`` is the
+    interpreter used on the host (default ``python3``). Public state: :attr:`command`, :attr:`report`,
+    :attr:`dry_run_result`, :attr:`disagreements`.
+    """
+
+    DEFAULT_CSS = load_tcss(__file__)
+    BINDINGS = [
+        Binding("ctrl+f", "apply_fix", "Apply fix", id="builder.apply_fix"),
+        Binding("ctrl+o", "copy_command", "Copy command", id="builder.copy"),
+        Binding("ctrl+r", "dry_run", "SGLang dry run", id="builder.dry_run"),
+    ]
+
+    class CommandChanged(Message):
+        """The command or the version changed: ``command`` (str) and its ``report`` (ValidationReport)."""
+
+        def __init__(self, command: str, report: ValidationReport) -> None:
+            super().__init__()
+            self.command = command
+            self.report = report
+
+    def __init__(self, command: str = "", sglang_version: str | None = None, readonly: bool = False, *,
+                 name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._command = command
+        self._version_override = sglang_version
+        self._detected_version: str | None = None
+        self.readonly = readonly
+        self.python = "python3"
+        self._host = None
+        self._report = validate_command(command, sglang_version)
+        self.dry_run_result = None
+        self.disagreements: list = []
+        self.model_config: dict | None = None
+
+    # -- public API -------------------------------------------------------------------------------
+    @property
+    def command(self) -> str:
+        """The command text as in the editor."""
+        return self._command
+
+    @property
+    def report(self) -> ValidationReport:
+        """The :class:`ValidationReport` of :attr:`command` for the current version."""
+        return self._report
+
+    @property
+    def sglang_version(self) -> str | None:
+        """The version whose rules apply: the override, else the one detected on the host, else None (newest)."""
+        return self._version_override or self._detected_version
+
+    def set_sglang_version(self, version: str | None) -> None:
+        """Override the SGLang version (None: back to the detected one / newest). Raises ValueError for text that
+        is not a version."""
+        if version:
+            from specdash.sglang.versions import parse_version
+
+            parse_version(version)
+        self._version_override = version or None
+        if self.is_mounted:
+            field = self.query_one("#f-version", Input)
+            with field.prevent(Input.Changed):
+                field.value = version or ""
+        self._revalidate()
+
+    def set_command(self, text: str) -> None:
+        """Replace the command text (e.g. from the app) and re-validate."""
+        self._command = text
+        if self.is_mounted:
+            area = self.query_one("#builder-command", TextArea)
+            with area.prevent(TextArea.Changed):
+                area.load_text(text)
+        self._revalidate()
+
+    @property
+    def host(self):
+        """The :class:`~specdash.hosts.base.Host` the app connected (None: no host; no detection, no dry run)."""
+        return self._host
+
+    @host.setter
+    def host(self, host) -> None:
+        self._host = host
+        if host is not None and self.is_mounted:
+            self._detect_version()
+
+    # -- layout -----------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="builder-top"):
+            area = TextArea(self._command, id="builder-command", soft_wrap=True, show_line_numbers=False,
+                            read_only=self.readonly)
+            area.border_title = "launch command"
+            yield area
+            with Vertical(id="builder-form") as form:
+                form.border_title = "speculative settings"
+                for field_id, dest, label in FORM_FIELDS:
+                    with Horizontal(classes="form-row"):
+                        yield Label(label, classes="form-label")
+                        if dest == "speculative_algorithm":
+                            yield Select([(a, a) for a in ALGORITHMS], id=field_id, prompt="(off)",
+                                         allow_blank=True, compact=True, disabled=self.readonly)
+                        else:
+                            yield Input(id=field_id, compact=True, disabled=self.readonly)
+                with Horizontal(classes="form-row"):
+                    yield Label("sglang", classes="form-label")
+                    yield Input(self._version_override or "", id="f-version", compact=True, placeholder="newest")
+        with Horizontal(id="builder-bottom"):
+            diags = DataTable(id="builder-diagnostics", cursor_type="row", zebra_stripes=False)
+            diags.border_title = "diagnostics"
+            yield diags
+            eff = DataTable(id="builder-effective", cursor_type="none", zebra_stripes=False, show_cursor=False)
+            eff.border_title = "typed → effective"
+            yield eff
+        yield Static("", id="builder-detail")
+        yield Static("", id="builder-status")
+
+    def on_mount(self) -> None:
+        diags = self.query_one("#builder-diagnostics", DataTable)
+        diags.add_column("severity", key="severity", width=8)
+        diags.add_column("finding", key="message")
+        eff = self.query_one("#builder-effective", DataTable)
+        eff.add_column("field", key="field", width=21)
+        eff.add_column("typed", key="typed", width=11)
+        eff.add_column("effective", key="effective", width=16)
+        self._render_report()
+        if self._host is not None:
+            self._detect_version()
+
+    # -- events -----------------------------------------------------------------------------------
+    @on(TextArea.Changed, "#builder-command")
+    def _text_changed(self, event: TextArea.Changed) -> None:
+        self._command = event.text_area.text
+        self._revalidate(from_editor=True)
+
+    @on(Input.Changed)
+    def _input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "f-version":
+            text = event.value.strip()
+            try:
+                self.set_sglang_version(text or None)
+            except ValueError as exc:
+                self._status(f"[$error]{exc}[/]")
+            return
+        dest = next((d for fid, d, _ in FORM_FIELDS if fid == event.input.id), None)
+        if dest is None or self.readonly:
+            return
+        self._edit_field(dest, event.value.strip())
+
+    @on(Select.Changed, "#f-algorithm")
+    def _algorithm_changed(self, event: Select.Changed) -> None:
+        if self.readonly:
+            return
+        value = None if event.value is Select.NULL else str(event.value)
+        current = self._report.typed.get("speculative_algorithm")
+        if value == current:
+            return
+        self._edit_field("speculative_algorithm", value or "")
+
+    @on(DataTable.RowHighlighted, "#builder-diagnostics")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.cursor_row)
+
+    # -- actions ----------------------------------------------------------------------------------
+    def action_apply_fix(self) -> None:
+        """Apply the fix of the selected diagnostic to the command."""
+        if self.readonly:
+            self.notify("Read-only session: editing is disabled.", severity="warning")
+            return
+        diag = self._selected()
+        if diag is None or diag.fix is None:
+            self.notify("The selected finding has no fix.", severity="warning")
+            return
+        self.set_command(diag.fix.apply(self._command))
+        self.notify(f"Applied: {diag.fix.description}")
+
+    def action_copy_command(self) -> None:
+        """Copy the command: OSC 52 to the terminal (tmux-wrapped when in tmux) and to the state file."""
+        text = self._command.strip()
+        if not text:
+            self.notify("Nothing to copy.", severity="warning")
+            return
+        driver = getattr(self.app, "_driver", None)
+        if driver is not None:
+            driver.write(osc52_sequence(text))
+        path = write_command_file(text)
+        self.notify(f"Copied the command (also in {path})")
+
+    def action_dry_run(self) -> None:
+        """Run SGLang's own argument resolution on the host and compare it with the prediction."""
+        if self._host is None:
+            self.notify("No host: the dry run needs a host with SGLang installed.", severity="warning")
+            return
+        if not self._report.command or not self._report.command.found:
+            self.notify("No launch command to check.", severity="warning")
+            return
+        self._status("dry run: running SGLang's own argument resolution on the host ...")
+        self._run_dry_run(self._report)
+
+    # -- workers ----------------------------------------------------------------------------------
+    @work(exclusive=True, group="builder-version")
+    async def _detect_version(self) -> None:
+        host = self._host
+        if host is None:
+            return
+        try:
+            result = await host.run(f"{self.python} -c 'import sglang; print(sglang.__version__)'", timeout_s=60)
+        except Exception as exc:  # HostError: say so, keep the newest rules
+            self._status(f"SGLang version not detected ({exc}); using the newest known rules")
+            return
+        lines = result.stdout.strip().splitlines()
+        if result.ok and lines:
+            self._detected_version = lines[-1].strip()
+            self._revalidate()
+        else:
+            self._status(f"SGLang not importable with {self.python} on {host.name}; using the newest known rules")
+
+    @work(exclusive=True, group="builder-dry-run")
+    async def _run_dry_run(self, report: ValidationReport) -> None:
+        host = self._host
+        try:
+            result = await host.run(dry_run_command(self.python), timeout_s=300,
+                                    input=dry_run_request(argv_of(report), report.command.env_dict()))
+        except Exception as exc:
+            self._status(f"dry run failed: {exc}")
+            return
+        parsed = parse_dry_run_output(result.stdout)
+        if parsed is None:
+            tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
+            self._status(f"dry run failed: {tail[0][:200]}")
+            return
+        self.dry_run_result = parsed
+        self.disagreements = compare(report, parsed)
+        verdict = "accepted" if parsed.ok else f"refused: {parsed.exception}: {parsed.message[:160]}"
+        agree = ("agrees with specdash" if not self.disagreements else
+                 "DISAGREES: " + "; ".join(f"{d.field} specdash={d.specdash} sglang={d.sglang}"
+                                          for d in self.disagreements))
+        self._status(f"SGLang {parsed.version or '?'} dry run {verdict}; {agree}")
+        self._render_effective()
+
+    # -- internals --------------------------------------------------------------------------------
+    def _edit_field(self, dest: str, value: str) -> None:
+        report = self._report
+        table_release = report.profile.flag_release
+        option = None
+        from specdash.sglang.flags import load_table
+
+        spec = load_table(table_release).by_dest.get(dest)
+        option = spec.canonical if spec else "--" + dest.replace("_", "-")
+        edit = Edit("remove", dest=dest) if value == "" else Edit("set", option=option, value=value, dest=dest)
+        new = Fix("", (edit,), table_release).apply(self._command)
+        if new != self._command:
+            self.set_command(new)
+
+    def _revalidate(self, from_editor: bool = False) -> None:
+        self._report = validate_command(self._command, self.sglang_version, self.model_config)
+        if self.is_mounted:
+            self._render_report()
+            if from_editor:
+                self._sync_form()
+        self.post_message(self.CommandChanged(self._command, self._report))
+
+    def _sync_form(self) -> None:
+        typed = self._report.typed
+        for field_id, dest, _ in FORM_FIELDS:
+            if dest == "speculative_algorithm":
+                select = self.query_one(f"#{field_id}", Select)
+                value = typed.get(dest)
+                wanted = value if value in ALGORITHMS else Select.NULL
+                if select.value != wanted:
+                    with select.prevent(Select.Changed):
+                        select.value = wanted
+                continue
+            field = self.query_one(f"#{field_id}", Input)
+            value = typed.get(dest)
+            text = "" if value is None else str(value)
+            if field.value != text and not field.has_focus:
+                with field.prevent(Input.Changed):
+                    field.value = text
+
+    def _render_report(self) -> None:
+        self._sync_form()
+        report = self._report
+        diags = self.query_one("#builder-diagnostics", DataTable)
+        row = diags.cursor_row
+        diags.clear()
+        for i, d in enumerate(report.diagnostics):
+            sev = Text(_SEVERITY_TEXT[d.severity])
+            sev.stylize(self._style(d.severity))
+            fix = " [fix]" if d.fix else ""
+            diags.add_row(sev, f"{d.code}: {d.message}{fix}", key=str(i))
+        if report.diagnostics:
+            diags.move_cursor(row=min(max(row, 0), len(report.diagnostics) - 1))
+        self._render_effective()
+        self._show_detail(diags.cursor_row if report.diagnostics else -1)
+        errors = len(report.by_severity("error"))
+        overrides = len(report.by_severity("override"))
+        arch = f" · target {report.architecture} ({report.architecture_source})" if report.architecture else ""
+        self.border_title = f"Launch builder — SGLang {report.sglang_version} rules ({report.profile.releases})"
+        self._status(f"{errors} error(s), {overrides} override(s){arch} · ctrl+f fix · ctrl+o copy · ctrl+r dry run")
+
+    def _render_effective(self) -> None:
+        report = self._report
+        eff = self.query_one("#builder-effective", DataTable)
+        eff.clear()
+        sglang = self.dry_run_result.resolved if self.dry_run_result is not None and self.dry_run_result.ok else {}
+        for field in _EFFECTIVE_ROWS:
+            if field not in report.effective:
+                continue
+            value = report.effective.get(field)
+            typed = report.typed.get(field)
+            shown = Text("auto" if value is None else str(value))
+            if field in report.typed and typed != value:
+                shown.stylize(self._style("override"))
+            if field in sglang and value is not None and sglang[field] != value:
+                shown.append(f" (sglang: {sglang[field]})", style=self._style("error"))
+            label = field.replace("speculative_", "spec_")
+            eff.add_row(label, "" if typed is None else str(typed), shown, key=field)
+
+    def _show_detail(self, row: int) -> None:
+        detail = self.query_one("#builder-detail", Static)
+        if row < 0 or row >= len(self._report.diagnostics):
+            detail.update("")
+            return
+        d = self._report.diagnostics[row]
+        fix = f"\nfix (ctrl+f): {d.fix.description}" if d.fix else ""
+        where = f" [{d.exception} at {d.stage}]" if d.severity == "error" and d.exception else ""
+        text = Text(f"{_SEVERITY_TEXT[d.severity]} {d.code}{where}: ", style=self._style(d.severity))
+        text.append(d.message + fix)
+        detail.update(text)
+
+    def _selected(self):
+        diags = self.query_one("#builder-diagnostics", DataTable)
+        row = diags.cursor_row
+        if 0 <= row < len(self._report.diagnostics):
+            return self._report.diagnostics[row]
+        return None
+
+    def _status(self, markup: str) -> None:
+        if self.is_mounted:
+            self.query_one("#builder-status", Static).update(markup)
+
+    def _style(self, severity: str) -> str:
+        """A Rich style from the app theme's colours for ``severity`` (themes restyle it)."""
+        spec = _SEVERITY_STYLE[severity]
+        variables = self.app.theme_variables if self.is_attached else {}
+        bold = spec.startswith("bold ")
+        name = spec.split("$", 1)[1]
+        colour = variables.get(name, "")
+        return ("bold " if bold else "") + colour

@@ -1,0 +1,194 @@
+"""The server lifecycle keys of the app: ``l`` launch, ``L`` launch despite errors, ``x`` stop, ``r`` restart.
+
+A mixin for :class:`specdash.app.main.SpecdashApp`: it takes the builder's command, launches it on the host
+through :mod:`specdash.server` (detached, own process group, per-run log), switches the log pane to the new
+run's log, tells the GPU pane which process group is the server, and polls the server's state for the header.
+Every mutating action checks ``readonly`` itself and asks before it stops or kills anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+
+from textual import work
+from textual.binding import Binding
+
+from specdash.app.modals.confirm import ConfirmScreen
+
+LIFECYCLE_BINDINGS = [
+    Binding("l", "launch(False)", "Launch", id="server.launch"),
+    Binding("L", "launch(True)", "Launch despite errors", show=False, id="server.launch_force"),
+    Binding("x", "stop_server", "Stop", id="server.stop"),
+    Binding("r", "restart_server", "Restart", id="server.restart"),
+]
+
+
+class LifecycleActions:
+    """Mixin: expects ``self.host``, ``self.readonly``, ``self.follow(path)``, ``self.status_bar``,
+    ``self.builder_pane`` and ``self.gpu_pane`` on the app."""
+
+    run_handle = None  # specdash.server.RunHandle of the server specdash launched, if any
+
+    def _refuse_readonly(self, what: str) -> bool:
+        if self.readonly:
+            self.notify(f"Read-only session: {what} is disabled.", severity="warning")
+            return True
+        return False
+
+    def _builder_command(self) -> tuple[str | None, int]:
+        pane = self.builder_pane
+        if pane is None:
+            return None, 0
+        report = getattr(pane, "report", None)
+        errors = sum(1 for d in getattr(report, "diagnostics", []) if d.severity == "error") if report else 0
+        return (pane.command or "").strip() or None, errors
+
+    def action_launch(self, force: bool = False) -> None:
+        if self._refuse_readonly("launching a server"):
+            return
+        command, errors = self._builder_command()
+        if command is None:
+            self.notify("Nothing to launch: write the launch command in the builder (F3).", severity="warning")
+            return
+        if errors and not force:
+            self.notify(f"The builder shows {errors} error(s): SGLang would refuse or crash. Fix them, or press "
+                        "L to launch anyway.", severity="error", timeout=10)
+            return
+        if self.run_handle is not None and self._server_alive:
+            self.notify("A server launched from here is still running: press r to restart or x to stop it.",
+                        severity="warning")
+            return
+        self._launch(command)
+
+    @work(group="lifecycle", exclusive=True)
+    async def _launch(self, command: str) -> None:
+        from specdash.server import launch
+
+        try:
+            handle = await launch(self.host, command)
+        except Exception as exc:  # noqa: BLE001 - a failed launch is shown, never fatal
+            self.notify(f"Launch failed: {exc}", severity="error", timeout=15)
+            return
+        self._adopt(handle)
+        self.notify(f"Launched (PGID {handle.pgid}); log: {handle.log_path}")
+
+    def _adopt(self, handle) -> None:
+        """Make ``handle`` the server of this session: follow its log, mark its group, poll its state."""
+        self.run_handle = handle
+        self._server_alive = True
+        if self.gpu_pane is not None:
+            self.gpu_pane.set_server_pgids({handle.pgid})
+        self.follow(handle.log_path)
+        self._poll_server()
+
+    @work(group="server-poll", exclusive=True)
+    async def _poll_server(self) -> None:
+        from specdash.server import ServerState, server_status
+
+        handle = self.run_handle
+        while handle is not None and handle is self.run_handle:
+            try:
+                status = await server_status(self.host, handle)
+            except Exception as exc:  # noqa: BLE001 - connection trouble: keep polling
+                self.status_bar.server_detail = f"status unknown: {exc}"
+            else:
+                self.status_bar.server_state = status.state.value
+                self.status_bar.server_detail = status.detail
+                self._server_alive = status.state in (ServerState.STARTING, ServerState.READY)
+                if status.state is ServerState.CRASHED and status.alive_pids:
+                    self.notify(f"Server crashed; {len(status.alive_pids)} of its processes are still alive: "
+                                "see the GPU pane (F5), tag them and press K.", severity="error", timeout=20)
+                if status.state in (ServerState.CRASHED, ServerState.STOPPED):
+                    return
+            await asyncio.sleep(2.0)
+
+    def action_stop_server(self) -> None:
+        if self._refuse_readonly("stopping the server"):
+            return
+        handle = self.run_handle
+        if handle is None:
+            self.notify("No server launched from this session (use the GPU pane's K for other processes).",
+                        severity="warning")
+            return
+        details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {self.host.name}\n"
+                   f"{shlex.split(handle.command)[0] if handle.command else ''} … port {handle.port}\n"
+                   "SIGTERM to the group, SIGKILL after 15 s.")
+        self.push_screen(ConfirmScreen("Stop the server?", details, "Stop"), self._confirmed_stop)
+
+    def _confirmed_stop(self, yes: bool | None) -> None:
+        if yes:
+            self._stop()
+
+    @work(group="lifecycle", exclusive=True)
+    async def _stop(self) -> None:
+        from specdash.server import stop
+
+        result = await stop(self.host, self.run_handle)
+        self._server_alive = False
+        self.notify(result.describe(), severity="information" if result.gone else "warning", timeout=10)
+
+    def action_restart_server(self) -> None:
+        if self._refuse_readonly("restarting the server"):
+            return
+        if self.run_handle is None:
+            self.action_launch(False)
+            return
+        command, errors = self._builder_command()
+        if errors:
+            self.notify(f"The builder shows {errors} error(s): fix them before restarting.", severity="error")
+            return
+        details = (f"Stop process group [b]{self.run_handle.pgid}[/b], wait until its GPU memory is released, "
+                   f"then launch:\n{command or self.run_handle.command}")
+        self.push_screen(ConfirmScreen("Restart the server?", details, "Restart"),
+                         lambda yes: self._restart(command) if yes else None)
+
+    @work(group="lifecycle", exclusive=True)
+    async def _restart(self, command: str | None) -> None:
+        from specdash.gpu.group_memory import memory_held_by_group
+        from specdash.gpu.sampler import make_sampler
+        from specdash.server import restart
+
+        sampler = make_sampler(self.host)
+        try:
+            result = await restart(
+                self.host, self.run_handle,
+                gpu_memory_held_by=lambda pgid: memory_held_by_group(self.host, pgid, sampler.sample_once),
+                command=command)
+        finally:
+            await sampler.close()
+        if result.new_handle is None:
+            self.notify(f"{result.describe()} — tag what still holds memory in the GPU pane and press K, "
+                        "then l to launch.", severity="error", timeout=20)
+            return
+        self._adopt(result.new_handle)
+        self.notify(result.describe())
+
+    _server_alive = False
+
+
+from functools import partial  # noqa: E402
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider  # noqa: E402
+
+_SERVER_COMMANDS = (
+    ("Server: launch the builder's command", "launch(False)", "l — refused while the builder shows an error"),
+    ("Server: launch despite errors", "launch(True)", "L"),
+    ("Server: stop", "stop_server", "x — SIGTERM the server's process group, SIGKILL after 15 s"),
+    ("Server: restart", "restart_server", "r — stop, wait for GPU memory release, launch the builder's command"),
+)
+
+
+class ServerCommands(Provider):
+    """Command-palette entries for the lifecycle actions (they run the same actions as the keys)."""
+
+    async def discover(self) -> Hits:
+        for title, action, help_text in _SERVER_COMMANDS:
+            yield DiscoveryHit(title, partial(self.app.run_action, action), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, action, help_text in _SERVER_COMMANDS:
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), partial(self.app.run_action, action), help=help_text)

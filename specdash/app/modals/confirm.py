@@ -1,0 +1,40 @@
+"""A yes/no confirmation modal for actions that stop or kill something."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from specdash.app.styles import load_tcss
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Asks ``question`` (title) with ``details`` (markup) below; ``y`` confirms, ``n``/``esc`` cancels."""
+
+    DEFAULT_CSS = load_tcss(__file__)
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(self, question: str, details: str = "", yes_label: str = "Yes") -> None:
+        super().__init__()
+        self.question, self.details, self.yes_label = question, details, yes_label
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-dialog"):
+            yield Static(self.question, id="confirm-title")
+            if self.details:
+                yield Static(self.details, id="confirm-body")
+            with Horizontal(id="confirm-buttons"):
+                yield Button(f"{self.yes_label} (y)", variant="error", id="yes")
+                yield Button("Cancel (n)", id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)

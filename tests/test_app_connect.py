@@ -1,0 +1,98 @@
+"""End to end: the console connected to a real sshd shows the live server log and the (fake) GPUs.
+
+The log is the demo log shipped in sessions/ (real SGLang 0.5.x line formats from shared/fixtures); the GPUs
+come from the fake nvidia-smi that the test sshd puts first on the remote PATH.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from specdash.app.main import SpecdashApp
+from specdash.hosts.base import ConnState
+from specdash.logs.parser import LineKind
+from test_gpu_support import FakeGpuState
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()
+OVERRIDE = "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1"
+
+
+async def wait_until(pilot, predicate, timeout_s: float = 20.0, what: str = "condition") -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.1)
+
+
+def rows_with(view, text: str) -> list[int]:
+    return [row for row in range(view.row_count) if text in view.text_at_row(row)]
+
+
+@pytest.fixture
+def holder():
+    """A real process we start (and kill by PID at the end) that the fake driver says holds GPU memory."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], start_new_session=True)
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+async def test_connect_over_ssh_follows_log_live_and_shows_gpus(sshd, tmp_path, holder):
+    gpu_state = FakeGpuState(sshd.gpu_state, gpus=2)
+    gpu_state.add_process(holder.pid, 0, 70000)
+    log = tmp_path / "server.log"
+    first, rest = DEMO_LOG[:20], DEMO_LOG[20:]
+    log.write_text("\n".join(first) + "\n")
+
+    app = SpecdashApp(sshd.make_host(), log_path=str(log), gpu_interval_s=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        view = app.log_pane.view
+        await wait_until(pilot, lambda: view.line_count >= len(first), what="first lines")
+        assert app.host.status.state is ConnState.CONNECTED
+        assert "connected" in str(app.status_bar.render())
+
+        # the server keeps writing: every new line arrives, once
+        with log.open("a") as out:
+            out.write("\n".join(rest) + "\n")
+        await wait_until(pilot, lambda: view.line_count >= len(DEMO_LOG), what="appended lines")
+        await pilot.pause(0.5)
+        assert view.line_count == len(DEMO_LOG)
+        assert len(rows_with(view, "The server is fired up and ready to roll!")) == 1
+
+        # the silent 16 -> 2 override is highlighted as a warning, the ready line as success
+        (override_row,) = rows_with(view, OVERRIDE)
+        assert view.kind_at_row(override_row) is LineKind.OVERRIDE
+        (ready_row,) = rows_with(view, "fired up and ready")
+        assert view.kind_at_row(ready_row) is LineKind.READY
+        assert app.status_bar.server_state == "ready"
+
+        # the GPU pane shows both fake GPUs and the process holding memory
+        gpus = app.gpu_pane
+        await wait_until(pilot, lambda: gpus.view is not None and len(gpus.view.snapshot.gpus) == 2
+                         and any(p.pid == holder.pid for p in gpus.processes), what="GPU rows")
+        row = next(p for p in gpus.processes if p.pid == holder.pid)
+        assert row.used_mib == 70000 and row.gpu_index == 0
+        assert gpus.view.snapshot.gpus[0].memory_used_mib == 70004
+
+
+async def test_connect_local_without_driver_shows_no_gpu_as_a_state(tmp_path, monkeypatch):
+    from specdash.hosts.local import LocalHost
+
+    log = tmp_path / "server.log"
+    log.write_text("\n".join(DEMO_LOG[:5]) + "\n")
+    state = FakeGpuState(tmp_path / "gpu.json", gpus=0, driver=False)
+    app = SpecdashApp(LocalHost(env=state.env()), log_path=str(log), gpu_interval_s=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: app.log_pane.view.line_count >= 5, what="log lines")
+        gpus = app.gpu_pane
+        await wait_until(pilot, lambda: gpus.view is not None, what="GPU sample")
+        assert gpus.view.snapshot.error
+        assert "driver" in gpus.view.snapshot.error.lower()

@@ -1,0 +1,153 @@
+"""BuilderPane in a tiny App: live validation while typing, form <-> command sync, fixes, copy, version."""
+
+from __future__ import annotations
+
+import base64
+import sys
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable, Input, TextArea
+
+from specdash.app.builder import BuilderPane
+from specdash.app.builder.clipboard import osc52_sequence
+from specdash.hosts.local import LocalHost
+
+SEED = ("python -m sglang.launch_server --model-path /models/Llama-3.1-8B-Instruct \\\n"
+        "  --speculative-algorithm EAGLE3 --speculative-draft-model-path /models/eagle3-llama \\\n"
+        "  --speculative-eagle-topk 1 --speculative-num-draft-tokens 16 --port 30000\n")
+
+
+class PaneApp(App):
+    def __init__(self, command: str = SEED, version: str | None = "0.5.9", readonly: bool = False) -> None:
+        super().__init__()
+        self.command_text, self.version, self.readonly = command, version, readonly
+        self.changes: list[BuilderPane.CommandChanged] = []
+
+    def compose(self) -> ComposeResult:
+        yield BuilderPane(self.command_text, self.version, self.readonly)
+
+    def on_builder_pane_command_changed(self, message: BuilderPane.CommandChanged) -> None:
+        self.changes.append(message)
+
+
+def diagnostic_rows(pane: BuilderPane) -> list[str]:
+    table = pane.query_one("#builder-diagnostics", DataTable)
+    return [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+
+
+async def test_missing_steps_is_shown_then_typing_fixes_it_live():
+    app = PaneApp()
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BuilderPane)
+        assert pane.report.has_errors
+        assert diagnostic_rows(pane)[0].startswith("steps-missing")
+        area = pane.query_one("#builder-command", TextArea)
+        area.focus()
+        area.move_cursor(area.document.end)
+        await pilot.press("left")  # before the final newline
+        area.insert(" --speculative-num-steps ")
+        await pilot.pause()
+        assert pane.report.find("steps-missing") is not None  # a value is still missing
+        await pilot.press("1")  # the keystroke that completes the flag
+        await pilot.pause()
+        assert "--speculative-num-steps 1" in pane.command
+        assert not pane.report.has_errors
+        assert pane.report.effective["speculative_num_draft_tokens"] == 2
+        assert diagnostic_rows(pane)[0].startswith("draft-tokens-adjusted")
+        # the form followed the editor
+        assert pane.query_one("#f-steps", Input).value == "1"
+        # one CommandChanged per change, the last one carrying the current report
+        assert app.changes and app.changes[-1].command == pane.command
+        assert app.changes[-1].report is pane.report
+
+
+async def test_apply_fix_key_edits_the_command():
+    app = PaneApp(SEED.replace("--port 30000", "--speculative-num-steps 1 --port 30000"))
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BuilderPane)
+        table = pane.query_one("#builder-diagnostics", DataTable)
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        assert "--speculative-num-steps 15" in pane.command
+        assert pane.report.find("draft-tokens-adjusted") is None
+        assert pane.query_one("#builder-command", TextArea).text == pane.command
+
+
+async def test_form_field_edits_the_command():
+    app = PaneApp()
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BuilderPane)
+        steps = pane.query_one("#f-steps", Input)
+        steps.focus()
+        await pilot.press("1", "5")
+        await pilot.pause()
+        assert "--speculative-num-steps 15" in pane.command
+        assert not pane.report.has_errors
+        port = pane.query_one("#f-port", Input)
+        port.focus()
+        await pilot.press("ctrl+a", "ctrl+k")  # clear the field: the flag goes away
+        await pilot.pause()
+        assert "--port" not in pane.command
+
+
+async def test_version_override_changes_the_rules():
+    app = PaneApp(SEED.replace("--port 30000", "--speculative-num-steps 1"), version=None)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BuilderPane)
+        assert pane.report.sglang_version == "0.5.23"
+        assert pane.report.effective["speculative_num_draft_tokens"] == 2
+        pane.set_sglang_version("0.4.3")
+        await pilot.pause()
+        assert pane.report.sglang_version == "0.4.3"
+        assert pane.query_one("#f-version", Input).value == "0.4.3"
+        # 0.4.3 has no EAGLE3 choice and no topk==1 adjustment
+        assert pane.report.find("bad-value") is not None
+        assert pane.report.effective["speculative_num_draft_tokens"] == 16
+
+
+async def test_copy_writes_the_state_file(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    app = PaneApp()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        written = list(Path(tmp_path).rglob("launch-command.sh"))
+        assert written and written[0].read_text() == SEED.strip() + "\n"
+
+
+def test_osc52_plain_and_tmux_wrapped():
+    plain = osc52_sequence("ls -l", tmux=False)
+    assert plain == "\x1b]52;c;" + base64.b64encode(b"ls -l").decode() + "\x07"
+    wrapped = osc52_sequence("ls -l", tmux=True)
+    assert wrapped.startswith("\x1bPtmux;\x1b\x1b]52;c;") and wrapped.endswith("\x07\x1b\\")
+
+
+async def test_readonly_refuses_fixes():
+    app = PaneApp(readonly=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BuilderPane)
+        before = pane.command
+        pane.query_one("#builder-diagnostics", DataTable).focus()
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        assert pane.command == before
+
+
+async def test_host_without_sglang_keeps_newest_rules():
+    app = PaneApp(version=None)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BuilderPane)
+        pane.python = sys.executable  # this interpreter has no sglang
+        pane.host = LocalHost()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert pane.sglang_version is None
+        assert "not importable" in str(pane.query_one("#builder-status").render())
+
+
+def test_snapshot_builder_pane(snap_compare):
+    command = SEED.replace("--port 30000", "--speculative-num-steps 1 --mem-frac 0.8 --disable-cuda-graph --port 30000")
+    assert snap_compare(PaneApp(command, "0.5.9"), terminal_size=(160, 48))

@@ -1,0 +1,63 @@
+"""specdash against the real SGLang 0.5.23 (the oracle venv built by tools/sglang_oracle/build_venv.sh).
+
+Skipped when the venv is absent. Because importing SGLang and resolving 300+ argument sets takes minutes on two
+cores, the module also needs ``SPECDASH_ORACLE=1`` (so the everyday suite stays fast). Run:
+``SPECDASH_ORACLE=1 python -m pytest tests/test_oracle_sweep.py -q``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("oracle_sweep", REPO / "tools" / "sglang_oracle" / "sweep.py")
+sweep = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sweep)
+
+PYTHON = sweep.oracle_python()
+pytestmark = [
+    pytest.mark.oracle,
+    pytest.mark.skipif(PYTHON is None, reason="no oracle venv (tools/sglang_oracle/build_venv.sh)"),
+    pytest.mark.skipif(os.environ.get("SPECDASH_ORACLE") != "1", reason="set SPECDASH_ORACLE=1 to run the sweep"),
+]
+
+
+@pytest.mark.timeout(1800)
+def test_random_sweep_agrees_with_real_sglang(tmp_path):
+    models = sweep.make_models(tmp_path)
+    cases = sweep.generate(320, 20261130, models)
+    assert len(cases) >= 300
+    results = sweep.run_oracle(cases, PYTHON)
+    agree, bad = sweep.compare_all(cases, results)
+    lines = [f"{' '.join(c['argv'][2:])}: " + "; ".join(f"{d.field} specdash={d.specdash!r} sglang={d.sglang!r}"
+                                                        for d in diffs) for c, diffs, _ in bad]
+    print(f"oracle agreement {agree}/{len(cases)}")
+    assert not bad, "\n".join(lines)
+
+
+@pytest.mark.timeout(600)
+async def test_dry_run_script_through_a_host_matches_prediction(tmp_path):
+    from specdash.hosts.local import LocalHost
+    from specdash.sglang.dry_run import compare, dry_run_command, dry_run_request, parse_dry_run_output, argv_of
+    from specdash.sglang.validate import validate_command
+
+    models = sweep.make_models(tmp_path)
+    text = (f"python -m sglang.launch_server --model-path {models['llama']} --device cpu --speculative-algorithm EAGLE "
+            f"--speculative-draft-model-path {models['llama']} --speculative-eagle-topk 1 "
+            "--speculative-num-draft-tokens 16 --speculative-num-steps 1")
+    report = validate_command(text, "0.5.23", {"architectures": ["LlamaForCausalLM"]})
+    host = LocalHost()
+    await host.connect()
+    result = await host.run(dry_run_command(str(PYTHON)), timeout_s=300,
+                            input=dry_run_request(argv_of(report), report.command.env_dict()))
+    parsed = parse_dry_run_output(result.stdout)
+    assert parsed is not None and parsed.ok, result.stderr[-2000:]
+    assert parsed.version == "0.5.23"
+    assert parsed.resolved["speculative_num_draft_tokens"] == 2
+    assert any("adjusted to speculative_num_steps + 1" in w for w in parsed.warnings)
+    assert compare(report, parsed) == []
