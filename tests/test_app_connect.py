@@ -69,9 +69,9 @@ async def test_connect_over_ssh_follows_log_live_and_shows_gpus(sshd, tmp_path, 
 
         # the silent 16 -> 2 override is highlighted as a warning, the ready line as success
         (override_row,) = rows_with(view, OVERRIDE)
-        assert view.kind_at_row(override_row) is LineKind.OVERRIDE
+        assert view.kind_at_row(override_row) is LineKind.override
         (ready_row,) = rows_with(view, "fired up and ready")
-        assert view.kind_at_row(ready_row) is LineKind.READY
+        assert view.kind_at_row(ready_row) is LineKind.ready
         assert app.status_bar.server_state == "ready"
 
         # the GPU pane shows both fake GPUs and the process holding memory

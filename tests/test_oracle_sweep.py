@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -61,3 +60,35 @@ async def test_dry_run_script_through_a_host_matches_prediction(tmp_path):
     assert parsed.resolved["speculative_num_draft_tokens"] == 2
     assert any("adjusted to speculative_num_steps + 1" in w for w in parsed.warnings)
     assert compare(report, parsed) == []
+
+
+@pytest.mark.timeout(900)
+async def test_builder_pane_detects_version_and_dry_runs_on_the_host(tmp_path):
+    from textual.app import App
+
+    from specdash.app.builder import BuilderPane
+    from specdash.hosts.local import LocalHost
+
+    models = sweep.make_models(tmp_path)
+    text = (f"python -m sglang.launch_server --model-path {models['llama']} --device cpu --speculative-algorithm EAGLE "
+            f"--speculative-draft-model-path {models['llama']} --speculative-eagle-topk 1 "
+            "--speculative-num-draft-tokens 16 --speculative-num-steps 1")
+
+    class PaneApp(App):
+        def compose(self):
+            yield BuilderPane(text)
+
+    app = PaneApp()
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BuilderPane)
+        pane.python = str(PYTHON)
+        pane.host = LocalHost()
+        await app.workers.wait_for_complete()
+        assert pane.sglang_version == "0.5.23"
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert pane.dry_run_result is not None and pane.dry_run_result.ok
+        assert pane.disagreements == []
+        assert "agrees with specdash" in str(pane.query_one("#builder-status").render())

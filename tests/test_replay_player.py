@@ -157,3 +157,24 @@ async def test_real_clock_pause_wakes_the_generator():
     assert seen == ["a", "late"]
     player.close()
     await asyncio.wait_for(task, 1.0)
+
+
+async def test_replay_host_is_read_only():
+    import signal
+
+    from specdash.hosts.base import ConnState, HostError
+    from specdash.session.events import HeaderEvent
+    from specdash.session.replay_host import ReplayHost
+
+    log = SessionLog(path="/tmp/s.yaml", header=HeaderEvent(host="gpu-box"), events=[], problems=[])
+    host = ReplayHost(log)
+    assert host.name == "replay: gpu-box"
+    await host.connect()
+    assert host.status.state is ConnState.CONNECTED and "/tmp/s.yaml" in host.status.detail
+    with pytest.raises(HostError, match="read-only"):
+        await host.run("nvidia-smi")
+    with pytest.raises(HostError, match="read-only"):
+        await host.send_signal(1, signal.SIGKILL, group=True)
+    with pytest.raises(HostError, match="read-only"):
+        host.stream("tail -f /x")
+    assert await host.read_file("/etc/hostname") is None and await host.file_size("/x") is None

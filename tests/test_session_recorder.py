@@ -237,3 +237,29 @@ def test_start_recording_follows_record_options(tmp_path, monkeypatch):
     chosen = tmp_path / "mine.yaml"
     start_recording(chosen, enabled=False, host="h").close()  # --record PATH wins over record: false
     assert read_session(chosen).header.host == "h"
+
+
+def test_dataclasses_and_enums_are_stored_as_plain_data_and_redacted(tmp_path):
+    import dataclasses as dc
+
+    from specdash.hosts.base import ConnState
+
+    @dc.dataclass
+    class Diagnostic:
+        severity: str
+        code: str
+        message: str
+        flags: tuple[str, ...]
+
+    path = tmp_path / "s.yaml"
+    with Recorder(path, {"host": "h"}, timer=False) as rec:
+        rec.record("connection", t=1.0, state=ConnState.RETRYING, detail=Path("/x"))
+        rec.record("command", t=2.0, action="validated", command="sglang serve",
+                   diagnostics=[Diagnostic("warning", "w1", "uses --api-key hunter2", ("--api-key",))],
+                   effective={"speculative_accept_threshold_single": float("nan")})
+    log = read_session(path)
+    assert (log.events[0].state, log.events[0].detail) == ("retrying", "/x")
+    assert log.events[1].diagnostics == [{"severity": "warning", "code": "w1",
+                                          "message": "uses --api-key <redacted>", "flags": ["--api-key"]}]
+    assert log.events[1].effective == {"speculative_accept_threshold_single": None}
+    assert "hunter2" not in path.read_text()

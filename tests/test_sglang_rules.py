@@ -161,3 +161,17 @@ def test_json_shape():
     assert set(data["diagnostics"][0]) >= {"severity", "code", "flags", "message", "fix"}
     assert {"speculative_algorithm", "speculative_num_steps", "speculative_eagle_topk",
             "speculative_num_draft_tokens", "max_running_requests"} <= set(data["effective"])
+
+
+def test_0_4_5_auto_depth_reads_config_from_local_disk():
+    text = "python -m sglang.launch_server --model meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm EAGLE " \
+           "--speculative-draft-model-path /d"
+    diag = validate_command(text, "0.4.5").find("auto-depth-needs-local-config")
+    assert diag.severity == "warning" and "config.json is not found" in diag.message
+    assert "--speculative-num-steps 5" in diag.fix.apply(text)
+    assert validate_command(text, "0.4.7").find("auto-depth-needs-local-config") is None
+
+
+def test_config_file_is_mentioned():
+    report = validate_command("sglang serve --config serve.yaml --model-path m", "0.5.23")
+    assert "serve.yaml" in report.find("config-file").message

@@ -174,13 +174,14 @@ async def test_nothing_listening_is_a_connection_error(sshd):
         await host.wait_connected(timeout_s=1)
 
 
-async def test_ssh_config_alias_resolves_hostname_port_user_and_key(sshd):
+async def test_ssh_config_alias_resolves_hostname_port_user_key_and_known_hosts(sshd):
     from sshd import ALIAS
 
-    host = SSHHost(ALIAS, config_file=str(sshd.ssh_config), known_hosts=str(sshd.known_hosts))
+    host = SSHHost(ALIAS, config_file=str(sshd.ssh_config))  # UserKnownHostsFile from the config
     await host.connect()
     try:
         assert host.name == f"{sshd.user}@{ALIAS}:{sshd.port}"
+        assert host.known_hosts_path == str(sshd.known_hosts)
         assert (await host.run("id -un")).stdout.strip() == sshd.user
     finally:
         await host.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import subprocess
@@ -70,3 +71,35 @@ def test_console_script_runs_headless():
                            "--model-path", "m"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "speculative_num_draft_tokens" in proc.stdout
+
+
+def test_host_over_ssh_reads_config_json_remotely(sshd_server, tmp_path, capsys):
+    model = tmp_path / "target"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({"architectures": ["DeepseekV3ForCausalLM"]}))
+    cmd = f"python -m sglang.launch_server --model-path {model} --speculative-algorithm NEXTN"
+    target = f"{sshd_server.user}@127.0.0.1:{sshd_server.port}"
+    ssh = ["--host", target, "-i", str(sshd_server.client_key), "--known-hosts", str(sshd_server.known_hosts),
+           "--ssh-config", str(sshd_server.ssh_config)]
+    # the version is detected on the host (the test sshd puts the SGLang test double on PYTHONPATH): the report
+    # uses what `import sglang` answers there
+    main(["validate", *ssh, "--json", "--", cmd])
+    data = json.loads(capsys.readouterr().out)
+    assert data["sglang_version"] == asyncio.run(_remote_version(sshd_server))
+    code = main(["validate", *ssh, "--sglang-version", "0.5.9", "--json", "--", cmd])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0, data
+    assert data["architecture"] == "DeepseekV3ForCausalLM" and data["architecture_source"] == "config.json"
+    # DeepSeek V3 carries its MTP head: the target is its own draft, and 0.5.x chooses 3/1/4
+    assert data["effective"]["speculative_draft_model_path"] == str(model)
+    assert (data["effective"]["speculative_num_steps"], data["effective"]["speculative_eagle_topk"]) == (3, 1)
+
+
+async def _remote_version(sshd_server) -> str:
+    host = sshd_server.make_host()
+    await host.connect()
+    try:
+        result = await host.run("python3 -c 'import sglang; print(sglang.__version__)'", timeout_s=60)
+        return result.stdout.strip().splitlines()[-1]
+    finally:
+        await host.close()

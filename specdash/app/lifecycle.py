@@ -30,6 +30,9 @@ class LifecycleActions:
 
     run_handle = None  # specdash.server.RunHandle of the server specdash launched, if any
 
+    def record_command(self, action: str, command: str | None, **fields) -> None:
+        """Session-recording hook (see :class:`specdash.app.recording.RecordingMixin`); no-op without it."""
+
     def _refuse_readonly(self, what: str) -> bool:
         if self.readonly:
             self.notify(f"Read-only session: {what} is disabled.", severity="warning")
@@ -70,6 +73,7 @@ class LifecycleActions:
         except Exception as exc:  # noqa: BLE001 - a failed launch is shown, never fatal
             self.notify(f"Launch failed: {exc}", severity="error", timeout=15)
             return
+        self.record_command("launched", command, handle=handle)
         self._adopt(handle)
         self.notify(f"Launched (PGID {handle.pgid}); log: {handle.log_path}")
 
@@ -96,6 +100,8 @@ class LifecycleActions:
                 self.status_bar.server_state = status.state.value
                 self.status_bar.server_detail = status.detail
                 self._server_alive = status.state in (ServerState.STARTING, ServerState.READY)
+                if status.state in (ServerState.CRASHED, ServerState.STOPPED) and self.gpu_pane is not None:
+                    self.gpu_pane.set_server_pgids(set())  # what is left of its group is orphaned, not a server
                 if status.state is ServerState.CRASHED and status.alive_pids:
                     self.notify(f"Server crashed; {len(status.alive_pids)} of its processes are still alive: "
                                 "see the GPU pane (F5), tag them and press K.", severity="error", timeout=20)
@@ -125,6 +131,7 @@ class LifecycleActions:
         from specdash.server import stop
 
         result = await stop(self.host, self.run_handle)
+        self.record_command("stopped", self.run_handle.command, handle=self.run_handle, exit_reason=result.describe())
         self._server_alive = False
         self.notify(result.describe(), severity="information" if result.gone else "warning", timeout=10)
 
@@ -161,6 +168,7 @@ class LifecycleActions:
             self.notify(f"{result.describe()} — tag what still holds memory in the GPU pane and press K, "
                         "then l to launch.", severity="error", timeout=20)
             return
+        self.record_command("restarted", command, handle=result.new_handle)
         self._adopt(result.new_handle)
         self.notify(result.describe())
 

@@ -15,12 +15,14 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from specdash import __version__
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, ServerCommands
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
+from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
 from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, HostKeyChanged, HostKeyUnknown
 
@@ -35,7 +37,7 @@ def _optional(module: str, name: str):
     return getattr(importlib.import_module(module), name, None)
 
 
-class SpecdashApp(LifecycleActions, App):
+class SpecdashApp(RecordingMixin, LifecycleActions, App):
     """The console. ``host`` is any Host (local, SSH, replay); ``log_path`` the server log to follow on it
     (None: discover the running server's log); ``readonly`` disables every mutating action."""
 
@@ -43,6 +45,8 @@ class SpecdashApp(LifecycleActions, App):
     COMMANDS = App.COMMANDS | {ServerCommands} | (
         {_optional("specdash.app.gpus.commands", "GpuCommands")} - {None})
     TITLE = "specdash"
+    #: False in a replay: the GPU pane shows recorded samples instead of sampling the host.
+    gpu_sampling = True
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit_ctrl"),
@@ -92,7 +96,8 @@ class SpecdashApp(LifecycleActions, App):
                     with TabPane("Benchmarks", id="bench"):
                         yield self._bench_cls(readonly=self.readonly)
             if self._gpu_pane_cls is not None:
-                yield self._gpu_pane_cls(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly)
+                yield self._gpu_pane_cls(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly,
+                                         sample=self.gpu_sampling)
         yield Footer()
 
     @property
@@ -125,10 +130,12 @@ class SpecdashApp(LifecycleActions, App):
         if self.readonly:
             self.status_bar.mode = "read-only"
         self.host.add_state_listener(self._on_host_state)
+        self.start_recording_hooks()
         self.start_session()
 
     def _on_host_state(self, status: ConnectionStatus) -> None:
         self.status_bar.connection = status
+        self.record_connection(status)
 
     # -- connection and log -------------------------------------------------------------------------
     @work(exclusive=True, group="session")
@@ -171,7 +178,8 @@ class SpecdashApp(LifecycleActions, App):
             except HostKeyUnknown as exc:
                 from specdash.hosts.ssh import trust_host_key
 
-                known_hosts = self.known_hosts or str(Path("~/.ssh/known_hosts").expanduser())
+                known_hosts = (getattr(self.host, "known_hosts_path", None) or self.known_hosts
+                               or str(Path("~/.ssh/known_hosts").expanduser()))
                 trusted = await self.push_screen_wait(
                     HostKeyScreen(exc.host, exc.port, exc.key_type, exc.fingerprint, known_hosts))
                 if not trusted:
@@ -204,9 +212,18 @@ class SpecdashApp(LifecycleActions, App):
             message = getattr(found, "explanation", None) or "no running SGLang server found"
         else:
             message = "no --log given"
-        if pane is not None:
-            pane.marker(f"{message}; start specdash with --log PATH to follow a file")
+        self._log_marker(f"{message}; start specdash with --log PATH to follow a file")
         return None
+
+    def _log_marker(self, text: str) -> None:
+        """Show ``text`` as a marker line in the log pane (ignored while the app is shutting down)."""
+        pane = self.log_pane
+        if pane is None or not pane.is_attached:
+            return
+        try:
+            pane.marker(text)
+        except NoMatches:  # the pane is being torn down
+            pass
 
     def follow(self, path: str, *, reset: bool = True) -> None:
         """Follow ``path`` on the host in the log pane (replacing whatever was followed before)."""
@@ -221,13 +238,17 @@ class SpecdashApp(LifecycleActions, App):
         from specdash.hosts.tail import LogFollower, TailLines, TailMarker
 
         pane = self.log_pane
-        async for event in LogFollower(self.host, path):
-            if pane is None:
-                continue
-            if isinstance(event, TailLines):
-                pane.feed([line.decode("utf-8", "replace").rstrip("\r\n") for line in event.lines])
-            elif isinstance(event, TailMarker):
-                pane.marker(event.text)
+        async with LogFollower(self.host, path) as follower:
+            async for event in follower:
+                if pane is None:
+                    continue
+                if isinstance(event, TailLines):
+                    texts = [line.decode("utf-8", "replace").rstrip("\r") for line in event.lines]
+                    self.record_log_batch(event.lines, texts, event.end_offset, path)
+                    pane.feed(texts)
+                elif isinstance(event, TailMarker):
+                    self.record_marker(event.text)
+                    self._log_marker(event.text)
 
     def on_log_pane_server_state_changed(self, message) -> None:
         if self.run_handle is not None:
@@ -265,3 +286,11 @@ class SpecdashApp(LifecycleActions, App):
 
 def version_line() -> str:
     return f"specdash {__version__}"
+
+
+def run_replay(session_log, speed: float = 1.0) -> int:
+    """``specdash replay FILE``: open the console read-only on a recorded session (see
+    :func:`specdash.app.replay.run_replay`)."""
+    from specdash.app.replay import run_replay as _run_replay
+
+    return _run_replay(session_log, speed)

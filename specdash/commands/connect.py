@@ -21,6 +21,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-i", "--identity", metavar="IDENTITY_FILE", help="private key file for SSH")
     parser.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default ~/.ssh/known_hosts)")
     parser.add_argument("--readonly", action="store_true", help="disable every mutating key (kill, launch, restart)")
+    record = parser.add_mutually_exclusive_group()
+    record.add_argument("--record", metavar="PATH", help="record the session to PATH (.yaml, or .yaml.gz compressed; "
+                        "default: a new file in the sessions dir, see 'specdash locate', unless config says "
+                        "'record: false')")
+    record.add_argument("--no-record", action="store_true", help="do not record this session")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,6 +35,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"port {args.port} is out of range (1-65535)")
     from specdash.hosts.target import open_host
 
+    from specdash.config import ConfigError, load_config
+
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        sys.stderr.write(f"specdash connect: error: {exc}\n")
+        return 2
     try:
         host = open_host(args.target, port=args.port, identity_file=args.identity, known_hosts=args.known_hosts)
     except ValueError as exc:
@@ -38,8 +50,23 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write("specdash connect: error: needs a terminal (run it in a terminal, tmux or screen)\n")
         return 2
 
+    from specdash.session.recorder import start_recording
+
+    try:
+        recorder = start_recording(args.record, enabled=config.record and not args.no_record, host=host.name)
+    except OSError as exc:
+        sys.stderr.write(f"specdash connect: error: cannot record the session to "
+                         f"{exc.filename or args.record}: {exc.strerror or exc}\n")
+        return 2
+
     from specdash.app.main import SpecdashApp
 
     app = SpecdashApp(host, log_path=args.log, readonly=args.readonly, known_hosts=args.known_hosts)
-    app.run()
+    app.recorder = recorder
+    try:
+        app.run()
+    finally:
+        if recorder is not None:
+            recorder.close()
+            sys.stderr.write(f"session recorded to {recorder.path}\n")
     return int(app.return_code or 0)

@@ -30,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", metavar="TARGET",
                         help="read the model's config.json (and detect the SGLang version) on TARGET: 'local', "
                              "[user@]host[:port] or an ~/.ssh/config alias")
+    parser.add_argument("-i", dest="identity_file", metavar="IDENTITY_FILE", help="SSH identity file for --host")
+    parser.add_argument("--known-hosts", metavar="FILE", help="known_hosts file for --host (default ~/.ssh/known_hosts)")
+    parser.add_argument("--ssh-config", metavar="FILE", help="ssh config file for --host (default ~/.ssh/config)")
     parser.add_argument("--python", default="python3", metavar="PY",
                         help="python with SGLang installed on the host, for version detection (default python3)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -58,7 +61,7 @@ def _command_text(args: argparse.Namespace) -> str:
 
 
 async def _gather(target: str | None, model_path: str | None, draft_path: str | None, python: str,
-                  want_version: bool) -> tuple[dict | None, dict | None, str | None, list[str]]:
+                  want_version: bool, ssh: dict | None = None) -> tuple[dict | None, dict | None, str | None, list[str]]:
     """Read config.json files and the SGLang version through a Host. Returns (model_config, draft_config,
     version, notes)."""
     import json
@@ -75,7 +78,7 @@ async def _gather(target: str | None, model_path: str | None, draft_path: str | 
             from specdash.hosts.target import open_host
         except ImportError:  # pragma: no cover - the foundation provides it
             raise HostError("remote targets are not wired in this build (specdash.hosts.target missing)")
-        host = open_host(target)
+        host = open_host(target, **{k: v for k, v in (ssh or {}).items() if v is not None})
     await host.connect()
     try:
         configs: list[dict | None] = []
@@ -158,7 +161,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         model_config, draft_config, detected, notes = asyncio.run(
             _gather(args.host, model_path, draft_path, args.python,
-                    want_version=args.host is not None and not args.sglang_version))
+                    want_version=args.host is not None and not args.sglang_version,
+                    ssh={"identity_file": args.identity_file, "known_hosts": args.known_hosts,
+                         "config_file": args.ssh_config}))
         version = version or detected
     except ValueError as exc:  # bad TARGET
         raise UsageError(str(exc)) from None

@@ -97,8 +97,11 @@ class SSHHost(Host):
         super().__init__()
         self.host, self.port, self.username = host, port, username
         self.identity_file = os.path.expanduser(identity_file) if identity_file else None
-        #: The known_hosts file used for checking and for trusting (absolute path).
+        #: The known_hosts file used for checking and for trusting (absolute path): ``known_hosts``, else the
+        #: ssh config's UserKnownHostsFile for this host (first one; known once :meth:`connect` ran), else
+        #: ``~/.ssh/known_hosts``.
         self.known_hosts_path = os.path.abspath(os.path.expanduser(known_hosts or DEFAULT_KNOWN_HOSTS))
+        self._known_hosts_given = known_hosts is not None
         if config_file is not None:
             self._config: list[str] = [os.path.expanduser(config_file)]
         else:
@@ -231,6 +234,9 @@ class SSHHost(Host):
         real_host, real_port, user = options.host, options.port, options.username
         if depth == 0:
             self._name = _display(user, host, real_port)
+            configured = options.known_hosts  # UserKnownHostsFile (+ GlobalKnownHostsFile) paths, or None
+            if not self._known_hosts_given and isinstance(configured, list) and configured:
+                self.known_hosts_path = os.path.abspath(os.path.expanduser(str(configured[0])))
         chain: list[asyncssh.SSHClientConnection] = []
         tunnel: Any = via if via is not None else ()
         jump = options.tunnel

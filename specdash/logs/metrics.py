@@ -189,6 +189,25 @@ class LiveMetrics:
                 out.append(float(v))
         return out
 
+    def recent(self, name: str, window_s: float = 300.0, max_samples: int = 120) -> list[float]:
+        """Values of ``name`` over the last ``window_s`` seconds of log time (at most ``max_samples``, oldest first);
+        the last ``max_samples`` samples when the lines carry no timestamps."""
+        attr = METRICS[name][2]
+        out: list[float] = []
+        newest = None
+        for s in reversed(self.samples):
+            if newest is None:
+                newest = s.timestamp
+            elif newest is not None and s.timestamp is not None and (newest - s.timestamp).total_seconds() > window_s:
+                break
+            v = getattr(s.record, attr)
+            if v is not None:
+                out.append(float(v))
+                if len(out) >= max_samples:
+                    break
+        out.reverse()
+        return out
+
     def current(self, name: str) -> float | None:
         """Latest value of ``name`` (None before the first sample that has it)."""
         attr = METRICS[name][2]

@@ -155,12 +155,64 @@ class ParsedLine:
         return f"ParsedLine({self.number}, {self.kind.value}, ranks={self.ranks!r}, text={self.text[:60]!r})"
 
 
+_TS_CACHE: dict[str, datetime | None] = {}
+
+
+def _timestamp_of(text: str) -> datetime | None:
+    ts = _TS_CACHE.get(text)
+    if ts is None and text not in _TS_CACHE:
+        if len(_TS_CACHE) > 4096:
+            _TS_CACHE.clear()
+        try:
+            ts = datetime.fromisoformat(text)
+        except ValueError:
+            ts = None
+        _TS_CACHE[text] = ts
+    return ts
+
+
+class _FastLine(ParsedLine):
+    """A ``[time ranks] Decode batch`` / ``Prefill batch`` / uvicorn line from :meth:`LogParser.feed_many`'s short
+    path: clean ASCII, no level tag, not truncated. Prefix fields are derived from ``text`` on access."""
+
+    __slots__ = ("_start",)
+
+    level = ""
+    group = 0
+    info = None
+    truncated = False
+
+    def __init__(self, number: int, text: str, kind: LineKind, start: int, record: Any) -> None:
+        self.number = number
+        self.text = text
+        self.kind = kind
+        self._start = start
+        self._record = record
+
+    @property
+    def raw(self) -> str:  # type: ignore[override]
+        return self.text
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        return self.text[self._start:]
+
+    @property
+    def timestamp(self) -> datetime | None:  # type: ignore[override]
+        return _timestamp_of(self.text[1:20])
+
+    @property
+    def ranks(self) -> str:  # type: ignore[override]
+        text = self.text
+        return text[21:self._start - 2] if text[20] == " " else ""
+
+
 # ---------------------------------------------------------------------------------------------------------------
 _PREFIX = re.compile(
     r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:[.,]\d+)?((?: [A-Z]{2}\d+)*)\] "
     r"(?:(INFO|WARNING|ERROR|DEBUG|CRITICAL) [\w.\-]+\.py:\d+: )?"
 )
-_RANKS = re.compile(r"[A-Z]{2}\d+(?: [A-Z]{2}\d+)*")
+_FAST_PREFIX = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)((?: [A-Z]{2}\d+)*)\] ")
 _LEVELS = ("INFO ", "WARNING ", "ERROR ", "DEBUG ", "CRITICAL ")
 _LEVEL = re.compile(r"(INFO|WARNING|ERROR|DEBUG|CRITICAL) [\w.\-]+\.py:\d+: ")
 _GPU_PREFIX = re.compile(r"\[gpu_id=(\d+)\] ")
@@ -306,7 +358,6 @@ class LogParser:
         self._ts_text = ""
         self._ts: datetime | None = None
         self._year = default_year or datetime.now().year
-        self._ranks_ok: dict[str, bool] = {}
 
     @property
     def lines_seen(self) -> int:
@@ -314,9 +365,40 @@ class LogParser:
         return self._number
 
     def feed_many(self, lines: list[str]) -> list[ParsedLine]:
-        """:meth:`feed` each line; returns the parsed lines in order."""
-        feed = self.feed
-        return [feed(line) for line in lines]
+        """Classify a batch of lines in stream order; returns one :class:`ParsedLine` per line.
+
+        The scheduler's ``Decode batch`` / ``Prefill batch`` lines (most of a busy log) take a short path with one
+        regex; every other line goes through :meth:`feed`'s full classification."""
+        out: list[ParsedLine] = []
+        append = out.append
+        match = _FAST_PREFIX.match
+        fast = _FastLine
+        decode, prefill, http = LineKind.decode, LineKind.prefill, LineKind.http
+        lazy = _LAZY
+        limit = MAX_TEXT_CHARS
+        number = self._number
+        for line in lines:
+            number += 1
+            if not self._tb_group and not self._tb_recent and len(line) <= limit:
+                m = match(line)
+                if m is not None and line.isascii() and "\x1b" not in line and "\r" not in line \
+                        and "\x00" not in line and "\t" not in line and "\x07" not in line:
+                    start = m.end()
+                    if line.startswith("Decode batch", start):
+                        kind = decode
+                    elif line.startswith("Prefill batch", start):
+                        kind = prefill
+                    elif line.startswith("INFO:  ", start) and " 50" not in line:
+                        kind = http  # uvicorn start-up and access lines (a 5xx status goes the long way)
+                    else:
+                        kind = None
+                    if kind is not None:
+                        append(fast(number, line, kind, start, None if kind is http else lazy))
+                        continue
+            self._number = number - 1
+            append(self.feed(line))
+        self._number = number
+        return out
 
     def feed(self, line: str) -> ParsedLine:
         """Classify one line (without its trailing newline; a trailing ``\\n`` is tolerated)."""
@@ -331,7 +413,7 @@ class LogParser:
             if len(s) > MAX_PARSE_CHARS:
                 s = s[:MAX_PARSE_CHARS]
                 truncated = True
-        if not s.isprintable():
+        if not s.isascii() or "\x1b" in s or "\r" in s or "\x00" in s or "\t" in s or "\x07" in s:
             if "\r" in s or "\n" in s:
                 s = last_tqdm_state(s.replace("\n", ""))
             s = clean_text(s)
@@ -343,38 +425,26 @@ class LogParser:
         message = s
         first = s[:1]
         if first == "[":
-            done = False
-            # fast path for "[YYYY-MM-DD HH:MM:SS] " / "[YYYY-MM-DD HH:MM:SS TP0 ...] " (no regex)
-            if len(s) > 22 and s[5] == "-" and s[11] == " " and s[20] in "] ":
-                end = 20 if s[20] == "]" else s.find("] ", 21, 80)
-                if end > 0 and s[end + 1:end + 2] == " ":
-                    ts_text = s[1:20]
-                    ok = True
-                    if ts_text == self._ts_text:
-                        timestamp = self._ts
-                    else:
-                        try:
-                            timestamp = datetime.fromisoformat(ts_text)
-                            self._ts_text, self._ts = ts_text, timestamp
-                        except ValueError:
-                            ok = False
-                    if ok and end > 20:
-                        ranks = s[21:end]
-                        good = self._ranks_ok.get(ranks)
-                        if good is None:
-                            good = self._ranks_ok[ranks] = _RANKS.fullmatch(ranks) is not None
-                        ok = good
-                    if ok:
-                        done = True
-                        message = s[end + 2:]
-                        if message[:1] in "IWEDC" and message.startswith(_LEVELS):
-                            lm = _LEVEL.match(message)
-                            if lm is not None:
-                                level = lm.group(1)
-                                message = message[lm.end():]
-                    else:
-                        timestamp, ranks = None, ""
-            if not done:
+            m = _FAST_PREFIX.match(s)
+            if m is not None:
+                ts_text, ranks = m.groups()
+                if ts_text == self._ts_text:
+                    timestamp = self._ts
+                else:
+                    try:
+                        timestamp = datetime.fromisoformat(ts_text)
+                    except ValueError:
+                        timestamp = None
+                    self._ts_text, self._ts = ts_text, timestamp
+                if ranks:
+                    ranks = ranks[1:]
+                message = s[m.end():]
+                if message[:1] in "IWEDC" and message.startswith(_LEVELS):
+                    lm = _LEVEL.match(message)
+                    if lm is not None:
+                        level = lm.group(1)
+                        message = message[lm.end():]
+            else:
                 m = _PREFIX.match(s)
                 if m is not None:
                     try:
@@ -486,7 +556,7 @@ class LogParser:
         m = _START.match(message)
         if m is not None:
             name = m.lastgroup
-            kind = LineKind(name) if name != "graph_sizes" else LineKind.graph_begin
+            kind = _KIND_BY_NAME[name]
             parsed.kind = kind
             if kind is LineKind.error:
                 if "Traceback (most recent call last)" in message:
@@ -630,6 +700,9 @@ class LogParser:
     def _info_http(self, message: str) -> dict[str, Any] | None:
         return None
 
+
+_KIND_BY_NAME = {kind.value: kind for kind in LineKind}
+_KIND_BY_NAME["graph_sizes"] = LineKind.graph_begin
 
 _INFO_BUILDERS = {
     LineKind.weights_begin: LogParser._info_weights_begin,

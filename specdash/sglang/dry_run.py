@@ -48,8 +48,8 @@ class _Keep(logging.Handler):
                 records.append(record.getMessage()[:500])
             except Exception:
                 pass
-logging.getLogger().addHandler(_Keep())
-logging.getLogger().setLevel(logging.INFO)
+# on the "sglang" logger: prepare_server_args calls logging.basicConfig(force=True), which drops root handlers
+logging.getLogger("sglang").addHandler(_Keep())
 out = {"ok": False, "exception": None, "message": "", "resolved": {}, "warnings": records, "version": None}
 err = io.StringIO()
 def plain(v):

@@ -175,9 +175,9 @@ class BuilderPane(Widget):
         diags.add_column("severity", key="severity", width=8)
         diags.add_column("finding", key="message")
         eff = self.query_one("#builder-effective", DataTable)
-        eff.add_column("field", key="field", width=21)
-        eff.add_column("typed", key="typed", width=11)
-        eff.add_column("effective", key="effective", width=16)
+        eff.add_column("field", key="field", width=20)
+        eff.add_column("typed", key="typed", width=9)
+        eff.add_column("effective", key="effective", width=11)
         self._render_report()
         if self._host is not None:
             self._detect_version()
@@ -350,9 +350,12 @@ class BuilderPane(Widget):
         self._show_detail(diags.cursor_row if report.diagnostics else -1)
         errors = len(report.by_severity("error"))
         overrides = len(report.by_severity("override"))
-        arch = f" · target {report.architecture} ({report.architecture_source})" if report.architecture else ""
-        self.border_title = f"Launch builder — SGLang {report.sglang_version} rules ({report.profile.releases})"
-        self._status(f"{errors} error(s), {overrides} override(s){arch} · ctrl+f fix · ctrl+o copy · ctrl+r dry run")
+        source = {"guessed from the model name": "guessed"}.get(report.architecture_source or "",
+                                                               report.architecture_source)
+        arch = f" · {report.architecture} ({source})" if report.architecture else ""
+        self.border_title = f"Launch builder — SGLang {report.sglang_version} ({report.profile.releases}){arch}"
+        self._status(f"{errors} error(s) · {overrides} override(s) · ctrl+f apply fix · ctrl+o copy · "
+                     "ctrl+r SGLang dry run")
 
     def _render_effective(self) -> None:
         report = self._report
@@ -369,7 +372,7 @@ class BuilderPane(Widget):
                 shown.stylize(self._style("override"))
             if field in sglang and value is not None and sglang[field] != value:
                 shown.append(f" (sglang: {sglang[field]})", style=self._style("error"))
-            label = field.replace("speculative_", "spec_")
+            label = field.replace("speculative_", "").replace("disable_overlap_schedule", "no_overlap_schedule")
             eff.add_row(label, "" if typed is None else str(typed), shown, key=field)
 
     def _show_detail(self, row: int) -> None:

@@ -24,6 +24,7 @@ from specdash.app.styles import load_tcss
 from specdash.gpu.classify import ClassifiedProcess
 from specdash.gpu.inspect import GpuView, build_view, inspect_host
 from specdash.gpu.kill import KillReport, refusal, safe_kill
+from specdash.gpu.model import GpuSnapshot
 from specdash.gpu.proctable import current_user
 from specdash.gpu.sampler import make_sampler
 from specdash.hosts.base import ConnState, Host, HostError
@@ -38,7 +39,11 @@ class GpuPane(Widget, can_focus=False):
     ``readonly`` disables killing. ``source`` forces the sampler (``"nvidia-smi"`` / ``"nvml"``; None = NVML on
     this machine when it starts, nvidia-smi otherwise). ``grace_s`` is the SIGTERM -> SIGKILL delay.
     Public state: ``view`` (last :class:`~specdash.gpu.inspect.GpuView` or None), ``tagged`` (set of PIDs),
-    ``last_report`` (last :class:`~specdash.gpu.kill.KillReport`). Posts :class:`GpuPane.KillFinished`.
+    ``last_report`` (last :class:`~specdash.gpu.kill.KillReport`). Posts :class:`GpuPane.KillFinished` and, after
+    every sample, :class:`GpuPane.Sampled` (the session recorder listens).
+
+    ``sample=False`` (replay): the pane never samples its host; the app feeds recorded samples through
+    :meth:`show_recorded` and clears it with :meth:`clear`.
     """
 
     DEFAULT_CSS = load_tcss(__file__)
@@ -55,8 +60,15 @@ class GpuPane(Widget, can_focus=False):
             super().__init__()
             self.report = report
 
+    class Sampled(Message):
+        """A live sample was rendered: ``view`` (:class:`~specdash.gpu.inspect.GpuView`)."""
+
+        def __init__(self, view: GpuView) -> None:
+            super().__init__()
+            self.view = view
+
     def __init__(self, host: Host, interval_s: float = 2.0, readonly: bool = False, *, source: str | None = None,
-                 grace_s: float = 10.0, name: str | None = None, id: str | None = None,
+                 grace_s: float = 10.0, sample: bool = True, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.host = host
@@ -64,6 +76,7 @@ class GpuPane(Widget, can_focus=False):
         self.readonly = readonly
         self.source = source
         self.grace_s = grace_s
+        self.sample = sample
         self.view: GpuView | None = None
         self.tagged: set[int] = set()
         self.last_report: KillReport | None = None
@@ -84,7 +97,10 @@ class GpuPane(Widget, can_focus=False):
 
     def on_mount(self) -> None:
         self.border_title = "GPUs & processes" + ("  [read-only]" if self.readonly else "")
-        self.run_sampler()
+        if self.sample:
+            self.run_sampler()
+        else:
+            self._set_status("replay: showing recorded GPU samples")
 
     def focus(self, scroll_visible: bool = True) -> "GpuPane":
         """Focus the process table (the pane itself takes no focus)."""
@@ -97,6 +113,38 @@ class GpuPane(Widget, can_focus=False):
         self._server_pgids = frozenset(pgids)
         if self.view is not None:
             self._show(build_view(self.view.snapshot, self.view.table, self.view.user, self._server_pgids))
+
+    def show_recorded(self, snapshot: GpuSnapshot, classes: dict[int, tuple[str | None, str | None, str | None]]
+                      ) -> None:
+        """Render a recorded sample (replay): ``snapshot`` as recorded and ``classes`` PID -> (class, user, reason)
+        as classified live (not re-classified: the recording has no process table). A PID without a recorded
+        class shows as ``unknown``."""
+        from specdash.gpu.classify import UNKNOWN, summarize
+        from specdash.gpu.proctable import ProcessTable
+
+        processes = []
+        for proc in snapshot.processes:
+            klass, user, reason = classes.get(proc.pid, (None, None, None))
+            processes.append(ClassifiedProcess(
+                pid=proc.pid, gpu_index=proc.gpu_index, gpu_uuid=proc.gpu_uuid, used_mib=proc.used_mib,
+                name=proc.name, command=proc.name, user=user, ppid=None, pgid=None, stat=None, start_time=None,
+                process_class=klass if klass in CLASS_VARIABLE else UNKNOWN, reason=reason or ""))
+        summary = snapshot.error or summarize(processes)
+        self._show(GpuView(snapshot=snapshot, table=ProcessTable(rows={}), processes=tuple(processes),
+                           summary=summary, user=""))
+
+    def show_note(self, text: str) -> None:
+        """Show ``text`` on the pane's status line (e.g. a recorded kill's outcome in a replay)."""
+        self._set_status(text)
+
+    def clear(self) -> None:
+        """Forget the sample on screen (replay rewind): no devices, no rows."""
+        self.view = None
+        self.tagged.clear()
+        self.query_one("#gpu-devices", Static).update(devices_markup(None))
+        self.query_one("#gpu-summary", Static).update("")
+        self.query_one(DataTable).clear()
+        self._set_status("")
 
     @property
     def processes(self) -> tuple[ClassifiedProcess, ...]:
@@ -126,6 +174,7 @@ class GpuPane(Widget, can_focus=False):
                         self._set_status(f"process table unavailable: {exc}")
                         continue
                     self._show(view)
+                    self.post_message(self.Sampled(view))
                 return
             except Exception as exc:  # noqa: BLE001 - a GPU pane problem must not take the console down
                 self._set_status(f"GPU sampling failed: {exc}; retrying")
@@ -136,7 +185,12 @@ class GpuPane(Widget, can_focus=False):
     def _show(self, view: GpuView) -> None:
         self.view = view
         self.query_one("#gpu-devices", Static).update(devices_markup(view.snapshot))
-        self.query_one("#gpu-summary", Static).update(summary_markup(view.summary, view.processes))
+        no_gpu = bool(view.snapshot.error)
+        summary = "" if no_gpu else summary_markup(view.summary, view.processes)
+        self.query_one("#gpu-summary", Static).update(summary)
+        self.query_one("#gpu-summary", Static).display = not no_gpu
+        self.query_one(DataTable).display = not no_gpu  # no GPU is a state, not an empty table
+        self.set_class(no_gpu, "-no-gpu")
         self._fill_table()
 
     def _row_key(self, proc: ClassifiedProcess) -> str:

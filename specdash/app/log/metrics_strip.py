@@ -1,5 +1,5 @@
 """MetricsStrip: current accept length, accept rate, gen throughput, running/queued requests and KV usage, each
-with a sparkline over the recent decode samples, plus the accept-rate consistency check."""
+with a sparkline over the last minutes (of log time), plus the accept-rate consistency check."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from textual.widgets import Label, Sparkline, Static
 from specdash.app.styles import load_tcss
 from specdash.logs.metrics import METRICS, LiveMetrics
 
-#: Samples drawn in each sparkline (one decode line each; 40 decode steps per line by default).
+#: Sparklines cover the last SPARK_WINDOW_S seconds of log time, at most SPARK_SAMPLES decode lines.
+SPARK_WINDOW_S = 300.0
 SPARK_SAMPLES = 120
 
 
@@ -41,7 +42,7 @@ class MetricCell(Horizontal):
 
     def update(self, value: float | None, history: list[float]) -> None:
         self.query_one(".metric-value", Label).update(_fmt(self.metric, value))
-        self.query_one(Sparkline).data = history[-SPARK_SAMPLES:]
+        self.query_one(Sparkline).data = history
 
 
 class MetricsStrip(Widget):
@@ -62,7 +63,7 @@ class MetricsStrip(Widget):
             return
         self.display = True
         for cell in self.query(MetricCell):
-            cell.update(metrics.current(cell.metric), metrics.values(cell.metric))
+            cell.update(metrics.current(cell.metric), metrics.recent(cell.metric, SPARK_WINDOW_S, SPARK_SAMPLES))
         cons = metrics.consistency()
         trusted = sum(1 for s in metrics.samples if s.trusted)
         text = f"{len(metrics.samples)} decode samples, {trusted} steady-state"

@@ -94,6 +94,8 @@ class LogPane(Widget):
         yield Static("", id="log-status")
 
     def on_mount(self) -> None:
+        self._view = self.query_one(LogView)
+        self._startup_bar = self.query_one(StartupBar)
         self.set_interval(PANEL_REFRESH_S, self._refresh_panels)
         self._update_status()
 
@@ -101,7 +103,8 @@ class LogPane(Widget):
     @property
     def view(self) -> LogView:
         """The scrolling line view."""
-        return self.query_one(LogView)
+        view = getattr(self, "_view", None)
+        return view if view is not None else self.query_one(LogView)
 
     def feed(self, lines: list[str]) -> None:
         """Add decoded lines (no trailing newline), as a batch, in stream order."""
@@ -109,7 +112,9 @@ class LogPane(Widget):
             return
         parsed = self.analyzer.feed_many(lines)
         self.view.append(parsed)
-        self.query_one(StartupBar).line_arrived()
+        bar = getattr(self, "_startup_bar", None)
+        if bar is not None:
+            bar.line_arrived()
         self._dirty = True
 
     def marker(self, text: str) -> None:

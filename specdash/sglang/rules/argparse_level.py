@@ -58,6 +58,10 @@ def check(ctx: Context) -> None:
         elif occ.lookup.option != occ.spec.canonical and occ.lookup.option is not None:
             ctx.add("info", "alias", occ.spec.canonical,
                     f"{occ.lookup.option} is an alias of {occ.spec.canonical}")
+    if ctx.parsed.typed.get("config"):
+        ctx.add("info", "config-file", ctx.option("config"),
+                f"--config {ctx.parsed.typed['config']}: SGLang merges that YAML file into the arguments before "
+                "parsing; specdash cannot see its values here, so the findings cover the command line only.")
     for dest, occs in ctx.parsed.by_dest.items():
         if len(occs) < 2:
             continue
@@ -76,7 +80,6 @@ def check(ctx: Context) -> None:
 
 def _unknown(ctx: Context, occ: Occurrence, release: str) -> None:
     key = normalise_foreign(occ.typed)
-    value = " ".join(occ.values)
     known_in = _releases_with(key) if key.startswith("--") else ()
     foreign = FOREIGN_FLAGS.get(key)
     head = f"argparse error: unrecognized arguments: {occ.as_typed}. SGLang {release} has no {occ.typed}"

@@ -167,6 +167,17 @@ def _eagle_family(ctx: Context, algo: str) -> None:
                     f"architecture, which is not known here ({text}). Give the model's config.json to decide.")
             ctx.notes["depth_undecided"] = True
             return
+        model_path = str(v.get("model_path") or "")
+        if p.name == "0.4.5" and model_path and not model_path.startswith(("/", ".", "~")) \
+                and model_path.count("/") == 1:
+            ctx.add("warning", "auto-depth-needs-local-config", (ctx.option("model_path"),),
+                    f"SGLang {p.releases} chooses the depth values by reading {model_path}/config.json from the "
+                    "local disk; if --model-path is a Hugging Face repo id (not a local directory) it raises "
+                    f"ValueError: {model_path}/config.json is not found. Give a local path or the three depth flags.",
+                    ctx.fix(f"pin the depth: {steps_opt} {triple[0]} {topk_opt} {triple[1]} {draft_opt} {triple[2]}",
+                            ctx.set_edit("speculative_num_steps", triple[0]),
+                            ctx.set_edit("speculative_eagle_topk", triple[1]),
+                            ctx.set_edit("speculative_num_draft_tokens", triple[2])))
         a, b, c = triple
         arch_text = f"for {ctx.arch}" + (f" ({ctx.arch_source})" if ctx.arch_source else "") if ctx.arch else \
             ("for STANDALONE" if algo == "STANDALONE" else "for every architecture in this release")

@@ -6,4 +6,25 @@ state file. Everything it does is scripted by a scenario file (see tests/double/
 from specdash.
 """
 
-__version__ = "0.0.0+double"
+
+
+def _scenario_version() -> str:
+    """The SGLang version this double pretends to be: the scenario's ``version`` (default 0.5.0rc0, the
+    built-in scenario's), so ``python -c 'import sglang; print(sglang.__version__)'`` answers like a release."""
+    import os
+
+    path = os.environ.get("SGLANG_DOUBLE_SCENARIO")
+    if path:
+        try:
+            import yaml
+
+            with open(path, encoding="utf-8") as handle:
+                version = (yaml.safe_load(handle) or {}).get("version")
+            if version:
+                return str(version)
+        except Exception:  # a broken scenario is reported by launch_server itself
+            pass
+    return "0.5.0rc0"
+
+
+__version__ = _scenario_version()

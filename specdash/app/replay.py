@@ -1,0 +1,376 @@
+"""Replay in the app: :func:`run_replay` opens the console on a :class:`~specdash.session.replay_host.ReplayHost`,
+read-only, and feeds every pane from the session file through a :class:`~specdash.session.replay.ReplayPlayer`.
+
+What goes where:
+
+* ``log`` lines -> :meth:`LogPane.feed` (a new ``source`` resets the pane, as following a new file does live).
+  Findings and metrics are re-derived by the pane's analyzer (deterministic); every recorded ``finding`` is
+  checked against what the analyzer derived, and the replay bar says when they differ (another specdash
+  version analysed the log differently);
+* ``marker`` -> :meth:`LogPane.marker`;
+* ``gpu`` -> :meth:`GpuPane.show_recorded` with the recorded classification (the GPU pane never samples the
+  replay host); ``kill`` -> the GPU pane's status line;
+* ``command`` -> the builder shows the command (:meth:`BuilderPane.set_command`);
+* ``bench`` / ``sweep`` -> :meth:`BenchPane.show_run` / :meth:`BenchPane.show_sweep` (from the full result the
+  recorder keeps in ``run`` / ``sweep``);
+* ``connection`` / ``action`` -> the replay bar.
+
+A :class:`~specdash.session.replay.Rewind` clears every pane; the events that follow rebuild them.
+
+Keys: ``p`` pause/resume, ``[`` / ``]`` step back/forward one event, ``{`` / ``}`` previous/next finding, ``+`` /
+``-`` double/halve the speed, ``g`` seek to a time (``mm:ss``, ``hh:mm:ss`` or seconds).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import DataTable, Input, Static
+
+from specdash.app.main import SpecdashApp
+from specdash.app.styles import load_tcss
+from specdash.session.events import (
+    BenchEvent,
+    CommandEvent,
+    ConnectionEvent,
+    Event,
+    FindingEvent,
+    GpuEvent,
+    KillEvent,
+    LogEvent,
+    MarkerEvent,
+    ActionEvent,
+    SweepEvent,
+    gpu_snapshot_from_event,
+    process_classes,
+)
+from specdash.session.reader import SessionLog
+from specdash.session.replay import ReplayPlayer, Rewind, format_clock
+
+#: Speed factors ``+`` / ``-`` move between (doubling / halving).
+MIN_SPEED, MAX_SPEED = 0.125, 256.0
+#: The replay bar refreshes this often (seconds).
+STATUS_REFRESH_S = 0.25
+
+_CLOCK_RE = re.compile(r"^\s*(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)\s*$")
+_SECONDS_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*s?\s*$")
+
+
+def parse_seek_time(text: str) -> float:
+    """Seconds from ``"mm:ss"``, ``"hh:mm:ss"``, ``"90"`` or ``"90s"``. Raises ValueError (one line) otherwise."""
+    match = _CLOCK_RE.match(text)
+    if match:
+        hours, minutes, seconds = match.groups()
+        return int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
+    match = _SECONDS_RE.match(text)
+    if match:
+        return float(match.group(1))
+    raise ValueError(f"not a time: {text!r} (use mm:ss, hh:mm:ss or seconds)")
+
+
+def _finding_codes(findings: list[Any]) -> set[str]:
+    return {str(getattr(f, "kind", "")) for f in findings}
+
+
+class ReplayBar(Vertical):
+    """Under the panes: the player status (``▶ 00:01:23 / 00:10:00  x2  event 120/3400`` + last event), the
+    reader's problems and replay notices, and the seek input (hidden until ``g``)."""
+
+    DEFAULT_CSS = load_tcss(__file__, "replay.tcss")
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="replay-status")
+        yield Static("", id="replay-notes", classes="-empty")
+        yield Input(placeholder="seek to (mm:ss, hh:mm:ss or seconds) — enter jumps, escape closes",
+                    id="replay-seek")
+
+
+class ReplayApp(SpecdashApp):
+    """The console in replay mode: ``host`` is a ReplayHost, always read-only; the panes are fed by the player.
+
+    Public state for tests: ``player`` (the :class:`ReplayPlayer`), ``notices`` (lines shown in the replay bar:
+    the reader's problems, then finding mismatches), ``last_event`` (one line about the last event fed).
+    """
+
+    gpu_sampling = False
+    BINDINGS = [
+        Binding("p", "replay_pause", "Pause/resume", id="replay.pause"),
+        Binding("left_square_bracket", "replay_step(-1)", "Step back", id="replay.step_back"),
+        Binding("right_square_bracket", "replay_step(1)", "Step", id="replay.step_forward"),
+        Binding("right_curly_bracket", "replay_finding(1)", "Next finding", id="replay.next_finding"),
+        Binding("left_curly_bracket", "replay_finding(-1)", "Prev finding", show=False,
+                id="replay.previous_finding"),
+        Binding("plus", "replay_speed(2.0)", "Faster", id="replay.faster"),
+        Binding("minus", "replay_speed(0.5)", "Slower", id="replay.slower"),
+        Binding("g", "replay_seek", "Seek", id="replay.seek"),
+    ]
+
+    def __init__(self, session_log: SessionLog, speed: float = 1.0, *, start_paused: bool = False,
+                 theme: str | None = None, player: ReplayPlayer | None = None) -> None:
+        from specdash.session.replay_host import ReplayHost
+
+        first_log = next((e for e in session_log.events if isinstance(e, LogEvent) and e.source), None)
+        super().__init__(ReplayHost(session_log), log_path=first_log.source if first_log else None, readonly=True,
+                         theme=theme)
+        self.session_log = session_log
+        self.player = player or ReplayPlayer(session_log, speed, start_paused=start_paused)
+        self.notices: list[str] = list(session_log.problems)
+        self.last_event = ""
+        self._source: str | None = first_log.source if first_log else None
+        self._mismatched: list[str] = []
+        self._recorded_connection = ""
+
+    # -- layout -------------------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        yield ReplayBar(id="replay-bar")
+
+    def on_mount(self) -> None:
+        self.set_interval(STATUS_REFRESH_S, self._refresh_bar)
+        header = self.session_log.header
+        if header is not None and header.demo:
+            self.notify(header.note or "a demonstration recorded against the test double, not a real GPU run",
+                        title="Demonstration session", timeout=12)
+        if self.session_log.problems:
+            self.notify(f"{len(self.session_log.problems)} problem(s) reading {self.session_log.path}: see the "
+                        "bottom bar", severity="warning", timeout=10)
+        self._refresh_bar()
+
+    def _on_host_state(self, status: Any) -> None:
+        self.status_bar.connection = status
+
+    # -- the replay loop (instead of connect + follow) ----------------------------------------------------------
+    @work(exclusive=True, group="session")
+    async def start_session(self) -> None:
+        """Mark the replay host connected, then hand every event the player yields to its pane until exit."""
+        await self.host.connect()
+        async for item in self.player.events():
+            try:
+                if isinstance(item, Rewind):
+                    self.clear_panes()
+                else:
+                    self.apply_event(item)
+            except Exception as exc:  # noqa: BLE001 - one odd event must not end the replay
+                self._add_notice(f"event at {format_clock(getattr(item, 't', 0.0))} not shown: {exc}")
+
+    def clear_panes(self) -> None:
+        """Empty every pane (replay moved backwards)."""
+        log = self.log_pane
+        if log is not None:
+            log.reset(self.log_path or "log")
+        self._source = self.log_path
+        gpu = self.gpu_pane
+        if gpu is not None:
+            gpu.clear()
+        builder = self.builder_pane
+        if builder is not None:
+            builder.set_command("")
+        bench = self._pane(self._bench_cls)
+        if bench is not None:
+            _clear_bench(bench)
+        self.status_bar.server_state = "unknown"
+        self.status_bar.server_detail = ""
+        self._mismatched.clear()
+        self.last_event = ""
+
+    def apply_event(self, event: Event) -> None:
+        """Feed one recorded event to its pane (see the module docstring)."""
+        at = format_clock(event.t)
+        if isinstance(event, LogEvent):
+            pane = self.log_pane
+            if pane is None:
+                return
+            if event.source and event.source != self._source:
+                self._source = event.source
+                pane.reset(event.source)
+            pane.feed([text for _, text in event.lines])
+        elif isinstance(event, MarkerEvent):
+            self._log_marker(event.text)
+        elif isinstance(event, FindingEvent):
+            self._check_finding(event)
+            self.last_event = f"{at} finding [{event.severity}] {event.message}"
+        elif isinstance(event, GpuEvent):
+            pane = self.gpu_pane
+            if pane is not None:
+                pane.show_recorded(gpu_snapshot_from_event(event, event.t), process_classes(event))
+        elif isinstance(event, KillEvent):
+            text = f"recorded kill at {at}: {event.outcome} — {event.detail}"
+            if self.gpu_pane is not None:
+                self.gpu_pane.show_note(text)
+            self.last_event = text
+        elif isinstance(event, CommandEvent):
+            builder = self.builder_pane
+            if builder is not None and event.command and event.command != builder.command:
+                builder.set_command(event.command)
+            if event.action in ("launched", "restarted") and event.pgid is not None:
+                self.status_bar.server_detail = f"{event.action}, PGID {event.pgid}"
+            elif event.action == "stopped":
+                self.status_bar.server_state = "stopped"
+                self.status_bar.server_detail = event.exit_reason or ""
+            self.last_event = f"{at} command {event.action}: {event.command[:80]}"
+        elif isinstance(event, BenchEvent):
+            bench = self._pane(self._bench_cls)
+            run = event.extra.get("run")
+            if bench is not None and isinstance(run, dict):
+                from specdash.bench.results import RunResult
+
+                bench.show_run(RunResult.from_dict(run))
+            self.last_event = f"{at} benchmark {event.label or event.workload}: " \
+                              f"{event.result.get('output_tokens_per_s', '?')} output tokens/s"
+        elif isinstance(event, SweepEvent):
+            bench = self._pane(self._bench_cls)
+            data = event.extra.get("sweep")
+            if bench is not None and isinstance(data, dict):
+                from specdash.bench.sweep import SweepResult
+
+                bench.show_sweep(SweepResult.from_dict(data))
+            self.last_event = f"{at} depth sweep: {event.recommendation}"
+        elif isinstance(event, ConnectionEvent):
+            self._recorded_connection = f"recorded connection: {event.state}" + (
+                f" ({event.detail})" if event.detail else "")
+        elif isinstance(event, ActionEvent):
+            self.last_event = f"{at} key: {event.binding}"
+
+    def _check_finding(self, event: FindingEvent) -> None:
+        pane = self.log_pane
+        if pane is None:
+            return
+        if event.code not in _finding_codes(pane.analyzer.findings):
+            self._mismatched.append(event.code)
+            self._add_notice(f"recorded finding {event.code!r} at {format_clock(event.t)} was not re-derived by "
+                             "this specdash version's log analysis (recorded: "
+                             f"{event.message[:80]})")
+
+    def _add_notice(self, text: str) -> None:
+        if text not in self.notices:
+            self.notices.append(text)
+            self._refresh_bar()
+
+    # -- replay bar ----------------------------------------------------------------------------------------------
+    def _refresh_bar(self) -> None:
+        try:
+            bar = self.query_one(ReplayBar)
+        except Exception:  # not composed yet / shutting down
+            return
+        status = self.player.status()
+        self.status_bar.mode = f"read-only replay  {status.describe()}"
+        line = status.describe()
+        if self.last_event:
+            line += f"  │  {self.last_event}"
+        elif self._recorded_connection:
+            line += f"  │  {self._recorded_connection}"
+        bar.query_one("#replay-status", Static).update(_plain(line))
+        notes = bar.query_one("#replay-notes", Static)
+        if self.notices:
+            shown = self.notices[-3:]
+            more = len(self.notices) - len(shown)
+            text = "\n".join(f"⚠ {n}" for n in shown) + (f"\n… and {more} more (specdash replay --summary)"
+                                                         if more else "")
+            notes.update(_plain(text))
+        notes.set_class(not self.notices, "-empty")
+
+    # -- actions -------------------------------------------------------------------------------------------------
+    def action_replay_pause(self) -> None:
+        """``p``: pause or resume."""
+        self.player.toggle_pause()
+        self._refresh_bar()
+
+    def action_replay_step(self, direction: int) -> None:
+        """``]`` one event forward, ``[`` one back (pauses)."""
+        if direction > 0:
+            event = self.player.step_forward()
+            if event is None:
+                self.notify("At the end of the session.", severity="warning")
+        else:
+            if self.player.step_back() is None:
+                self.notify("At the start of the session.", severity="warning")
+        self._refresh_bar()
+
+    def action_replay_finding(self, direction: int) -> None:
+        """``}`` next finding, ``{`` previous finding."""
+        found = self.player.seek_next_finding() if direction > 0 else self.player.seek_previous_finding()
+        if found is None:
+            self.notify("No more findings " + ("ahead." if direction > 0 else "before this point."),
+                        severity="warning")
+        else:
+            self.last_event = f"{format_clock(found.t)} finding [{found.severity}] {found.message}"
+        self._refresh_bar()
+
+    def action_replay_speed(self, factor: float) -> None:
+        """``+`` doubles, ``-`` halves the speed (between 1/8 and 256)."""
+        speed = min(max(self.player.speed * float(factor), MIN_SPEED), MAX_SPEED)
+        self.player.set_speed(speed)
+        self._refresh_bar()
+
+    def action_replay_seek(self) -> None:
+        """``g``: open the seek input."""
+        field = self.query_one("#replay-seek", Input)
+        field.value = ""
+        field.add_class("-open")
+        field.focus()
+
+    @on(Input.Submitted, "#replay-seek")
+    def _seek_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            target = parse_seek_time(event.value)
+        except ValueError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.player.seek(target)
+        self._close_seek()
+        self._refresh_bar()
+
+    def on_key(self, event: Any) -> None:
+        if event.key == "escape":
+            field = self.query_one("#replay-seek", Input)
+            if field.has_class("-open"):
+                event.stop()
+                self._close_seek()
+
+    def _close_seek(self) -> None:
+        field = self.query_one("#replay-seek", Input)
+        field.remove_class("-open")
+        self.set_focus(None)
+
+    async def on_unmount(self) -> None:
+        self.player.close()
+
+
+def _plain(text: str):
+    from rich.text import Text
+
+    return Text(text)
+
+
+def _clear_bench(pane: Any) -> None:
+    """Empty the bench pane's results (rewind). Uses ``BenchPane.clear_results()`` when the pane has it; else its
+    public ``results``/``sweep_result`` state and tables."""
+    clear = getattr(pane, "clear_results", None)
+    if callable(clear):
+        clear()
+        return
+    pane.results.clear()
+    pane.sweep_result = None
+    for table_id in ("#bench-runs", "#bench-sweep"):
+        try:
+            pane.query_one(table_id, DataTable).clear()
+        except Exception:  # noqa: BLE001 - the pane changed its layout
+            pass
+    try:
+        pane.query_one("#bench-recommendation", Static).update("")
+        pane.query_one("#bench-warnings", Static).update("")
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def run_replay(session_log: SessionLog, speed: float = 1.0) -> int:
+    """Open the replay UI for ``session_log`` at ``speed`` (1.0 = the recorded pace) and return the exit code."""
+    app = ReplayApp(session_log, speed)
+    app.run()
+    return int(app.return_code or 0)

@@ -1,0 +1,128 @@
+"""The server lifecycle in the app, against the SGLang test double: launch → follow start-up → ready → stop;
+a crash leaves orphans → the GPU pane shows them with their memory → K frees it → relaunch."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import pathlib
+
+import pytest
+
+from specdash.app.gpus.kill_modal import KillConfirmScreen
+from specdash.app.main import SpecdashApp
+from specdash.app.modals.confirm import ConfirmScreen
+from specdash.hosts.local import LocalHost
+
+_spec = importlib.util.spec_from_file_location(
+    "sglang_double_harness", pathlib.Path(__file__).parent / "double" / "harness.py")
+harness = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(harness)
+
+
+def host_env(tmp_path, scenario: str) -> dict[str, str]:
+    """The double's environment with the fake nvidia-smi first on PATH (it reads the double's GPU state)."""
+    env = harness.double_env(tmp_path, scenario)
+    fakes = pathlib.Path(__file__).parent / "fakes" / "bin"
+    env["PATH"] = f"{fakes}:{env['PATH']}"
+    return env
+
+
+async def wait_until(pilot, predicate, timeout_s: float = 30.0, what: str = "condition") -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.1)
+
+
+def log_text(app) -> str:
+    view = app.log_pane.view
+    return "\n".join(view.text_at_row(r) for r in range(view.row_count))
+
+
+@pytest.fixture
+def groups():
+    """Process groups launched by a test, killed at the end whatever happened (we started them)."""
+    started: list[int] = []
+    yield started
+    for pgid in started:
+        harness.kill_group(pgid)
+
+
+async def test_launch_follow_ready_then_stop(tmp_path, groups):
+    env = host_env(tmp_path, "fast")
+    port = harness.free_port()
+    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.3)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.builder_pane.set_command(harness.launch_command(port))
+        await pilot.pause(0.2)
+        await pilot.press("l")
+        await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
+        groups.append(app.run_handle.pgid)
+        await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready")
+        assert app.log_path == app.run_handle.log_path  # the log pane follows the new run's file
+        await wait_until(pilot, lambda: "fired up and ready to roll" in log_text(app), what="ready line in log")
+        assert "speculative_num_draft_tokens is adjusted" in log_text(app)
+        gpus = app.gpu_pane
+        await wait_until(pilot, lambda: any(p.process_class == "server" for p in gpus.processes),
+                         what="server processes in the GPU pane")
+        assert all(p.pgid == app.run_handle.pgid for p in gpus.processes if p.process_class == "server")
+
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="stop confirmation")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not harness.pids_in_group(app.run_handle.pgid), what="group gone")
+        await wait_until(pilot, lambda: not harness.gpu_processes(env), what="GPU memory released")
+
+
+async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, groups):
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(pathlib.Path(harness.scenario_path("crash_orphan")).read_text())
+    env = host_env(tmp_path, str(scenario))
+    port = harness.free_port()
+    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.3)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.builder_pane.set_command(harness.launch_command(port))
+        await pilot.pause(0.2)
+        await pilot.press("l")
+        await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
+        pgid = app.run_handle.pgid
+        groups.append(pgid)
+        await wait_until(pilot, lambda: app.status_bar.server_state == "crashed", what="crash")
+        assert "OutOfMemoryError" in app.status_bar.server_detail or "memory" in app.status_bar.server_detail.lower()
+
+        gpus = app.gpu_pane
+        await wait_until(pilot, lambda: any(p.process_class == "orphan" for p in gpus.processes), what="orphans")
+        orphans = [p for p in gpus.processes if p.process_class == "orphan"]
+        held = sum(p.used_mib or 0 for p in orphans)
+        assert held > 0
+        assert "orphan" in gpus.view.summary
+
+        # tag every orphan row and kill them behind the confirmation modal
+        gpus.focus()
+        await pilot.pause(0.1)
+        table = gpus.query_one("DataTable")
+        for row in range(table.row_count):
+            table.move_cursor(row=row)
+            if gpus.processes[row].process_class == "orphan":
+                await pilot.press("space")
+        await pilot.press("K")
+        await wait_until(pilot, lambda: isinstance(app.screen, KillConfirmScreen), what="kill confirmation")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: gpus.last_report is not None, timeout_s=40, what="kill report")
+        report = gpus.last_report
+        assert report.released
+        assert report.before_mib >= held and report.after_mib == 0
+        assert not harness.gpu_processes(env)
+        assert not set(harness.pids_in_group(pgid)) & {p.pid for p in orphans}
+
+        # relaunch with a healthy scenario: r on a crashed server launches the builder's command again
+        scenario.write_text(pathlib.Path(harness.scenario_path("fast")).read_text())
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="restart confirmation")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.run_handle.pgid != pgid, what="new run")
+        groups.append(app.run_handle.pgid)
+        await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready after relaunch")

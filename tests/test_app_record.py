@@ -1,0 +1,153 @@
+"""Recording a live session from the app, then replaying it: the panes show the same findings, GPU rows, command
+and benchmark results as they did live.
+
+Live: a real LocalHost follows a real log file (the shipped demo log, real SGLang 0.5.x line formats) and samples
+the fake nvidia-smi, which reports a real process we started as holding GPU memory. The recording is the real
+Recorder writing a .yaml.gz file; the replay is the real ReplayApp reading it back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from specdash.app.bench.pane import BenchPane
+from specdash.app.main import SpecdashApp
+from specdash.app.recording import line_offsets
+from specdash.app.replay import ReplayApp
+from specdash.bench.sweep import SweepResult
+from specdash.hosts.local import LocalHost
+from specdash.session.reader import read_session
+from specdash.session.recorder import Recorder
+from test_gpu_support import FakeGpuState
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()
+SWEEP = json.loads((REPO / "tests" / "data" / "bench" / "sweep_result.json").read_text())
+COMMAND = ("python3 -m sglang.launch_server --model-path /models/Llama-3.1-8B-Instruct --speculative-algorithm EAGLE3 "
+           "--speculative-draft /models/EAGLE3 --speculative-num-steps 1 --speculative-eagle-topk 1 "
+           "--speculative-num-draft-tokens 16")
+
+
+async def wait_until(pilot, predicate, timeout_s: float = 20.0, what: str = "condition") -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
+
+
+def gpu_rows(pane) -> list[tuple]:
+    return sorted((p.pid, p.gpu_index, p.used_mib, p.process_class) for p in pane.processes)
+
+
+@pytest.fixture
+def holder():
+    """A real process we start (and kill by PID at the end) that the fake driver says holds GPU memory."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], start_new_session=True)
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_line_offsets_count_back_from_the_end_offset():
+    # "ab\nc\n" follows 10 bytes already read
+    assert line_offsets([b"ab", b"c"], 15) == [10, 13]
+    assert line_offsets([], 7) == []
+
+
+@pytest.fixture
+async def recorded(tmp_path, holder):
+    """Run the live app on the log + fake GPUs with a recorder; return (session path, what the panes showed)."""
+    if True:
+        state = FakeGpuState(tmp_path / "gpu-state.json", gpus=2)
+        state.add_process(holder.pid, 0, 70000)
+        log = tmp_path / "server.log"
+        log.write_text("\n".join(DEMO_LOG) + "\n")
+        path = tmp_path / "session.yaml.gz"
+        app = SpecdashApp(LocalHost(env=state.env()), log_path=str(log), gpu_interval_s=0.3)
+        app.recorder = Recorder(path, {"host": "local", "note": "test"})
+        live: dict = {}
+        async with app.run_test(size=(160, 48)) as pilot:
+            pane = app.log_pane
+            await wait_until(pilot, lambda: pane.view.line_count >= len(DEMO_LOG), what="log lines")
+            await wait_until(pilot, lambda: app.gpu_pane.view is not None
+                             and any(p.pid == holder.pid for p in app.gpu_pane.processes), what="GPU rows")
+            app.builder_pane.set_command(COMMAND)
+            bench = app.query_one(BenchPane)
+            sweep = SweepResult.from_dict(SWEEP)
+            bench.show_sweep(sweep)
+            bench.post_message(BenchPane.SweepFinished(sweep, None))
+            await pilot.press("f3")
+            await pilot.pause(1.2)  # a metric poll, a second GPU sample
+            live["findings"] = sorted(f.kind for f in pane.analyzer.findings)
+            live["gpu"] = gpu_rows(app.gpu_pane)
+            live["command"] = app.builder_pane.command
+            live["sweep_rows"] = [r.name for r in bench.sweep_result.rows()]
+            live["recommendation"] = bench.sweep_result.recommendation().reason
+            live["log_lines"] = pane.view.line_count
+        return path, live, log
+
+
+async def test_live_session_is_recorded_and_replays_to_the_same_panes(recorded):
+    """One live recording (slow to make: a real app, host and sampler), checked twice: the file, then the replay."""
+    path, live, log = recorded
+    check_recording(path, live, log)
+    await check_replay(path, live)
+
+
+def check_recording(path, live, log) -> None:
+    session = read_session(path)
+    assert session.closed and session.problems == []
+    assert session.header.host == "local"
+
+    lines = [line for ev in session.of_kind("log") for line in ev.lines]
+    assert [text for _, text in lines] == DEMO_LOG
+    data = log.read_bytes()
+    for offset, text in lines:  # every offset points at the start of its line in the file
+        assert data[offset:offset + len(text.encode())].decode() == text
+    assert {ev.source for ev in session.of_kind("log")} == {str(log)}
+
+    findings = session.of_kind("finding")
+    assert sorted(ev.code for ev in findings) == live["findings"]
+    for ev in findings:
+        if ev.line is not None:
+            assert ev.offset == lines[ev.line - 1][0]
+
+    gpu = session.of_kind("gpu")
+    assert gpu
+    last_rows = sorted((row[0], row[1], row[2], row[4]) for row in gpu[-1].processes)
+    assert last_rows == live["gpu"]
+
+    assert session.of_kind("metric"), "the decode metrics of the log were sampled"
+    commands = session.of_kind("command")
+    assert commands[-1].action == "validated" and commands[-1].command == COMMAND
+    assert any(d["severity"] == "error" for d in commands[-1].diagnostics)  # --speculative-draft is ambiguous/wrong
+    assert session.of_kind("sweep")[0].baseline
+    assert any(ev.binding == "app.tab_builder" for ev in session.of_kind("action"))
+    assert session.of_kind("connection")[-1].state == "connected"
+
+
+async def check_replay(path, live) -> None:
+    app = ReplayApp(read_session(path), start_paused=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        app.player.seek(app.player.duration_s)
+        await wait_until(pilot, lambda: app.player.at_end and app.log_pane.view.line_count == live["log_lines"],
+                         what="replayed to the end")
+        await pilot.pause(0.2)
+        assert sorted(f.kind for f in app.log_pane.analyzer.findings) == live["findings"]
+        assert gpu_rows(app.gpu_pane) == live["gpu"]
+        assert app.builder_pane.command == live["command"]
+        bench = app.query_one(BenchPane)
+        assert [r.name for r in bench.sweep_result.rows()] == live["sweep_rows"]
+        assert bench.sweep_result.recommendation().reason == live["recommendation"]
+        assert not [n for n in app.notices if "not re-derived" in n]
+        assert "replay: local" in str(app.status_bar.render())
+        assert "read-only replay" in str(app.status_bar.render())
