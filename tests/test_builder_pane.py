@@ -151,3 +151,23 @@ async def test_host_without_sglang_keeps_newest_rules():
 def test_snapshot_builder_pane(snap_compare):
     command = SEED.replace("--port 30000", "--speculative-num-steps 1 --mem-frac 0.8 --disable-cuda-graph --port 30000")
     assert snap_compare(PaneApp(command, "0.5.9"), terminal_size=(160, 48))
+
+
+async def test_model_config_is_read_on_the_host(tmp_path):
+    import json
+
+    model = tmp_path / "target"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({"architectures": ["DeepseekV3ForCausalLM"]}))
+    app = PaneApp(f"python -m sglang.launch_server --model-path {model} --speculative-algorithm NEXTN", "0.5.9")
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BuilderPane)
+        assert pane.report.architecture is None
+        pane.host = LocalHost()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert pane.report.architecture == "DeepseekV3ForCausalLM"
+        assert pane.report.architecture_source == "config.json"
+        # DeepSeek V3 carries its MTP head: the target is its own draft; 0.5.9 chooses 3/1/4
+        assert pane.report.effective["speculative_draft_model_path"] == str(model)
+        assert pane.report.effective["speculative_num_steps"] == 3

@@ -85,6 +85,57 @@ class LifecycleActions:
             self.gpu_pane.set_server_pgids({handle.pgid})
         self.follow(handle.log_path)
         self._poll_server()
+        self._connect_bench(handle)
+
+    @property
+    def bench_pane(self):
+        """The BenchPane, or None when absent from this build."""
+        return self._pane(self._bench_cls)
+
+    @work(group="bench-url", exclusive=True)
+    async def _connect_bench(self, handle) -> None:
+        """Point the bench pane at the server's HTTP port (through an SSH forward for remote hosts)."""
+        bench = self.bench_pane
+        if bench is None:
+            return
+        try:
+            bench.server_url = await self.host.forward_port(handle.port)
+        except Exception as exc:  # noqa: BLE001 - benchmarks unavailable, the rest works
+            self.notify(f"Benchmarks cannot reach the server: {exc}", severity="warning")
+            return
+        bench.base_command = handle.command
+        bench.restart_server = self.restart_for_sweep
+
+    async def restart_for_sweep(self, command: str) -> str:
+        """For the depth sweep: (re)start the server with ``command``, wait until ready, return its base URL.
+
+        Raises RuntimeError (one line) when the old server's memory is not released or the new one crashes.
+        """
+        from specdash.gpu.group_memory import memory_held_by_group
+        from specdash.gpu.sampler import make_sampler
+        from specdash.server import ServerState, launch, restart, wait_for_state
+
+        if self.readonly:
+            raise RuntimeError("read-only session: the sweep cannot restart the server")
+        if self.run_handle is not None and self._server_alive:
+            sampler = make_sampler(self.host)
+            try:
+                result = await restart(
+                    self.host, self.run_handle, command=command,
+                    gpu_memory_held_by=lambda pgid: memory_held_by_group(self.host, pgid, sampler.sample_once))
+            finally:
+                await sampler.close()
+            if result.new_handle is None:
+                raise RuntimeError(result.describe())
+            handle = result.new_handle
+        else:
+            handle = await launch(self.host, command)
+        self._adopt(handle)
+        status = await wait_for_state(self.host, handle, {ServerState.READY, ServerState.CRASHED,
+                                                          ServerState.STOPPED}, timeout_s=3600)
+        if status.state is not ServerState.READY:
+            raise RuntimeError(f"server did not become ready: {status.describe()}")
+        return await self.host.forward_port(handle.port)
 
     @work(group="server-poll", exclusive=True)
     async def _poll_server(self) -> None:

@@ -126,6 +126,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
         return self._pane(self._builder_cls)
 
     def on_mount(self) -> None:
+        self.call_after_refresh(self._focus_inside, self.query_one(TabbedContent).get_pane("log"))
         self.status_bar.connection = self.host.status
         if self.readonly:
             self.status_bar.mode = "read-only"
@@ -146,6 +147,14 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
         builder = self.builder_pane
         if builder is not None:
             builder.host = self.host
+        bench = self.bench_pane
+        if bench is not None:
+            pane = self.log_pane
+            if pane is not None:
+                bench.log_accept_samples = lambda: self.log_pane.analyzer.metrics.values("accept_len")
+            bench.restart_server = self.restart_for_sweep
+            if builder is not None:
+                bench.base_command = builder.command or None
         path = self.log_path or await self._reattach_run() or await self._discover_log()
         if path:
             self.follow(path, reset=False)
@@ -250,6 +259,11 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                     self.record_marker(event.text)
                     self._log_marker(event.text)
 
+    def on_builder_pane_command_changed(self, message) -> None:
+        bench = self.bench_pane
+        if bench is not None:
+            bench.base_command = message.command or None
+
     def on_log_pane_server_state_changed(self, message) -> None:
         if self.run_handle is not None:
             return  # the lifecycle poller (log + /health + process group) is the better source
@@ -263,6 +277,15 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
             tabs.active = tab
         except Exception:  # tab absent in this build
             self.notify(f"The {tab} pane is not in this build.", severity="warning")
+            return
+        self._focus_inside(tabs.get_pane(tab))
+
+    def _focus_inside(self, container) -> None:
+        """Focus the first focusable widget in ``container`` so its pane's keys work at once."""
+        for widget in container.query("*"):
+            if widget.focusable:
+                widget.focus()
+                return
 
     def action_focus_gpus(self) -> None:
         if self._gpu_pane_cls is not None:

@@ -30,6 +30,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Input, Static
 
 from specdash.app.main import SpecdashApp
@@ -255,10 +256,11 @@ class ReplayApp(SpecdashApp):
     def _refresh_bar(self) -> None:
         try:
             bar = self.query_one(ReplayBar)
-        except Exception:  # not composed yet / shutting down
+            status_bar = self.status_bar
+        except NoMatches:  # not composed yet / shutting down
             return
         status = self.player.status()
-        self.status_bar.mode = f"read-only replay  {status.describe()}"
+        status_bar.mode = f"read-only replay  {status.describe()}"
         line = status.describe()
         if self.last_event:
             line += f"  │  {self.last_event}"

@@ -215,6 +215,12 @@ class Host(abc.ABC):
         result = await self.run(f"head -c {int(max_bytes)} -- {quote(path)}", timeout_s=30)
         return result.stdout.encode("utf-8", "surrogateescape") if result.ok else None
 
+    async def forward_port(self, remote_port: int, remote_host: str = "127.0.0.1") -> str:
+        """A base URL (``http://127.0.0.1:PORT``) on this machine that reaches ``remote_host:remote_port`` as seen
+        from the host — the host itself for local, an SSH local port forward for SSH (kept until ``close``).
+        Raises HostError when the forward cannot be set up."""
+        return f"http://{remote_host}:{int(remote_port)}"
+
     @abc.abstractmethod
     async def send_signal(self, pid: int, signum: int, *, group: bool = False) -> None:
         """Send ``signum`` to process ``pid`` (to process group ``pid`` when ``group``).

@@ -412,6 +412,22 @@ class SSHHost(Host):
         finally:
             _close_process(process)
 
+    async def forward_port(self, remote_port: int, remote_host: str = "127.0.0.1") -> str:
+        """Forward a free loopback port here to ``remote_host:remote_port`` on the host (``ssh -L``); returns
+        ``http://127.0.0.1:<local port>``. Forwards are reused per remote address and dropped on reconnect."""
+        key = (remote_host, int(remote_port))
+        forwards = self.__dict__.setdefault("_forwards", {})
+        conn = self._require()
+        existing = forwards.get(key)
+        if existing is not None and existing[0] is conn:
+            return f"http://127.0.0.1:{existing[1].get_port()}"
+        try:
+            listener = await conn.forward_local_port("127.0.0.1", 0, remote_host, int(remote_port))
+        except (OSError, asyncssh.Error) as exc:
+            raise HostError(f"cannot forward port {remote_port} from {self.name}: {exc}") from None
+        forwards[key] = (conn, listener)
+        return f"http://127.0.0.1:{listener.get_port()}"
+
     async def send_signal(self, pid: int, signum: int, *, group: bool = False) -> None:
         """``kill -s SIG PID`` (``kill -s SIG -- -PGID`` for a process group) on the host; see
         :meth:`Host.send_signal`."""

@@ -34,6 +34,8 @@ def main() -> int:
             entry["nargs"] = action.nargs
         if name not in ("store", "append") and action.nargs == 0 and "action" not in entry:
             entry["action"] = "store_const"
+        if action.required:
+            entry["required"] = True
         if action.choices is not None:
             entry["choices"] = list(action.choices)
         if action.type is not None:

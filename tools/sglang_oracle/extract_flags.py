@@ -3,7 +3,8 @@
 Usage: ``python tools/sglang_oracle/extract_flags.py VERSION path/to/server_args.py > flags.json``
 
 Reads every ``parser.add_argument(...)`` call with the ``ast`` module and writes a JSON object
-``{"version": VERSION, "flags": [{"options": [...], "dest", "type", "action", "choices", "default", "nargs"}]}``.
+``{"version": VERSION, "flags": [{"options": [...], "dest", "type", "action", "choices", "default", "nargs",
+"required"}]}`` (``required`` only when True).
 ``default=ServerArgs.field`` is resolved from the dataclass field defaults; ``choices`` given by a module-level
 list/tuple name is resolved when it is a literal, else null (= not checked). Source of the flag tables in
 ``specdash/sglang/data/flags_*.json``: the server_args.py of the SGLang wheel on PyPI for that release.
@@ -79,6 +80,8 @@ def extract(source: str) -> list[dict]:
             entry["choices"] = list(entry["choices"])
         entry["default"] = _literal(kw["default"], names, fields) if "default" in kw else None
         entry["nargs"] = _literal(kw["nargs"], names, fields) if "nargs" in kw else None
+        if "required" in kw and _literal(kw["required"], names, fields) is True:
+            entry["required"] = True
         out.append(entry)
     return out
 

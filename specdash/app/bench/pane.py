@@ -128,6 +128,17 @@ class BenchPane(Widget, can_focus=True):
     # -- helpers --------------------------------------------------------------------------------------------------
 
     @property
+    def server_url(self) -> str | None:
+        """Base URL of the server that ``b`` benchmarks (None until one is known)."""
+        return self._server_url
+
+    @server_url.setter
+    def server_url(self, url: str | None) -> None:
+        self._server_url = url
+        if self.is_mounted and getattr(self, "_runner", None) is None and getattr(self, "_sweep", None) is None:
+            self._set_status(self._idle_status())
+
+    @property
     def running(self) -> bool:
         """A benchmark run or a sweep is in progress."""
         return self._runner is not None or self._sweep is not None

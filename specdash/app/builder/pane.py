@@ -89,6 +89,7 @@ class BuilderPane(Widget):
         self.dry_run_result = None
         self.disagreements: list = []
         self.model_config: dict | None = None
+        self._config_path: str | None = None
 
     # -- public API -------------------------------------------------------------------------------
     @property
@@ -137,8 +138,10 @@ class BuilderPane(Widget):
     @host.setter
     def host(self, host) -> None:
         self._host = host
+        self._config_path = None
         if host is not None and self.is_mounted:
             self._detect_version()
+            self._maybe_fetch_config()
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -181,6 +184,7 @@ class BuilderPane(Widget):
         self._render_report()
         if self._host is not None:
             self._detect_version()
+            self._maybe_fetch_config()
 
     # -- events -----------------------------------------------------------------------------------
     @on(TextArea.Changed, "#builder-command")
@@ -270,6 +274,32 @@ class BuilderPane(Widget):
         else:
             self._status(f"SGLang not importable with {self.python} on {host.name}; using the newest known rules")
 
+    def _maybe_fetch_config(self) -> None:
+        """Read the target's config.json on the host when the model path changed (architecture-dependent rules)."""
+        path = self._report.typed.get("model_path") or self._report.effective.get("model_path")
+        if self._host is None or not path or path == self._config_path:
+            return
+        self._config_path = path
+        if self.model_config is not None:  # it belonged to the previous model path
+            self.model_config = None
+            self._report = validate_command(self._command, self.sglang_version, None)
+        self._fetch_config(path)
+
+    @work(exclusive=True, group="builder-config")
+    async def _fetch_config(self, model_path: str) -> None:
+        import json
+
+        file = model_path if model_path.endswith(".json") else model_path.rstrip("/") + "/config.json"
+        try:
+            data = await self._host.read_file(file, max_bytes=2 * 1024 * 1024)
+            config = json.loads(data.decode("utf-8", "replace")) if data else None
+        except Exception:  # unreadable or not JSON: keep guessing from the name
+            config = None
+        if not isinstance(config, dict) or config == self.model_config:
+            return
+        self.model_config = config
+        self._revalidate()
+
     @work(exclusive=True, group="builder-dry-run")
     async def _run_dry_run(self, report: ValidationReport) -> None:
         host = self._host
@@ -310,6 +340,7 @@ class BuilderPane(Widget):
     def _revalidate(self, from_editor: bool = False) -> None:
         self._report = validate_command(self._command, self.sglang_version, self.model_config)
         if self.is_mounted:
+            self._maybe_fetch_config()
             self._render_report()
             if from_editor:
                 self._sync_form()

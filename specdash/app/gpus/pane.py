@@ -184,6 +184,8 @@ class GpuPane(Widget, can_focus=False):
 
     def _show(self, view: GpuView) -> None:
         self.view = view
+        if not self.is_attached or not self.children:
+            return  # the app is shutting down: nothing to render into
         self.query_one("#gpu-devices", Static).update(devices_markup(view.snapshot))
         no_gpu = bool(view.snapshot.error)
         summary = "" if no_gpu else summary_markup(view.summary, view.processes)

@@ -1,0 +1,52 @@
+"""Benchmarks from the app, against the SGLang test double: `b` benchmarks the running server; `S` runs a
+(short) depth sweep, restarting the server per configuration through the lifecycle, to a table and a
+recommendation."""
+
+from __future__ import annotations
+
+from specdash.app.main import SpecdashApp
+from specdash.bench.sweep import SweepDefinition, SweepPoint
+from specdash.hosts.local import LocalHost
+from test_app_lifecycle import harness, host_env, wait_until, groups  # noqa: F401 - fixture re-export
+
+
+async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, groups, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
+    env = host_env(tmp_path, "fast")
+    port = harness.free_port()
+    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.builder_pane.set_command(harness.launch_command(port))
+        await pilot.pause(0.2)
+        await pilot.press("l")
+        await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
+        groups.append(app.run_handle.pgid)
+        await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready")
+        bench = app.bench_pane
+        await wait_until(pilot, lambda: bench.server_url == f"http://127.0.0.1:{port}", what="bench URL")
+        bench.bench_overrides = {"num_requests": 4, "concurrency": 2, "output_len": 32, "warmup_requests": 0}
+
+        await pilot.press("f4")
+        await pilot.pause(0.2)
+        await pilot.press("b")
+        await wait_until(pilot, lambda: bench.results, timeout_s=60, what="benchmark result")
+        result = bench.results[-1]
+        assert result.completed == 4 and result.errors == 0
+        assert result.output_tokens_per_s > 0
+        assert result.ttft_ms.p50 is not None and result.ttft_ms.p50 > 0
+
+        # a two-point sweep: baseline and a topk-1 chain, each on a freshly restarted server
+        bench.sweep_definition = SweepDefinition(points=(
+            SweepPoint("baseline", speculative=False),
+            SweepPoint("chain-5", speculative_num_steps=4, speculative_eagle_topk=1,
+                       speculative_num_draft_tokens=5),
+        ), repeats=1, ready_timeout_s=60)
+        first_pgid = app.run_handle.pgid
+        await pilot.press("S")
+        await wait_until(pilot, lambda: bench.sweep_result is not None, timeout_s=120, what="sweep result")
+        groups.append(app.run_handle.pgid)
+        assert app.run_handle.pgid != first_pgid  # the server was restarted for the sweep
+        rows = bench.sweep_result.rows()
+        assert len(rows) == 2
+        assert "--speculative-num-draft-tokens 5" in app.run_handle.command
+        assert bench.sweep_result.recommendation() is not None

@@ -1,0 +1,196 @@
+"""The replay UI: keys (p, [, ], }, {, +, -, g), read-only (K and l refused), damaged files replay what is readable
+and say what was skipped, and a recorded finding the analysis no longer derives is called out.
+
+Sessions are written by the real Recorder (fake clock for the times); the log lines are the shipped demo log, and
+the recorded findings are what the real log analyzer derives from them, as the live app would have recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from specdash.app.replay import ReplayApp, parse_seek_time
+from specdash.gpu.model import GpuInfo, GpuProcess, GpuSnapshot
+from specdash.logs.analyzer import LogAnalyzer
+from specdash.session.events import LogEvent, gpu_event_fields
+from specdash.session.reader import read_session
+from specdash.session.recorder import Recorder
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()
+SIZE = (160, 48)
+
+
+def snapshot(used_mib: int, pids: list[int]) -> GpuSnapshot:
+    gpus = tuple(GpuInfo(index=i, name="NVIDIA H100 80GB HBM3", uuid=f"GPU-{i}", memory_used_mib=used_mib if i == 0
+                         else 4, memory_total_mib=81559, utilization_pct=0) for i in range(2))
+    procs = tuple(GpuProcess(pid=pid, gpu_index=0, gpu_uuid="GPU-0", used_mib=used_mib // max(len(pids), 1),
+                             name="sglang::scheduler_TP0") for pid in pids)
+    return GpuSnapshot(time_s=0.0, source="nvidia-smi", gpus=gpus, processes=procs)
+
+
+def write_session(path: Path, *, findings_override: dict | None = None) -> list[str]:
+    """A 12-line-per-second session of the demo log with its findings, GPU samples and a kill; returns the
+    finding codes in the order recorded."""
+    now = [0.0]
+    rec = Recorder(path, {"host": "gpu1.example.com", "note": "test session"}, clock=lambda: now[0], timer=False)
+    rec.record("connection", state="connected", detail="")
+    rec.record("command", action="launched", command="python3 -m sglang.launch_server --model-path /m", pgid=4242)
+    codes: list[str] = []
+    analyzer = LogAnalyzer(on_finding=lambda f: codes.append(f.kind))
+    offset = 0
+    for start in range(0, len(DEMO_LOG), 12):
+        now[0] += 1.0
+        batch = DEMO_LOG[start:start + 12]
+        before = len(codes)
+        analyzer.feed_many(batch)
+        lines = []
+        for text in batch:
+            lines.append([offset, text])
+            offset += len(text.encode()) + 1
+        rec.record("log", lines=lines, source="/var/log/sglang/server.log")
+        for code in codes[before:]:
+            now[0] += 0.01
+            code = (findings_override or {}).get(code, code)
+            rec.record("finding", code=code, severity="warning", message=f"recorded {code}")
+        if start % 24 == 0:
+            rec.record("gpu", **gpu_event_fields(snapshot(70000, [5001, 5002]), {
+                5001: ("orphan", "alice", "parent gone"), 5002: ("orphan", "alice", "parent gone")}))
+    now[0] += 1.0
+    rec.record("kill", targets=[{"pid": 5001}, {"pid": 5002}], outcome="released", before_mib=70000, after_mib=0,
+               signals=["SIGTERM group 4242"], detail="killed 2 of 2 processes")
+    now[0] += 1.0
+    rec.record("gpu", **gpu_event_fields(snapshot(4, []), {}))
+    rec.close()
+    return codes
+
+
+async def wait_until(pilot, predicate, timeout_s: float = 10.0, what: str = "condition") -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
+
+
+def test_parse_seek_time():
+    assert parse_seek_time("01:30") == 90
+    assert parse_seek_time("1:02:03") == 3723
+    assert parse_seek_time("45s") == 45
+    with pytest.raises(ValueError):
+        parse_seek_time("soon")
+
+
+async def test_keys_pause_step_and_jump_to_findings(tmp_path):
+    path = tmp_path / "s.yaml"
+    codes = write_session(path)
+    assert codes, "the demo log yields findings"
+    session = read_session(path)
+    app = ReplayApp(session, start_paused=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.player.paused and app.player.status().index == 0
+        view = app.log_pane.view
+
+        await pilot.press("right_square_bracket")  # ] : connection
+        await pilot.press("right_square_bracket")  # ] : command
+        await pilot.press("right_square_bracket")  # ] : first log batch
+        await wait_until(pilot, lambda: view.line_count == 12, what="first batch")
+        assert app.builder_pane.command.startswith("python3 -m sglang.launch_server")
+        assert app.player.status().index == 3
+
+        await pilot.press("left_square_bracket")  # [ : back one event -> log empty again
+        await wait_until(pilot, lambda: view.line_count == 0, what="rewind")
+        assert app.player.status().index == 2
+
+        await pilot.press("right_curly_bracket")  # } : next finding
+        first_finding = next(e for e in session.events if e.kind == "finding")
+        await wait_until(pilot, lambda: app.player.position_s == pytest.approx(first_finding.t), what="finding")
+        await wait_until(pilot, lambda: codes[0] in {f.kind for f in app.log_pane.analyzer.findings},
+                         what="finding derived")
+        assert "finding" in str(app.query_one("#replay-status").render())
+
+        await pilot.press("plus", "plus")
+        assert app.player.speed == 4
+        await pilot.press("minus")
+        assert app.player.speed == 2
+
+        await pilot.press("p")  # resume
+        assert not app.player.paused
+        await pilot.press("p")
+        assert app.player.paused
+
+        await pilot.press("g")
+        await pilot.press(*"0:00", "enter")  # seek back to the start: panes cleared
+        await wait_until(pilot, lambda: view.line_count == 0 and app.gpu_pane.view is None, what="seek to 0")
+
+        app.player.seek(app.player.duration_s)
+        await wait_until(pilot, lambda: view.line_count == len(DEMO_LOG), what="end")
+        await pilot.pause(0.1)
+        assert app.gpu_pane.processes == ()  # the last sample: memory released after the kill
+        assert "released" in str(app.gpu_pane.query_one("#gpu-status").render())
+
+
+async def test_replay_is_read_only_kill_and_launch_are_refused(tmp_path):
+    path = tmp_path / "s.yaml.gz"
+    write_session(path)
+    session = read_session(path)
+    app = ReplayApp(session, start_paused=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.player.seek(session.of_kind("gpu")[0].t)  # the first GPU sample: two orphans on screen
+        await wait_until(pilot, lambda: len(app.gpu_pane.processes) == 2, what="orphans")
+        assert {p.process_class for p in app.gpu_pane.processes} == {"orphan"}
+        app.gpu_pane.focus()
+        await pilot.press("K")
+        await pilot.press("l")
+        await pilot.pause(0.1)
+        messages = [n.message for n in app._notifications]
+        assert any("Read-only mode: killing is disabled" in m for m in messages)
+        assert any("Read-only session: launching a server is disabled" in m for m in messages)
+        assert len(app.gpu_pane.processes) == 2 and app.run_handle is None
+
+
+async def test_damaged_file_replays_what_is_readable_and_says_what_was_skipped(tmp_path):
+    path = tmp_path / "s.yaml"
+    write_session(path)
+    text = path.read_text()
+    docs = text.split("--- # size")
+    # bad YAML in the middle (a log batch), and the last write cut short
+    middle = next(i for i in range(6, len(docs)) if '"kind": "log"' in docs[i])
+    docs[middle] = docs[middle].replace('"kind": "log"', '"kind": [unclosed', 1)
+    damaged = "--- # size".join(docs)
+    path.write_text(damaged[: len(damaged) - 40])
+    session = read_session(path)
+    assert any("bad YAML" in p for p in session.problems)
+    readable_lines = sum(len(e.lines) for e in session.events if isinstance(e, LogEvent))
+    assert 0 < readable_lines < len(DEMO_LOG)
+
+    app = ReplayApp(session, start_paused=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.player.seek(app.player.duration_s)
+        await wait_until(pilot, lambda: app.log_pane.view.line_count == readable_lines, what="readable lines")
+        await pilot.pause(0.3)
+        notes = str(app.query_one("#replay-notes").render())
+        assert "bad YAML" in notes or "end" in notes
+        assert any("bad YAML" in n for n in app.notices)
+        assert any(n.severity == "warning" and "problem" in n.message for n in app._notifications)
+
+
+async def test_a_recorded_finding_the_analysis_no_longer_derives_is_called_out(tmp_path):
+    path = tmp_path / "s.yaml"
+    codes = write_session(path, findings_override={})
+    # rename the first recorded finding to a code the analyzer never produces
+    write_session(path.with_name("renamed.yaml"), findings_override={codes[0]: "retired_check"})
+    app = ReplayApp(read_session(path.with_name("renamed.yaml")), start_paused=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.player.seek(app.player.duration_s)
+        await wait_until(pilot, lambda: app.player.at_end, what="end")
+        await wait_until(pilot, lambda: any("retired_check" in n for n in app.notices), what="mismatch notice")
+        assert not any(codes[0] in n and "not re-derived" in n for n in app.notices)
