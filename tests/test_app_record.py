@@ -151,3 +151,23 @@ async def check_replay(path, live) -> None:
         assert not [n for n in app.notices if "not re-derived" in n]
         assert "replay: local" in str(app.status_bar.render())
         assert "read-only replay" in str(app.status_bar.render())
+
+
+def test_connect_with_a_bad_config_prints_one_line_and_exits_2(tmp_path):
+    import os
+
+    config = tmp_path / "config.yaml"
+    config.write_text("theme: dark\nrecord: maybe\n")
+    result = subprocess.run([sys.executable, "-m", "specdash", "connect", "local", "--no-record"],
+                            env={**os.environ, "SPECDASH_CONFIG": str(config)}, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{config}:2" in lines[0] and "record" in lines[0]
+
+
+def test_connect_record_and_no_record_are_exclusive(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "specdash", "connect", "local", "--record", str(tmp_path / "s.yaml"),
+                             "--no-record"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "not allowed with" in result.stderr
+    assert not (tmp_path / "s.yaml").exists()

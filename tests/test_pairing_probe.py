@@ -8,7 +8,9 @@ wheel) that exercises the probe's mechanics with a real python process, and the 
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,7 +18,7 @@ import pytest
 
 from specdash.hosts.local import LocalHost
 from specdash.sglang.pairing import analyze_pairing, parse_probe_output, run_probe
-from specdash.sglang.pairing.probe import probe_request, run_probe_batch
+from specdash.sglang.pairing.probe import PROBE_SCRIPT, probe_request, run_probe_batch
 from specdash.sglang.pairing.configs import draft_facts
 from test_pairing_layers import WORKED
 from test_pairing_support import DATA, load
@@ -69,6 +71,22 @@ async def test_probe_patches_module_level_parallel_context():
     target = {"architectures": ["MiniMaxM2ForCausalLM"], "num_hidden_layers": 62, "hidden_size": 3072}
     probe = await run_probe(fake_host(), target, [1, 30, 58], python=sys.executable)
     assert probe["ok"] and probe["captured"] == [2, 31, 59]
+
+
+@pytest.mark.parametrize(
+    "arch, ids, expected",
+    [
+        ("Llama4ForConditionalGeneration", None, [2, 24, 45]),  # language model class imported inside __init__
+        ("Llama4ForConditionalGeneration", [1, 23, 44], [2, 24, 45]),
+        ("Qwen3_5ForCausalLM", None, [2, 24, 45]),  # the EntryClass module wins over a same-named class
+        ("Qwen3_5ForCausalLM", [1, 23, 44], [2, 24, 45]),
+    ],
+)
+async def test_probe_resolves_the_registered_class(arch, ids, expected):
+    target = {"architectures": [arch], "num_hidden_layers": 48, "text_config": {"num_hidden_layers": 48}}
+    probe = await run_probe(fake_host(), target, ids, python=sys.executable)
+    assert probe["ok"], probe
+    assert probe["captured"] == expected
 
 
 async def test_probe_of_a_class_without_the_hook():
@@ -138,25 +156,75 @@ def oracle_agreement(results, pairs) -> tuple[int, list]:
     return agree, disagreements
 
 
-@pytest.mark.oracle
-@pytest.mark.timeout(600)
-@pytest.mark.skipif(not ORACLE_PYTHON.exists(), reason="no real SGLang venv at ~/.cache/specdash-oracle/venv")
-async def test_real_sglang_agrees_with_the_rules_on_every_worked_pair():
-    pairs = [(draft, load(f"{target}_target"), load(draft)) for target, draft, _ in WORKED]
-    requests = [probe_request(t, draft_facts(d).nested_ids) for _, t, d in pairs]
-    # SPECDASH_ORACLE_EXTRA_PATH: a folder with the model files' extra dependencies (einops, dill, ...) that a
-    # venv built only for ServerArgs lacks; it goes first on the probe's PYTHONPATH.
+@pytest.fixture(scope="module")
+def oracle_env() -> dict:
+    """Environment for probing the real SGLang venv; skips when it is absent or cannot import model files.
+
+    SPECDASH_ORACLE_EXTRA_PATH: a folder with the model files' extra dependencies (einops, dill, ...) that a venv
+    built only for ServerArgs lacks; it goes first on the probe's PYTHONPATH.
+    """
+    if not ORACLE_PYTHON.exists():
+        pytest.skip("no real SGLang venv at ~/.cache/specdash-oracle/venv")
     env = dict(os.environ)
     if os.environ.get("SPECDASH_ORACLE_EXTRA_PATH"):
         env["PYTHONPATH"] = os.environ["SPECDASH_ORACLE_EXTRA_PATH"]
-    results = await run_probe_batch(LocalHost(env=env), requests, python=str(ORACLE_PYTHON), timeout_s=500)
-    import_errors = {
-        str(r.get("error")) for r in results
-        if str(r.get("error")).startswith(("ModuleNotFoundError", "ImportError"))
-    }
-    if import_errors:
-        pytest.skip(f"the oracle venv cannot import SGLang's model files: {sorted(import_errors)[0]}")
-    assert all(str(r.get("sglang_version", "")).startswith("0.5.23") for r in results), results[0]
+    request = probe_request(load("llama31_8b_target"), None)
+    proc = subprocess.run([str(ORACLE_PYTHON), "-c", PROBE_SCRIPT, json.dumps(request)], capture_output=True,
+                          text=True, env=env, timeout=300)
+    preflight = parse_probe_output(proc.stdout, proc.stderr, proc.returncode)
+    if not preflight.get("ok") and str(preflight.get("error")).startswith(("ModuleNotFoundError", "ImportError")):
+        pytest.skip(f"the oracle venv cannot import SGLang's model files: {preflight['error']}")
+    assert preflight.get("ok"), preflight
+    assert str(preflight["sglang_version"]).startswith("0.5.23"), preflight
+    return env
+
+
+@pytest.mark.oracle
+@pytest.mark.timeout(600)
+async def test_real_sglang_agrees_with_the_rules_on_every_worked_pair(oracle_env):
+    pairs = [(draft, load(f"{target}_target"), load(draft)) for target, draft, _ in WORKED]
+    requests = [probe_request(t, draft_facts(d).nested_ids) for _, t, d in pairs]
+    results = await run_probe_batch(LocalHost(env=oracle_env), requests, python=str(ORACLE_PYTHON), timeout_s=500)
     agree, disagreements = oracle_agreement(results, pairs)
-    print(f"probe-vs-rules agreement: {agree}/{len(pairs)}")
+    print(f"probe-vs-rules agreement on the worked pairs: {agree}/{len(pairs)}")
     assert disagreements == []
+
+
+@pytest.mark.oracle
+@pytest.mark.timeout(900)
+async def test_real_sglang_sweep_over_every_capture_architecture(oracle_env):
+    """Every architecture in the capture table x six id sets (none, trainer default, vLLM default, an id equal to
+    N, an id 0, first id 1 with N): probe == 0.5.23 rules. One process per run; a module whose import fails in
+    this venv poisons later imports of that process, so the run restarts after it (and the arch is reported)."""
+    from specdash.sglang.pairing.architectures import TARGET_CAPTURE_FAMILY
+
+    n = 48
+    id_sets = [None, [1, n // 2 - 1, n - 4], [2, n // 2, n - 3], [3, 10, n], [0, 5, 9], [1, 20, n]]
+
+    def pairs_for(arch):
+        target = {"architectures": [arch], "num_hidden_layers": n, "hidden_size": 1024, "vocab_size": 1000,
+                  "text_config": {"num_hidden_layers": n, "hidden_size": 1024, "vocab_size": 1000}}
+        drafts = [{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 1024,
+                   **({"eagle_config": {"eagle_aux_hidden_state_layer_ids": ids}} if ids is not None else {})}
+                  for ids in id_sets]
+        return [(f"{arch} {ids}", target, d) for ids, d in zip(id_sets, drafts)]
+
+    remaining = sorted(TARGET_CAPTURE_FAMILY)
+    agree = total = 0
+    failed, disagreements = [], []
+    while remaining:
+        pairs = [p for arch in remaining for p in pairs_for(arch)]
+        requests = [probe_request(t, draft_facts(d).nested_ids) for _, t, d in pairs]
+        results = await run_probe_batch(LocalHost(env=oracle_env), requests, python=str(ORACLE_PYTHON), timeout_s=590)
+        first_failure = next((i for i, r in enumerate(results) if not r.get("ok")), None)
+        good = len(results) if first_failure is None else first_failure
+        ok_agree, bad = oracle_agreement(results[:good], pairs[:good])
+        agree, total = agree + ok_agree, total + good
+        disagreements += bad
+        if first_failure is None:
+            break
+        arch = pairs[first_failure][0].split(" ")[0]
+        failed.append((arch, results[first_failure].get("error")))
+        remaining = remaining[remaining.index(arch) + 1:]
+    print(f"probe-vs-rules agreement over the capture table: {agree}/{total}; not probeable: {failed}")
+    assert disagreements == [] and failed == []

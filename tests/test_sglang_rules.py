@@ -175,3 +175,10 @@ def test_0_4_5_auto_depth_reads_config_from_local_disk():
 def test_config_file_is_mentioned():
     report = validate_command("sglang serve --config serve.yaml --model-path m", "0.5.23")
     assert "serve.yaml" in report.find("config-file").message
+
+
+def test_model_path_is_required_by_argparse():
+    # confirmed with SGLang 0.5.23's own parser: "the following arguments are required: --model-path/--model"
+    diag = validate_command("python -m sglang.launch_server --speculative-algorithm EAGLE").find("required-flag-missing")
+    assert diag.severity == "error" and "--model-path/--model" in diag.message
+    assert validate_command("--model m --port 1").find("required-flag-missing") is None

@@ -59,8 +59,11 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
     ]
 
     def __init__(self, host: Host, *, log_path: str | None = None, readonly: bool = False,
-                 known_hosts: str | None = None, gpu_interval_s: float = 2.0, theme: str | None = None) -> None:
+                 known_hosts: str | None = None, gpu_interval_s: float = 2.0, theme: str | None = None,
+                 keymap: dict[str, str] | None = None) -> None:
         super().__init__()
+        if keymap:
+            self.set_keymap(keymap)  # binding id -> keys, from config.yaml's keymap section
         from specdash.app.themes import DEFAULT_THEME, load_themes
 
         for shipped in load_themes().values():

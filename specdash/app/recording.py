@@ -193,8 +193,8 @@ class RecordingMixin:
                      after_mib=report.after_mib, signals=signals, detail=report.summary())
 
     def on_builder_pane_command_changed(self, message: Any) -> None:
-        if self.recorder is None:
-            return
+        if self.recorder is None or not message.command.strip():
+            return  # an empty editor is not a command worth a record
         self._rec_command_pending = (message.command, message.report)
         now = time.monotonic()
         if now - self._rec_command_last_s >= COMMAND_DEBOUNCE_S:

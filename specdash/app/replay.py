@@ -13,7 +13,7 @@ What goes where:
 * ``command`` -> the builder shows the command (:meth:`BuilderPane.set_command`);
 * ``bench`` / ``sweep`` -> :meth:`BenchPane.show_run` / :meth:`BenchPane.show_sweep` (from the full result the
   recorder keeps in ``run`` / ``sweep``);
-* ``connection`` / ``action`` -> the replay bar.
+* ``connection`` / ``action`` -> the replay bar; recorded tab switches (F2/F3/F4) switch the tab again.
 
 A :class:`~specdash.session.replay.Rewind` clears every pane; the events that follow rebuild them.
 
@@ -31,8 +31,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, Static, TabbedContent
 
+from specdash.app.lifecycle import LIFECYCLE_BINDINGS
 from specdash.app.main import SpecdashApp
 from specdash.app.styles import load_tcss
 from specdash.session.events import (
@@ -53,6 +54,8 @@ from specdash.session.events import (
 from specdash.session.reader import SessionLog
 from specdash.session.replay import ReplayPlayer, Rewind, format_clock
 
+#: Recorded binding ids that switched the visible tab; replayed as view changes.
+_RECORDED_TABS = {"app.tab_log": "log", "app.tab_builder": "builder", "app.tab_bench": "bench"}
 #: Speed factors ``+`` / ``-`` move between (doubling / halving).
 MIN_SPEED, MAX_SPEED = 0.125, 256.0
 #: The replay bar refreshes this often (seconds).
@@ -109,6 +112,9 @@ class ReplayApp(SpecdashApp):
         Binding("plus", "replay_speed(2.0)", "Faster", id="replay.faster"),
         Binding("minus", "replay_speed(0.5)", "Slower", id="replay.slower"),
         Binding("g", "replay_seek", "Seek", id="replay.seek"),
+        # the lifecycle keys stay bound (their read-only check says why nothing happens) but leave the footer to
+        # the replay keys
+        *[Binding(b.key, b.action, b.description, show=False, id=b.id) for b in LIFECYCLE_BINDINGS],
     ]
 
     def __init__(self, session_log: SessionLog, speed: float = 1.0, *, start_paused: bool = False,
@@ -125,18 +131,29 @@ class ReplayApp(SpecdashApp):
         self._source: str | None = first_log.source if first_log else None
         self._mismatched: list[str] = []
         self._recorded_connection = ""
+        self._server_stopped = False
 
     # -- layout -------------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield from super().compose()
-        yield ReplayBar(id="replay-bar")
+        from textual.widgets import Footer
+
+        for widget in super().compose():
+            if isinstance(widget, Footer):
+                yield ReplayBar(id="replay-bar")  # above the key footer
+            yield widget
 
     def on_mount(self) -> None:
         self.set_interval(STATUS_REFRESH_S, self._refresh_bar)
         header = self.session_log.header
+        builder = self.builder_pane
+        if builder is not None and header is not None and header.sglang_version:
+            try:  # judge the recorded commands by the recorded server's rules
+                builder.set_sglang_version(str(header.sglang_version).split()[0])
+            except ValueError:
+                pass
         if header is not None and header.demo:
             self.notify(header.note or "a demonstration recorded against the test double, not a real GPU run",
-                        title="Demonstration session", timeout=12)
+                        title="Demonstration session", timeout=8)
         if self.session_log.problems:
             self.notify(f"{len(self.session_log.problems)} problem(s) reading {self.session_log.path}: see the "
                         "bottom bar", severity="warning", timeout=10)
@@ -150,6 +167,9 @@ class ReplayApp(SpecdashApp):
     async def start_session(self) -> None:
         """Mark the replay host connected, then hand every event the player yields to its pane until exit."""
         await self.host.connect()
+        first = next(iter(self.player.session.events), None)
+        if first is not None and first.t > 1.0 and self.player.status().index == 0:
+            self.player.seek(first.t - 0.5)  # skip the silence before the first event
         async for item in self.player.events():
             try:
                 if isinstance(item, Rewind):
@@ -177,6 +197,7 @@ class ReplayApp(SpecdashApp):
         self.status_bar.server_state = "unknown"
         self.status_bar.server_detail = ""
         self._mismatched.clear()
+        self._server_stopped = False
         self.last_event = ""
 
     def apply_event(self, event: Event) -> None:
@@ -209,8 +230,10 @@ class ReplayApp(SpecdashApp):
             if builder is not None and event.command and event.command != builder.command:
                 builder.set_command(event.command)
             if event.action in ("launched", "restarted") and event.pgid is not None:
+                self._server_stopped = False
                 self.status_bar.server_detail = f"{event.action}, PGID {event.pgid}"
             elif event.action == "stopped":
+                self._server_stopped = True
                 self.status_bar.server_state = "stopped"
                 self.status_bar.server_detail = event.exit_reason or ""
             self.last_event = f"{at} command {event.action}: {event.command[:80]}"
@@ -236,6 +259,16 @@ class ReplayApp(SpecdashApp):
                 f" ({event.detail})" if event.detail else "")
         elif isinstance(event, ActionEvent):
             self.last_event = f"{at} key: {event.binding}"
+            tab = _RECORDED_TABS.get(event.binding)
+            if tab is not None:  # show the pane the user was looking at (a view change, nothing acts)
+                try:
+                    self.query_one(TabbedContent).active = tab
+                except Exception:  # noqa: BLE001 - that pane is absent from this build
+                    pass
+
+    def on_log_pane_server_state_changed(self, message: Any) -> None:
+        if self._server_stopped:
+            message.prevent_default()  # the recorded stop wins over what the (older) log lines said
 
     def _check_finding(self, event: FindingEvent) -> None:
         pane = self.log_pane

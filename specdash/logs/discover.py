@@ -43,7 +43,7 @@ _SERVER_MARKERS = ("sglang.launch_server", "sglang serve", "sglang/launch_server
 
 
 def parse_ps(text: str) -> list[ServerProcess]:
-    """Parse ``ps -eo pid=,ppid=,etimes=,user=,args=`` output into the SGLang server candidates, newest first."""
+    """Parse ``ps -ww -eo pid=,ppid=,etimes=,user=,args=`` output into the SGLang server candidates, newest first."""
     procs: list[ServerProcess] = []
     titles: dict[int, ServerProcess] = {}
     for row in text.splitlines():

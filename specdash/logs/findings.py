@@ -31,6 +31,8 @@ from specdash.logs.metrics import DecodeSample, LiveMetrics
 from specdash.logs.parser import LineKind, ParsedLine
 
 RETRACT_WINDOW_S = 60.0
+#: Decode samples between two recomputations of the acceptance / depth-check findings.
+DERIVED_EVERY = 512
 RETRACT_MIN_IN_WINDOW = 3
 LOW_ACCEPT_MIN_SAMPLES = 3
 
@@ -88,12 +90,15 @@ class FindingsEngine:
         self._retract_total = 0
         self._first_ts: datetime | None = None
         self._crashed = False
+        self._pending: tuple[ParsedLine, DecodeSample] | None = None
+        self._cap_calls = 0
         #: crash/oom/child-failure events seen (a repeated crash counts again)
         self.crash_events = 0
 
     @property
     def findings(self) -> list[Finding]:
         """All findings, most severe first, then by line."""
+        self.refresh_derived()
         rank = {"error": 0, "warning": 1, "success": 2, "info": 3}
         return sorted(self.order, key=lambda f: (rank.get(f.severity, 4), f.line))
 
@@ -253,17 +258,15 @@ class FindingsEngine:
             self._vllm(line, sample)
             return
         self._request_cap(line)
-        untrusted = [s for s in m.samples if not s.trusted]
-        if untrusted:
-            reasons = collections.Counter(s.reason.split(":")[0] for s in untrusted)
-            text = ", ".join(f"{n}× {r}" for r, n in reasons.most_common())
+        if not sample.trusted:
+            text = ", ".join(f"{n}× {r}" for r, n in m.untrusted_reasons.most_common())
             self._set("untrusted_samples", Finding(
-                "untrusted_samples", "info", untrusted[0].line,
-                f"{len(untrusted)} of {len(m.samples)} decode samples not trusted for trends",
+                "untrusted_samples", "info", m.untrusted_lines[0] if m.untrusted_total <= 50 else line.number,
+                f"{m.untrusted_total} of {m.total_samples} decode samples not trusted for trends",
                 f"Excluded from means and trends ({text}). A Decode batch line averages over the last "
                 f"{m.decode_log_interval} decode steps, so a window with idle time or a long prefill does not show "
                 "steady-state acceptance or throughput.", sample.timestamp,
-                data={"lines": [s.line for s in untrusted][-50:]}))
+                data={"lines": list(m.untrusted_lines)}))
         if rec.cuda_graph is False:
             self._set("no_cuda_graph", Finding(
                 "no_cuda_graph", "warning", line.number,
@@ -271,8 +274,22 @@ class FindingsEngine:
                 "cuda graph: False means the batch was run eagerly, usually because it is larger than the captured "
                 "sizes (--cuda-graph-max-bs); speculative decoding is much slower without graphs.",
                 sample.timestamp, "--cuda-graph-max-bs", "raise --cuda-graph-max-bs to the highest concurrency"))
+        # acceptance and the depth check look at every kept sample: exact for the first samples, then refreshed
+        # every DERIVED_EVERY samples (and by refresh_derived) so a busy log stays O(1) per line
+        self._pending = (line, sample)
+        if m.total_samples <= 32 or m.total_samples % DERIVED_EVERY == 0:  # (readers call refresh_derived too)
+            self.refresh_derived()
+
+    def refresh_derived(self) -> None:
+        """Recompute the acceptance and depth-check findings from the kept samples (called every
+        DERIVED_EVERY decode samples and before a summary is read)."""
+        pending = self._pending
+        if pending is None:
+            return
+        self._pending = None
+        line, sample = pending
         self._acceptance(line, sample)
-        cons = m.consistency()
+        cons = self.metrics.consistency()
         if cons is not None:
             self._set("depth_check", Finding(
                 "depth_check", "warning" if cons.matches is False else "info", line.number, cons.describe(),
@@ -283,37 +300,37 @@ class FindingsEngine:
 
     def _acceptance(self, line: ParsedLine, sample: DecodeSample) -> None:
         m = self.metrics
-        values = m.values("accept_len", trusted_only=True)
+        mean, count = m.mean("accept_len", trusted_only=True)
         basis = "steady-state"
-        if not values:
-            values = m.values("accept_len")
+        if not count:
+            mean, count = m.mean("accept_len")
             basis = "all (none steady-state)"
-        if not values:
+        if not count or mean is None:
             return
-        mean = statistics.fmean(values)
+        trusted = basis == "steady-state"
         cons = m.consistency()
         depth = m.num_draft_tokens or (cons.n if cons and cons.formula == "accept_len/N" else None)
         max_len = (m.num_steps + 1) if m.num_steps else depth
         of = f" of a possible {max_len}" if max_len else ""
-        rates = m.values("accept_rate", trusted_only=basis == "steady-state") or []
-        gen = m.values("gen_throughput", trusted_only=basis == "steady-state") or []
-        data = {"mean_accept_len": round(mean, 3), "samples": len(values), "basis": basis, "max_accept_len": max_len,
+        rate, n_rates = m.mean("accept_rate", trusted_only=trusted)
+        gen, n_gen = m.mean("gen_throughput", trusted_only=trusted)
+        data = {"mean_accept_len": round(mean, 3), "samples": count, "basis": basis, "max_accept_len": max_len,
                 "draft_tokens": depth}
-        if rates:
-            data["mean_accept_rate"] = round(statistics.fmean(rates), 4)
-        if gen:
-            data["mean_gen_throughput"] = round(statistics.fmean(gen), 2)
+        if n_rates:
+            data["mean_accept_rate"] = round(rate, 4)
+        if n_gen:
+            data["mean_gen_throughput"] = round(gen, 2)
         extra = mean - 1
-        if len(values) >= 1 and mean <= 1.15:
+        if mean <= 1.15:
             self._set("acceptance", Finding(
-                "low_acceptance", "error" if len(values) >= LOW_ACCEPT_MIN_SAMPLES else "warning", line.number,
+                "low_acceptance", "error" if count >= LOW_ACCEPT_MIN_SAMPLES else "warning", line.number,
                 f"draft almost never accepted: accept length {mean:.2f}{of}",
                 "Accept length counts the bonus token, so 1.0 means no draft token was accepted: this is not a depth "
                 "problem. Check the draft/target pairing (draft trained for this exact target and chat template, "
                 "multimodal inputs reaching the draft, EAGLE3 hidden-state layers).", sample.timestamp,
                 "--speculative-draft-model-path", "use a draft trained for this target", data=data))
             return
-        if max_len and len(values) >= 1 and mean / max_len < 0.25:
+        if max_len and mean / max_len < 0.25:
             self._set("acceptance", Finding(
                 "low_acceptance", "warning", line.number,
                 f"low acceptance: accept length {mean:.2f}{of} draft tokens",
@@ -323,11 +340,11 @@ class FindingsEngine:
                 "--speculative-num-draft-tokens", "lower the depth (e.g. 3/1/4) and compare", data=data))
             return
         quality = "modest" if (max_len and mean / max_len < 0.6) or mean < 2.5 else "good"
-        rate_text = f", accept rate {data['mean_accept_rate']:.3f}" if rates else ""
-        gen_text = f", ~{data['mean_gen_throughput']:.0f} tok/s" if gen else ""
+        rate_text = f", accept rate {data['mean_accept_rate']:.3f}" if n_rates else ""
+        gen_text = f", ~{data['mean_gen_throughput']:.0f} tok/s" if n_gen else ""
         self._set("acceptance", Finding(
             "acceptance", "info", line.number,
-            f"acceptance {quality}: mean accept length {mean:.2f}{of}{rate_text}{gen_text} ({basis}, {len(values)} samples)",
+            f"acceptance {quality}: mean accept length {mean:.2f}{of}{rate_text}{gen_text} ({basis}, {count} samples)",
             f"~{extra:.1f} extra tokens per verify step. " + (
                 "The speed-up this draft can give is limited at this acceptance; check chat template / thinking mode "
                 "/ target revision of the draft, then try a depth sweep." if quality == "modest" else
@@ -358,9 +375,12 @@ class FindingsEngine:
                 data={"engine": "vllm", "accept_len": rec.accept_len}))
 
     def _request_cap(self, line: ParsedLine) -> None:
-        states = list(self.metrics.batch_state)[-6:]
-        if len(states) < 4:
+        states = self.metrics.batch_state
+        if len(states) < 4 or states[-1][1] == 0:
             return
+        self._cap_calls += 1
+        if "request_cap" in self.by_key and self._cap_calls % 32:
+            return  # already raised: refresh its figures now and then
         if all(q > 0 for _, q, _ in states) and all(u < 0.5 for _, _, u in states):
             running = [r for r, _, _ in states]
             queued = [q for _, q, _ in states]

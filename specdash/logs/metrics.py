@@ -30,6 +30,8 @@ from specdash.logs.records import DecodeRecord, PrefillRecord
 #: Decode samples kept (for sparklines and means); older ones only count in totals.
 MAX_SAMPLES = 5_000
 IDLE_GAP_S = 30.0
+#: Newest samples used by the consistency check.
+CONSISTENCY_SAMPLES = 300
 
 #: metric name -> (label, unit, DecodeRecord attribute)
 METRICS: dict[str, tuple[str, str, str]] = {
@@ -40,6 +42,18 @@ METRICS: dict[str, tuple[str, str, str]] = {
     "queued_reqs": ("queued", "", "queued_reqs"),
     "token_usage": ("KV usage", "", "token_usage"),
 }
+
+
+_SUMMED = tuple((name, spec[2]) for name, spec in METRICS.items())
+
+
+def _reason_label(reason: str) -> str:
+    """The fixed category of an untrust reason (for counting)."""
+    if reason.startswith("prefill"):
+        return "prefill-dominated window"
+    if reason.startswith("gen throughput"):
+        return "throughput far below the recent median"
+    return "window includes idle time"
 
 
 @dataclasses.dataclass(slots=True)
@@ -95,11 +109,18 @@ class LiveMetrics:
         self.prefills = 0
         self.last_prefill: PrefillRecord | None = None
         self.no_graph_samples = 0
+        #: decode samples not trusted (lifetime), per reason (the text before the first ':'), and their lines
+        self.untrusted_total = 0
+        self.untrusted_reasons: collections.Counter[str] = collections.Counter()
+        self.untrusted_lines: Deque[int] = collections.deque(maxlen=50)
         self._prefill_tokens_since = 0
         self._last_decode_ts: datetime | None = None
         self._gaps_s: Deque[float] = collections.deque(maxlen=50)
         self._per_req: Deque[float] = collections.deque(maxlen=50)
-        self.batch_state: Deque[tuple[int, int, float]] = collections.deque(maxlen=20)  # running, queued, usage
+        self._per_req_median: float | None = None
+        #: (running, queued, token usage) of the last batch lines, for the request-cap finding
+        self.batch_state: Deque[tuple[int, int, float]] = collections.deque(maxlen=6)
+        self._sums: dict[str, list[float]] = {name: [0.0, 0, 0.0, 0] for name, _ in _SUMMED}
 
     def observe(self, line: ParsedLine) -> DecodeSample | None:
         """Update from one line; returns the new :class:`DecodeSample` for decode lines, else None."""
@@ -144,7 +165,10 @@ class LiveMetrics:
                     reason = "first sample after start or idle: its window includes idle time"
                 else:
                     gap = (ts - prev).total_seconds()
-                    limit = max(IDLE_GAP_S, 3 * statistics.median(self._gaps_s)) if self._gaps_s else IDLE_GAP_S
+                    # the limit is at least IDLE_GAP_S, so the median is only needed for longer gaps
+                    limit = IDLE_GAP_S
+                    if gap > IDLE_GAP_S and self._gaps_s:
+                        limit = max(IDLE_GAP_S, 3 * statistics.median(self._gaps_s))
                     if gap > limit:
                         reason = f"first sample after {gap:.0f} s without decode lines: its window includes idle time"
                     else:
@@ -158,12 +182,16 @@ class LiveMetrics:
             if rec.gen_throughput_tok_s is not None and rec.running_reqs:
                 per_req = rec.gen_throughput_tok_s / rec.running_reqs
                 if not reason and len(self._per_req) >= 3:
-                    med = statistics.median(self._per_req)
-                    if per_req < 0.25 * med:
+                    if self._per_req_median is None or self.total_samples % 16 == 0:
+                        self._per_req_median = statistics.median(self._per_req)
+                    if per_req < 0.25 * self._per_req_median:
                         reason = (f"gen throughput {rec.gen_throughput_tok_s:g} tok/s is far below the recent median: "
                                   "the window includes a stall or a long prefill")
             if reason:
                 sample.trusted, sample.reason = False, reason
+                self.untrusted_total += 1
+                self.untrusted_reasons[_reason_label(reason)] += 1
+                self.untrusted_lines.append(line.number)
             elif per_req is not None:
                 self._per_req.append(per_req)
             if rec.cuda_graph is False:
@@ -172,9 +200,31 @@ class LiveMetrics:
                 self.batch_state.append((rec.running_reqs, rec.queued_reqs, rec.token_usage))
         self._last_decode_ts = ts if ts is not None else prev
         self._prefill_tokens_since = 0
+        if len(self.samples) == self.samples.maxlen:
+            self._account(self.samples[0], -1)
         self.samples.append(sample)
+        self._account(sample, 1)
         self.total_samples += 1
         return sample
+
+    def _account(self, sample: DecodeSample, sign: int) -> None:
+        """Keep running sums over the kept samples so means cost O(1)."""
+        rec = sample.record
+        for name, attr in _SUMMED:
+            v = getattr(rec, attr)
+            if v is not None:
+                acc = self._sums[name]
+                acc[0] += sign * v
+                acc[1] += sign
+                if sample.trusted:
+                    acc[2] += sign * v
+                    acc[3] += sign
+
+    def mean(self, name: str, trusted_only: bool = False) -> tuple[float | None, int]:
+        """(mean, count) of ``name`` over the kept samples (trusted ones only when asked); (None, 0) when none."""
+        acc = self._sums[name]
+        total, n = (acc[2], acc[3]) if trusted_only else (acc[0], acc[1])
+        return (total / n, n) if n else (None, 0)
 
     # ---- reading ------------------------------------------------------------------------------------------
     def values(self, name: str, trusted_only: bool = False) -> list[float]:
@@ -240,8 +290,13 @@ class LiveMetrics:
     def consistency(self) -> Consistency | None:
         """Which formula links accept rate and accept len in this log, and the depth it implies (None when fewer
         than 2 samples carry both, or no formula fits every sample)."""
-        pairs = [(s.record.accept_len, s.record.accept_rate) for s in self.samples
-                 if s.record.engine == "sglang" and s.record.accept_len and s.record.accept_rate]
+        pairs = []
+        for s in reversed(self.samples):  # the newest CONSISTENCY_SAMPLES samples that carry both figures
+            rec = s.record
+            if rec.engine == "sglang" and rec.accept_len and rec.accept_rate:
+                pairs.append((rec.accept_len, rec.accept_rate))
+                if len(pairs) >= CONSISTENCY_SAMPLES:
+                    break
         if len(pairs) < 2:
             return None
         for formula, solve, configured in (

@@ -300,9 +300,6 @@ class StartupTracker:
             self.capture = None
             self._remember()
             return True
-        if kind in (LineKind.error, LineKind.oom) and self._active and line.group == 0 and line.info \
-                and line.info.get("exception") == "argparse":
-            return False
         return False
 
     def serving_without_ready(self) -> None:

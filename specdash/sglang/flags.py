@@ -29,7 +29,8 @@ class FlagSpec:
     """One ``add_argument`` call: ``options`` (spellings, the first long one is canonical), ``dest`` (the
     ServerArgs field), ``action`` (``store``, ``store_true``, ``store_false``, ``DeprecatedAction``, ...),
     ``nargs`` (None = one value, ``"+"``, ``"*"``, ``"?"``), ``choices`` (None = unchecked), ``type``
-    (``"int"``, ``"float"``, ``"str"`` or another callable's name), ``default``."""
+    (``"int"``, ``"float"``, ``"str"`` or another callable's name), ``default``, ``required`` (argparse refuses
+    a command without it: ``--model-path`` in every release)."""
 
     options: tuple[str, ...]
     dest: str
@@ -38,6 +39,7 @@ class FlagSpec:
     choices: tuple[Any, ...] | None = None
     type: str | None = None
     default: Any = None
+    required: bool = False
 
     @property
     def canonical(self) -> str:
@@ -188,6 +190,7 @@ def _spec_from_json(entry: dict) -> FlagSpec:
         choices=tuple(choices) if choices is not None else None,
         type=entry.get("type"),
         default=entry.get("default"),
+        required=bool(entry.get("required", False)),
     )
 
 

@@ -6,7 +6,8 @@ prints the agreement figure and every disagreement. tests/test_oracle_sweep.py r
 Each combination draws: algorithm (EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, lower-case spellings, none), each of
 the three depth flags present/absent with varied values, page size, attention backend (triton, flashinfer, fa3,
 torch_native), max_running_requests, --enable-mixed-chunk, --disable-overlap-schedule, device (cpu/cuda) and
-the target architecture (Llama, Qwen2). Verdicts that depend on the GPU are left out (trtllm backends; topk > 1
+the target architecture (Llama, Qwen2); and at argparse level: abbreviations (``--speculative-algo``, the
+ambiguous ``--speculative-draft`` and ``--cuda-graph-max-bs``), a vLLM flag, a missing ``--model-path``. Verdicts that depend on the GPU are left out (trtllm backends; topk > 1
 with page size > 1 and no explicit attention backend, where the backend is picked from the hardware).
 Compared: the verdict (does SGLang raise while parsing/resolving arguments) and every effective field specdash
 predicts definitely (see specdash.sglang.dry_run.compare).
@@ -83,11 +84,25 @@ def generate(n: int, seed: int, models: dict[str, Path]) -> list[dict]:
             argv.append("--enable-mixed-chunk")
         if rng.random() < 0.15:
             argv.append("--disable-overlap-schedule")
+        # argparse-level variations: abbreviations (unique or ambiguous), an unknown flag, a missing --model-path
+        if rng.random() < 0.12:
+            argv = ["--speculative-algo" if a == "--speculative-algorithm" else a for a in argv]
+        if rng.random() < 0.08:
+            argv = ["--speculative-draft" if a == "--speculative-draft-model-path" else a for a in argv]
+        if rng.random() < 0.08:
+            argv += [rng.choice(["--cuda-graph-max-bs", "--cuda-graph-max-bs-decode", "--mem-frac"]),
+                     rng.choice(["8", "0.8"])]
+        if rng.random() < 0.04:
+            argv += ["--num-speculative-tokens", "3"]
+        if rng.random() < 0.03:
+            argv = argv[2:]
         effective_topk = topk
         gpu_dependent = (page or 1) > 1 and backend is None and (effective_topk is None or effective_topk > 1
                                                                   or algo.upper() == "NGRAM")
         if gpu_dependent:
             continue
+        if "--mem-frac" in argv and argv[argv.index("--mem-frac") + 1] == "8":
+            continue  # SGLang accepts a fraction of 8 in argparse but fails on memory later: not an argument rule
         arch = ARCHS[model_key][0]
         cases.append({"id": len(cases), "argv": argv, "env": {}, "model_config": {"architectures": [arch]}})
     return cases

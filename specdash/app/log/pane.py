@@ -231,7 +231,7 @@ class LogPane(Widget):
             self.notify(f"line {event.line} is no longer in the window", timeout=3)
         else:
             box = self.query_one("#log-filter", Input)
-            if not self.view.filter_hits and box.value and self.view.filter_hits is None:
+            if box.value and self.view.filter_hits is None:  # the jump cleared a filter that hid the line
                 box.value = ""
                 box.display = False
         self._update_status()

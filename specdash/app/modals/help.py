@@ -11,8 +11,13 @@ from textual.widgets import Static
 from specdash.app.styles import load_tcss
 
 
+_KEY_NAMES = {"slash": "/", "question_mark": "?", "left_square_bracket": "[", "right_square_bracket": "]",
+              "left_curly_bracket": "{", "right_curly_bracket": "}", "plus": "+", "minus": "-", "escape": "esc"}
+
+
 def _key_label(key: str) -> str:
-    return " / ".join(part.strip() for part in key.split(","))
+    """``"f1,question_mark"`` → ``"f1 / ?"``."""
+    return " / ".join(_KEY_NAMES.get(part.strip(), part.strip()) for part in key.split(","))
 
 
 class HelpScreen(ModalScreen[None]):

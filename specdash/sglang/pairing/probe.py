@@ -47,17 +47,25 @@ if version is None:
 models_dir = os.path.join(os.path.dirname(sglang.__file__), "srt", "models")
 
 def load_class(arch):
+    # the module whose EntryClass names the class wins (two files may define classes of one name)
     pat = re.compile(r"^class\s+%s\s*[(:]" % re.escape(arch), re.M)
+    entry = re.compile(r"^EntryClass\s*=[^\n]*(\n[ \t][^\n]*)*", re.M)
+    defining, registering = [], []
     for path in sorted(glob.glob(os.path.join(models_dir, "*.py"))):
         try:
             text = open(path, encoding="utf-8").read()
         except OSError:
             continue
         if pat.search(text):
-            mod = importlib.import_module("sglang.srt.models." + os.path.basename(path)[:-3])
-            cls = getattr(mod, arch, None)
-            if cls is not None:
-                return cls
+            defining.append(path)
+            m = entry.search(text)
+            if m and re.search(r"\b%s\b" % re.escape(arch), m.group(0)):
+                registering.append(path)
+    for path in registering + [p for p in defining if p not in registering]:
+        mod = importlib.import_module("sglang.srt.models." + os.path.basename(path)[:-3])
+        cls = getattr(mod, arch, None)
+        if cls is not None:
+            return cls
     from sglang.srt.models.registry import ModelRegistry
     cls, _ = ModelRegistry.resolve_model_cls([arch])
     return cls
@@ -84,6 +92,8 @@ class Recorder(object):
             sink.append([int(v) for v in value])
         object.__setattr__(self, key, value)
     def set_eagle3_layers_to_capture(self, layer_ids):
+        if layer_ids is None:
+            raise ValueError("the wrapper's language-model class was not found; cannot resolve its default layers")
         self.layers_to_capture = list(layer_ids)
 
 def inner_class(cls):
@@ -97,7 +107,11 @@ def inner_class(cls):
             continue
         m = re.search(r"self\.language_model\s*=\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(", src)
         if m:
-            return init.__globals__.get(m.group(1))
+            name = m.group(1)
+            found = init.__globals__.get(name)
+            if found is None:  # imported inside __init__ (mllama4.py: from sglang.srt.models.llama4 import ...)
+                found = load_class(name)
+            return found
     return None
 
 def stand_in(cls, config, n, depth=0):

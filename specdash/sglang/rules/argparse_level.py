@@ -37,6 +37,14 @@ def check(ctx: Context) -> None:
                       f"SGLang {ctx.profile.version} has no speculative decoding at all; speculative flags need an "
                       "SGLang release with speculative support (0.4.0 or later).",
                       exception="SystemExit(2)", stage="argparse", stop=False)
+    if ctx.command.engine == "sglang" and not ctx.command.from_error_line:
+        missing = [spec for spec in ctx.table.specs if spec.required and spec.dest not in ctx.parsed.typed
+                   and not any(o.spec is spec for o in ctx.parsed.errors)]
+        if missing:
+            names = " ".join("/".join(spec.options) for spec in missing)
+            ctx.error("required-flag-missing", [spec.canonical for spec in missing],
+                      f"argparse error: the following arguments are required: {names}",
+                      exception="SystemExit(2)", stage="argparse", stop=False)
     for occ in ctx.parsed.unknown:
         _unknown(ctx, occ, release)
     for occ in ctx.parsed.errors:
