@@ -185,3 +185,31 @@ async def test_damaged_file_replays_what_is_readable_and_says_what_was_skipped(t
         assert any(n.severity == "warning" and "problem" in n.message for n in app._notifications)
         assert any("'retired_check'" in n and "not re-derived" in n for n in app.notices)
         assert not any(f"'{codes[0]}'" in n for n in app.notices)
+
+
+SHIPPED = REPO / "sessions" / "demo-eagle3-field-reports.yaml.gz"
+
+
+def test_shipped_demo_session_tells_the_whole_story_and_says_it_is_a_demonstration():
+    assert SHIPPED.stat().st_size < 2 * 1024 * 1024
+    session = read_session(SHIPPED)
+    assert session.problems == [] and session.closed
+    assert session.header.demo and "test double" in session.header.note and "not a real GPU run" in session.header.note
+    findings = [(e.code, e.message) for e in session.of_kind("finding")]
+    assert any("unrecognized argument" in m for _, m in findings)  # the wrong flag name
+    assert any("bare AssertionError" in m for _, m in findings)
+    assert any(code == "override" and "num_draft_tokens overridden" in m for code, m in findings)  # 16 -> 2
+    assert any(code == "low_acceptance" for code, _ in findings)
+    validated = [e for e in session.of_kind("command") if e.action == "validated"]
+    assert any(d["code"] == "unknown-flag" for e in validated for d in e.diagnostics)
+    assert any(e.effective.get("speculative_num_draft_tokens") == 2 and "--speculative-num-draft-tokens 16" in e.command
+               for e in validated)
+    (bench,) = session.of_kind("bench")
+    assert bench.result["accept_length"] < 1.2
+    (kill,) = session.of_kind("kill")
+    assert kill.outcome == "released" and kill.before_mib > 0 and kill.after_mib == 0
+    assert any(row[4] == "orphan" for e in session.of_kind("gpu") for row in e.processes if len(row) > 4)
+    (sweep,) = session.of_kind("sweep")
+    assert sweep.baseline == "baseline" and len(sweep.points) >= 3 and sweep.recommendation
+    first_event = session.events[0].t
+    assert session.duration_s - first_event < 300  # a few minutes at 1x

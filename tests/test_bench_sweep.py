@@ -103,7 +103,7 @@ async def test_sweep_restarts_per_point_and_recommends_the_fastest_stable_depth(
     checkpoint = tmp_path / "sweep.json"
     events = []
     # the stability rule itself is tested on exact numbers below; here repeats on a shared test machine may differ
-    definition = dataclasses.replace(default_sweep(repeats=2), unstable_tolerance_pct=30.0)
+    definition = dataclasses.replace(default_sweep(repeats=2), unstable_tolerance_pct=100.0)
     runner = SweepRunner(definition, BASE, fake.restart, bench_settings(warmup_requests=1), checkpoint,
                          on_event=events.append)
     result = await runner.run()

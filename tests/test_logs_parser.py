@@ -249,3 +249,14 @@ def test_severity_of_each_kind():
     assert severity_of(LineKind.oom) == "error"
     assert severity_of(LineKind.ready) == "success"
     assert severity_of(LineKind.decode) is None and severity_of(LineKind.plain) is None
+
+
+def test_batch_short_path_gives_the_same_result_as_line_by_line():
+    lines = [line for n in sorted(GROUPS) for line in GROUPS[n]]
+    one = LogParser(default_year=2025)
+    singles = [one.feed(line) for line in lines]
+    batch = LogParser(default_year=2025).feed_many(lines)
+    fields = ("number", "raw", "text", "kind", "timestamp", "ranks", "message", "level", "group", "info",
+              "truncated", "record")
+    for a, b in zip(singles, batch):
+        assert [getattr(a, f) for f in fields] == [getattr(b, f) for f in fields], a.text

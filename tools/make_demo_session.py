@@ -202,7 +202,7 @@ async def record(out: Path, workdir: Path) -> None:
             await pilot.press("f2")
             await wait_until(pilot, lambda: app.status_bar.server_state == "ready", 60, "server ready")
             await pilot.pause(1.0)
-            bench.bench_overrides = {"num_requests": 8, "concurrency": 4, "output_len": 160, "warmup_requests": 1}
+            bench.bench_overrides = {"num_requests": 8, "concurrency": 4, "output_len": 256, "warmup_requests": 1}
             bench.base_command = builder.command
             bench.sweep_definition = SweepDefinition(points=(
                 SweepPoint("baseline", speculative=False),

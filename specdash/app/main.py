@@ -60,8 +60,11 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
 
     def __init__(self, host: Host, *, log_path: str | None = None, readonly: bool = False,
                  known_hosts: str | None = None, gpu_interval_s: float = 2.0, theme: str | None = None,
-                 keymap: dict[str, str] | None = None) -> None:
+                 keymap: dict[str, str] | None = None, python: str = "python3",
+                 sglang_version: str | None = None) -> None:
         super().__init__()
+        self.host_python = python
+        self.configured_sglang_version = sglang_version
         if keymap:
             self.set_keymap(keymap)  # binding id -> keys, from config.yaml's keymap section
         from specdash.app.themes import DEFAULT_THEME, load_themes
@@ -149,6 +152,9 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
             return
         builder = self.builder_pane
         if builder is not None:
+            builder.python = self.host_python
+            if self.configured_sglang_version:
+                builder.set_sglang_version(self.configured_sglang_version)
             builder.host = self.host
         bench = self.bench_pane
         if bench is not None:

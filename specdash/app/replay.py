@@ -404,8 +404,8 @@ def _clear_bench(pane: Any) -> None:
         pass
 
 
-def run_replay(session_log: SessionLog, speed: float = 1.0) -> int:
+def run_replay(session_log: SessionLog, speed: float = 1.0, theme: str | None = None) -> int:
     """Open the replay UI for ``session_log`` at ``speed`` (1.0 = the recorded pace) and return the exit code."""
-    app = ReplayApp(session_log, speed)
+    app = ReplayApp(session_log, speed, theme=theme)
     app.run()
     return int(app.return_code or 0)

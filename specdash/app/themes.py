@@ -53,3 +53,10 @@ _PROBLEMS: list[str] = []
 def theme_problems() -> list[str]:
     """One line per theme file that could not be loaded."""
     return list(_PROBLEMS)
+
+
+def available_theme_names() -> list[str]:
+    """Names accepted by ``--theme``: the shipped themes, then Textual's built-in ones."""
+    from textual.theme import BUILTIN_THEMES
+
+    return sorted(load_themes()) + sorted(BUILTIN_THEMES)

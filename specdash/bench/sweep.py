@@ -412,6 +412,10 @@ class SweepResult:
                 f"{chosen.point.name} ({chosen.point.depth} draft tokens, {speed}) ties with the fastest "
                 f"{fastest.point.name} within noise; the smaller depth wins the tie"
             )
+        if chosen.point.speculative and base and base.throughput and base.status != "ok" \
+                and base.throughput.mean >= rate:
+            reason += (f"; but it is slower than the baseline's {base.throughput.mean:.1f} output tokens/s, which was "
+                       f"not stable ({base.status}) - rerun the baseline before trusting this")
         return Recommendation(chosen.point.name, reason)
 
     def to_dict(self) -> dict:

@@ -14,13 +14,16 @@ DESCRIPTION = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", metavar="TARGET", help="[user@]host[:port], an ~/.ssh/config alias, or 'local'")
+    parser.add_argument("target", metavar="TARGET", help="[user@]host[:port], an ~/.ssh/config alias, 'local', "
+                        "or a host named in config.yaml")
     parser.add_argument("--log", metavar="REMOTE_PATH", help="server log file to follow on the host "
                         "(default: the running SGLang server's stdout, if it goes to a file)")
     parser.add_argument("-p", "--port", type=int, metavar="PORT", help="SSH port (overrides TARGET and ssh config)")
     parser.add_argument("-i", "--identity", metavar="IDENTITY_FILE", help="private key file for SSH")
     parser.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default ~/.ssh/known_hosts)")
     parser.add_argument("--readonly", action="store_true", help="disable every mutating key (kill, launch, restart)")
+    parser.add_argument("--theme", metavar="NAME", help="colour theme: specdash-dark (default), specdash-light, "
+                        "high-contrast, or any Textual theme")
     record = parser.add_mutually_exclusive_group()
     record.add_argument("--record", metavar="PATH", help="record the session to PATH (.yaml, or .yaml.gz compressed; "
                         "default: a new file in the sessions dir, see 'specdash locate', unless config says "
@@ -42,10 +45,21 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         sys.stderr.write(f"specdash connect: error: {exc}\n")
         return 2
+    named = config.host(args.target)  # a host named in config.yaml supplies target, log, key, port ...
+    target = named.target if named else args.target
+    log_path = args.log or (named.log_path if named else None)
     try:
-        host = open_host(args.target, port=args.port, identity_file=args.identity, known_hosts=args.known_hosts)
+        host = open_host(target, port=args.port or (named.port if named else None),
+                         identity_file=args.identity or (named.identity_file if named else None),
+                         known_hosts=args.known_hosts)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    theme = args.theme or config.theme
+    if theme:
+        from specdash.app.themes import available_theme_names
+
+        if theme not in available_theme_names():
+            raise UsageError(f"unknown theme {theme!r} (choose from {', '.join(available_theme_names())})")
     if not sys.stdout.isatty():
         sys.stderr.write("specdash connect: error: needs a terminal (run it in a terminal, tmux or screen)\n")
         return 2
@@ -61,7 +75,10 @@ def run(args: argparse.Namespace) -> int:
 
     from specdash.app.main import SpecdashApp
 
-    app = SpecdashApp(host, log_path=args.log, readonly=args.readonly, known_hosts=args.known_hosts)
+    app = SpecdashApp(host, log_path=log_path, readonly=args.readonly or bool(named and named.readonly),
+                      known_hosts=args.known_hosts, gpu_interval_s=config.gpu_interval_s, theme=theme,
+                      keymap=dict(config.keymap), python=named.python if named else "python3",
+                      sglang_version=named.sglang_version if named else None)
     app.recorder = recorder
     try:
         app.run()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 
@@ -21,6 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="session file (.yaml or .yaml.gz)")
     parser.add_argument("--speed", type=float, default=1.0, metavar="X",
                         help="replay speed factor (default 1: the recorded pace; 10 = ten times faster)")
+    parser.add_argument("--theme", metavar="NAME", help="colour theme (as for connect)")
     parser.add_argument("--summary", action="store_true",
                         help="print the timeline of findings, configs and benchmark results, no UI")
 
@@ -47,13 +47,19 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n".join(summary_lines(log)) + "\n")
         return 0
 
-    run_replay = None
-    if importlib.util.find_spec("specdash.app.main") is not None:
-        from specdash.app import main as app_main
+    from specdash.app.themes import available_theme_names
+    from specdash.config import ConfigError, load_config
 
-        run_replay = getattr(app_main, "run_replay", None)
-    if run_replay is None:
-        sys.stderr.write("specdash replay: error: the replay UI is not wired yet "
-                         "(specdash.app.main.run_replay is missing); use --summary\n")
-        return 1
-    return int(run_replay(log, args.speed) or 0)
+    try:
+        theme = args.theme or load_config().theme
+    except ConfigError as exc:
+        sys.stderr.write(f"specdash replay: error: {exc}\n")
+        return 2
+    if theme and theme not in available_theme_names():
+        raise UsageError(f"unknown theme {theme!r} (choose from {', '.join(available_theme_names())})")
+    if not sys.stdout.isatty():
+        sys.stderr.write("specdash replay: error: needs a terminal (or use --summary)\n")
+        return 2
+    from specdash.app.replay import run_replay
+
+    return int(run_replay(log, args.speed, theme=theme) or 0)

@@ -19,12 +19,29 @@ from specdash.logs.metrics import LiveMetrics
 from specdash.logs.parser import LineKind, LogParser, ParsedLine
 from specdash.logs.startup import PHASES, StartupHistory, StartupTracker
 
+# LineKind members as module constants (an Enum attribute lookup costs ~10x a global in CPython 3.11)
+_K_capacity = LineKind.capacity
+_K_decode = LineKind.decode
+_K_graph_begin = LineKind.graph_begin
+_K_graph_end = LineKind.graph_end
+_K_graph_progress = LineKind.graph_progress
+_K_http = LineKind.http
+_K_kv_cache = LineKind.kv_cache
+_K_override = LineKind.override
+_K_plain = LineKind.plain
+_K_prefill = LineKind.prefill
+_K_ready = LineKind.ready
+_K_server_args = LineKind.server_args
+_K_timings = LineKind.timings
+_K_weights_begin = LineKind.weights_begin
+_K_weights_end = LineKind.weights_end
+
 _LABELS = dict(PHASES)
-_STARTUP_KINDS = frozenset({
-    LineKind.server_args, LineKind.weights_begin, LineKind.weights_end, LineKind.kv_cache, LineKind.graph_begin,
-    LineKind.graph_end, LineKind.graph_progress, LineKind.capacity, LineKind.timings, LineKind.ready,
-    LineKind.override, LineKind.prefill,
-})
+_STARTUP_KINDS = (  # a tuple: membership by identity, no Enum.__hash__ call
+    _K_server_args, _K_weights_begin, _K_weights_end, _K_kv_cache, _K_graph_begin,
+    _K_graph_end, _K_graph_progress, _K_capacity, _K_timings, _K_ready,
+    _K_override, _K_prefill,
+)
 
 
 class LogAnalyzer:
@@ -75,16 +92,16 @@ class LogAnalyzer:
         """Analyse an already-parsed line (from this analyzer's parser)."""
         self.lines += 1
         kind = line.kind
-        if kind is LineKind.plain or kind is LineKind.http:
+        if kind is _K_plain or kind is _K_http:
             return
-        sample = self.metrics.observe(line) if kind in (LineKind.decode, LineKind.prefill, LineKind.server_args,
-                                                        LineKind.ready, LineKind.weights_begin) else None
+        sample = self.metrics.observe(line) if kind in (_K_decode, _K_prefill, _K_server_args,
+                                                        _K_ready, _K_weights_begin) else None
         changed = False
         if kind in _STARTUP_KINDS:
             changed = self.startup.observe(line)
         crashes = self.engine.crash_events
         self.engine.observe(line, sample)
-        if kind is LineKind.ready:
+        if kind is _K_ready:
             ttr = self.startup.time_to_ready_s
             detail = f"ready after {ttr:.0f} s" if ttr is not None else "ready"
             self.engine._set(f"ready:{self.startup.starts}", Finding(
@@ -94,7 +111,7 @@ class LogAnalyzer:
             self._capture_finding(line)
             self._set_state("ready", detail)
             return
-        if kind is LineKind.decode and self.server_state in ("unknown", "starting"):
+        if kind is _K_decode and self.server_state in ("unknown", "starting"):
             # decode batches mean the server is serving, even when the ready line was not in what we read
             self.startup.serving_without_ready()
             self._set_state("ready", "serving (decode batches seen; no ready line read)")
@@ -107,7 +124,7 @@ class LogAnalyzer:
         if changed and self.startup.active:
             cur = self.startup.current
             self._set_state("starting", _LABELS.get(cur or "", cur or ""))
-        if kind is LineKind.graph_end and self.startup.phases["graph_draft"].elapsed_s:
+        if kind is _K_graph_end and self.startup.phases["graph_draft"].elapsed_s:
             self._capture_finding(line)
 
     def _capture_finding(self, line: ParsedLine) -> None:

@@ -30,6 +30,18 @@ from specdash.logs.explain import explain_crash, explain_oom, explain_override
 from specdash.logs.metrics import DecodeSample, LiveMetrics
 from specdash.logs.parser import LineKind, ParsedLine
 
+# LineKind members as module constants (an Enum attribute lookup costs ~10x a global in CPython 3.11)
+_K_decode = LineKind.decode
+_K_error = LineKind.error
+_K_http = LineKind.http
+_K_oom = LineKind.oom
+_K_override = LineKind.override
+_K_plain = LineKind.plain
+_K_prefill = LineKind.prefill
+_K_ready = LineKind.ready
+_K_retract = LineKind.retract
+_K_traceback = LineKind.traceback
+
 RETRACT_WINDOW_S = 60.0
 #: Decode samples between two recomputations of the acceptance / depth-check findings.
 DERIVED_EVERY = 512
@@ -91,6 +103,8 @@ class FindingsEngine:
         self._first_ts: datetime | None = None
         self._crashed = False
         self._pending: tuple[ParsedLine, DecodeSample] | None = None
+        self._untrusted_at: tuple[ParsedLine, DecodeSample] | None = None
+        self._no_graph_at: tuple[ParsedLine, DecodeSample] | None = None
         self._cap_calls = 0
         #: crash/oom/child-failure events seen (a repeated crash counts again)
         self.crash_events = 0
@@ -149,34 +163,34 @@ class FindingsEngine:
         kind = line.kind
         if self._first_ts is None and line.timestamp is not None:
             self._first_ts = line.timestamp
-        if kind is LineKind.decode or kind is LineKind.prefill:
+        if kind is _K_decode or kind is _K_prefill:
             if sample is not None:
                 self._after_sample(line, sample)
-            elif kind is LineKind.prefill:
+            elif kind is _K_prefill:
                 self._request_cap(line)
             return
-        if kind is LineKind.plain or kind is LineKind.http:
+        if kind is _K_plain or kind is _K_http:
             return
-        if kind is LineKind.traceback:
+        if kind is _K_traceback:
             if line.group == line.number:
                 self._tb_head[line.group] = line
                 self._tb_frames[line.group] = []
             if line.message.lstrip().startswith('File "'):
                 self._tb_frames.setdefault(line.group, []).append(line.message.strip())
             return
-        if kind is LineKind.override:
+        if kind is _K_override:
             expl = explain_override(line.message)
             self._add(f"override:{line.message.strip()[:160]}", lambda: Finding(
                 "override", "warning", line.number, expl.title, expl.detail + f"  Log: “{line.message.strip()}”",
                 line.timestamp, expl.flag, expl.fix), line.number)
             return
-        if kind in (LineKind.error, LineKind.oom):
+        if kind in (_K_error, _K_oom):
             self._failure(line)
             return
-        if kind is LineKind.ready:
+        if kind is _K_ready:
             self._crashed = False
             return  # the analyzer adds the ready finding (it knows time-to-ready)
-        if kind is LineKind.retract:
+        if kind is _K_retract:
             self._retraction(line)
             return
 
@@ -204,7 +218,7 @@ class FindingsEngine:
                     "error", "error", line.number, line.message.strip()[:160], "", line.timestamp), line.number)
             return
         frames = self._tb_frames.get(line.group, []) if line.group else []
-        if line.kind is LineKind.oom:
+        if line.kind is _K_oom:
             expl = explain_oom(line.message)
             kind = "oom"
         else:
@@ -259,30 +273,51 @@ class FindingsEngine:
             return
         self._request_cap(line)
         if not sample.trusted:
-            text = ", ".join(f"{n}× {r}" for r, n in m.untrusted_reasons.most_common())
-            self._set("untrusted_samples", Finding(
-                "untrusted_samples", "info", m.untrusted_lines[0] if m.untrusted_total <= 50 else line.number,
-                f"{m.untrusted_total} of {m.total_samples} decode samples not trusted for trends",
-                f"Excluded from means and trends ({text}). A Decode batch line averages over the last "
-                f"{m.decode_log_interval} decode steps, so a window with idle time or a long prefill does not show "
-                "steady-state acceptance or throughput.", sample.timestamp,
-                data={"lines": list(m.untrusted_lines)}))
+            self._untrusted_at = (line, sample)
+            if m.untrusted_total <= 32 or m.untrusted_total % DERIVED_EVERY == 0:
+                self._refresh_untrusted()
         if rec.cuda_graph is False:
-            self._set("no_cuda_graph", Finding(
-                "no_cuda_graph", "warning", line.number,
-                f"{m.no_graph_samples} decode batch(es) ran without CUDA graphs",
-                "cuda graph: False means the batch was run eagerly, usually because it is larger than the captured "
-                "sizes (--cuda-graph-max-bs); speculative decoding is much slower without graphs.",
-                sample.timestamp, "--cuda-graph-max-bs", "raise --cuda-graph-max-bs to the highest concurrency"))
+            self._no_graph_at = (line, sample)
+            if m.no_graph_samples <= 32 or m.no_graph_samples % DERIVED_EVERY == 0:
+                self._refresh_no_graph()
         # acceptance and the depth check look at every kept sample: exact for the first samples, then refreshed
         # every DERIVED_EVERY samples (and by refresh_derived) so a busy log stays O(1) per line
         self._pending = (line, sample)
         if m.total_samples <= 32 or m.total_samples % DERIVED_EVERY == 0:  # (readers call refresh_derived too)
             self.refresh_derived()
 
+    def _refresh_untrusted(self) -> None:
+        at, self._untrusted_at = self._untrusted_at, None
+        if at is None:
+            return
+        line, sample = at
+        m = self.metrics
+        text = ", ".join(f"{n}× {r}" for r, n in m.untrusted_reasons.most_common())
+        self._set("untrusted_samples", Finding(
+            "untrusted_samples", "info", m.untrusted_lines[0] if m.untrusted_total <= 50 else line.number,
+            f"{m.untrusted_total} of {m.total_samples} decode samples not trusted for trends",
+            f"Excluded from means and trends ({text}). A Decode batch line averages over the last "
+            f"{m.decode_log_interval} decode steps, so a window with idle time or a long prefill does not show "
+            "steady-state acceptance or throughput.", sample.timestamp,
+            data={"lines": list(m.untrusted_lines)}))
+
+    def _refresh_no_graph(self) -> None:
+        at, self._no_graph_at = self._no_graph_at, None
+        if at is None:
+            return
+        line, sample = at
+        self._set("no_cuda_graph", Finding(
+            "no_cuda_graph", "warning", line.number,
+            f"{self.metrics.no_graph_samples} decode batch(es) ran without CUDA graphs",
+            "cuda graph: False means the batch was run eagerly, usually because it is larger than the captured "
+            "sizes (--cuda-graph-max-bs); speculative decoding is much slower without graphs.",
+            sample.timestamp, "--cuda-graph-max-bs", "raise --cuda-graph-max-bs to the highest concurrency"))
+
     def refresh_derived(self) -> None:
-        """Recompute the acceptance and depth-check findings from the kept samples (called every
-        DERIVED_EVERY decode samples and before a summary is read)."""
+        """Recompute the sample-derived findings (untrusted samples, no CUDA graph, acceptance, depth check) from
+        the kept samples; called every DERIVED_EVERY decode samples and whenever the findings are read."""
+        self._refresh_untrusted()
+        self._refresh_no_graph()
         pending = self._pending
         if pending is None:
             return

@@ -20,12 +20,20 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import operator
 import statistics
 from datetime import datetime
 from typing import Any, Deque
 
 from specdash.logs.parser import LineKind, ParsedLine
 from specdash.logs.records import DecodeRecord, PrefillRecord
+
+# LineKind members as module constants (an Enum attribute lookup costs ~10x a global in CPython 3.11)
+_K_decode = LineKind.decode
+_K_prefill = LineKind.prefill
+_K_ready = LineKind.ready
+_K_server_args = LineKind.server_args
+_K_weights_begin = LineKind.weights_begin
 
 #: Decode samples kept (for sparklines and means); older ones only count in totals.
 MAX_SAMPLES = 5_000
@@ -44,7 +52,9 @@ METRICS: dict[str, tuple[str, str, str]] = {
 }
 
 
-_SUMMED = tuple((name, spec[2]) for name, spec in METRICS.items())
+#: Metrics whose running means the findings need (kept as running sums over the kept samples).
+_SUMMED = tuple((name, METRICS[name][2]) for name in ("accept_len", "accept_rate", "gen_throughput"))
+_GET_SUMMED = operator.attrgetter(*(attr for _, attr in _SUMMED))
 
 
 def _reason_label(reason: str) -> str:
@@ -121,16 +131,17 @@ class LiveMetrics:
         #: (running, queued, token usage) of the last batch lines, for the request-cap finding
         self.batch_state: Deque[tuple[int, int, float]] = collections.deque(maxlen=6)
         self._sums: dict[str, list[float]] = {name: [0.0, 0, 0.0, 0] for name, _ in _SUMMED}
+        self._sum_list = [self._sums[name] for name, _ in _SUMMED]
 
     def observe(self, line: ParsedLine) -> DecodeSample | None:
         """Update from one line; returns the new :class:`DecodeSample` for decode lines, else None."""
         kind = line.kind
-        if kind is LineKind.decode:
+        if kind is _K_decode:
             rec = line.record
             if isinstance(rec, DecodeRecord):
                 return self._decode(line, rec)
             return None
-        if kind is LineKind.prefill:
+        if kind is _K_prefill:
             rec = line.record
             if isinstance(rec, PrefillRecord):
                 self.prefills += 1
@@ -139,7 +150,7 @@ class LiveMetrics:
                 if rec.running_reqs is not None and rec.queued_reqs is not None and rec.token_usage is not None:
                     self.batch_state.append((rec.running_reqs, rec.queued_reqs, rec.token_usage))
             return None
-        if kind is LineKind.server_args and line.info:
+        if kind is _K_server_args and line.info:
             info = line.info
             self.decode_log_interval = int(info.get("decode_log_interval") or self.decode_log_interval)
             for attr, key in (("num_draft_tokens", "speculative_num_draft_tokens"),
@@ -147,7 +158,7 @@ class LiveMetrics:
                 value = info.get(key)
                 if isinstance(value, int):
                     setattr(self, attr, value)
-        elif kind is LineKind.ready or kind is LineKind.weights_begin:
+        elif kind is _K_ready or kind is _K_weights_begin:
             self._last_decode_ts = None  # a (re)start: the next sample follows idle time
             self._prefill_tokens_since = 0
         return None
@@ -209,19 +220,18 @@ class LiveMetrics:
 
     def _account(self, sample: DecodeSample, sign: int) -> None:
         """Keep running sums over the kept samples so means cost O(1)."""
-        rec = sample.record
-        for name, attr in _SUMMED:
-            v = getattr(rec, attr)
+        trusted = sample.trusted
+        for acc, v in zip(self._sum_list, _GET_SUMMED(sample.record)):
             if v is not None:
-                acc = self._sums[name]
                 acc[0] += sign * v
                 acc[1] += sign
-                if sample.trusted:
+                if trusted:
                     acc[2] += sign * v
                     acc[3] += sign
 
     def mean(self, name: str, trusted_only: bool = False) -> tuple[float | None, int]:
-        """(mean, count) of ``name`` over the kept samples (trusted ones only when asked); (None, 0) when none."""
+        """(mean, count) of ``name`` (accept_len, accept_rate or gen_throughput) over the kept samples (trusted ones
+        only when asked); (None, 0) when none."""
         acc = self._sums[name]
         total, n = (acc[2], acc[3]) if trusted_only else (acc[0], acc[1])
         return (total / n, n) if n else (None, 0)

@@ -68,6 +68,8 @@ class LineKind(str, enum.Enum):
     plain = "plain"
 
 
+_K_DECODE = LineKind.decode
+
 Severity = Literal["error", "warning", "success"]
 
 _SEVERITY: dict[LineKind, Severity] = {
@@ -138,7 +140,7 @@ class ParsedLine:
         """Decode/prefill figures (None for other kinds)."""
         rec = self._record
         if rec is _LAZY:
-            rec = parse_decode(self.message) if self.kind is LineKind.decode else parse_prefill(self.message)
+            rec = parse_decode(self.message) if self.kind is _K_DECODE else parse_prefill(self.message)
             self._record = rec
         return rec
 

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widget import Widget
@@ -321,7 +322,10 @@ class BuilderPane(Widget):
                  "DISAGREES: " + "; ".join(f"{d.field} specdash={d.specdash} sglang={d.sglang}"
                                           for d in self.disagreements))
         self._status(f"SGLang {parsed.version or '?'} dry run {verdict}; {agree}")
-        self._render_effective()
+        try:
+            self._render_effective()
+        except NoMatches:  # shutting down
+            pass
 
     # -- internals --------------------------------------------------------------------------------
     def _edit_field(self, dest: str, value: str) -> None:
@@ -340,10 +344,13 @@ class BuilderPane(Widget):
     def _revalidate(self, from_editor: bool = False) -> None:
         self._report = validate_command(self._command, self.sglang_version, self.model_config)
         if self.is_mounted:
-            self._maybe_fetch_config()
-            self._render_report()
-            if from_editor:
-                self._sync_form()
+            try:
+                self._maybe_fetch_config()
+                self._render_report()
+                if from_editor:
+                    self._sync_form()
+            except NoMatches:  # a worker finished while the app is shutting down
+                return
         self.post_message(self.CommandChanged(self._command, self._report))
 
     def _sync_form(self) -> None:
@@ -427,7 +434,10 @@ class BuilderPane(Widget):
 
     def _status(self, markup: str) -> None:
         if self.is_mounted:
-            self.query_one("#builder-status", Static).update(markup)
+            try:
+                self.query_one("#builder-status", Static).update(markup)
+            except NoMatches:  # shutting down
+                pass
 
     def _style(self, severity: str) -> str:
         """A Rich style from the app theme's colours for ``severity`` (themes restyle it)."""
