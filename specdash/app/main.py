@@ -87,7 +87,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield StatusBar(self.host.name, id="status")
+        self._status_bar = StatusBar(self.host.name, id="status")
+        yield self._status_bar
         with Vertical(id="main"):
             with TabbedContent(id="tabs", initial="log"):
                 with TabPane("Log", id="log"):
@@ -108,7 +109,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
 
     @property
     def status_bar(self) -> StatusBar:
-        return self.query_one(StatusBar)
+        """The header line (kept as a reference: it stays usable while the app shuts down)."""
+        return self._status_bar
 
     def _pane(self, cls):
         if cls is None:
