@@ -42,6 +42,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
     (None: discover the running server's log); ``readonly`` disables every mutating action."""
 
     CSS_PATH = "app.tcss"
+    #: a replay must not record its replayed start-ups as new ones in the start-up history
+    readonly_history = False
     COMMANDS = App.COMMANDS | {ServerCommands} | (
         {_optional("specdash.app.gpus.commands", "GpuCommands")} - {None})
     TITLE = "specdash"
@@ -93,7 +95,10 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
             with TabbedContent(id="tabs", initial="log"):
                 with TabPane("Log", id="log"):
                     if self._log_pane_cls is not None:
-                        yield self._log_pane_cls(title=self.log_path or "log")
+                        from specdash.logs.startup import StartupHistory
+
+                        yield self._log_pane_cls(title=self.log_path or "log", host=self.host.name,
+                                                 history=StartupHistory(read_only=self.readonly_history))
                     else:
                         yield Static("log pane unavailable in this build", classes="absent")
                 if self._builder_cls is not None:

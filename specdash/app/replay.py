@@ -101,6 +101,8 @@ class ReplayApp(SpecdashApp):
     the reader's problems, then finding mismatches), ``last_event`` (one line about the last event fed).
     """
 
+    readonly_history = True
+
     gpu_sampling = False
     BINDINGS = [
         Binding("p", "replay_pause", "Pause/resume", id="replay.pause"),

@@ -24,12 +24,9 @@ def theme_dirs() -> list[Path]:
     if os.environ.get("SPECDASH_THEMES_DIR"):
         dirs.append(Path(os.environ["SPECDASH_THEMES_DIR"]))
     dirs.append(Path(__file__).resolve().parents[2] / "themes")
-    try:
-        import platformdirs
+    from specdash.paths import config_dir
 
-        dirs.append(Path(platformdirs.user_config_dir("specdash")) / "themes")
-    except Exception:  # pragma: no cover - platformdirs is a dependency
-        pass
+    dirs.append(Path(config_dir()) / "themes")
     return [d for d in dirs if d.is_dir()]
 
 

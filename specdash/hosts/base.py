@@ -211,9 +211,19 @@ class Host(abc.ABC):
         return int(text) if result.ok and text.isdigit() else None
 
     async def read_file(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> bytes | None:
-        """The first ``max_bytes`` bytes of ``path`` (None when unreadable)."""
-        result = await self.run(f"head -c {int(max_bytes)} -- {quote(path)}", timeout_s=30)
-        return result.stdout.encode("utf-8", "surrogateescape") if result.ok else None
+        """The first ``max_bytes`` bytes of ``path``, exactly (binary-safe: sent base64-encoded over the text
+        channel, so safetensors headers survive); None when unreadable. Needs ``base64`` (coreutils) on the host."""
+        import base64
+        import binascii
+
+        result = await self.run(f"head -c {int(max_bytes)} -- {quote(path)} | base64 -w0 && test -r {quote(path)}",
+                                timeout_s=30)
+        if not result.ok:
+            return None
+        try:
+            return base64.b64decode(result.stdout.strip(), validate=False)
+        except (binascii.Error, ValueError):
+            return None
 
     async def forward_port(self, remote_port: int, remote_host: str = "127.0.0.1") -> str:
         """A base URL (``http://127.0.0.1:PORT``) on this machine that reaches ``remote_host:remote_port`` as seen

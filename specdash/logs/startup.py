@@ -10,7 +10,7 @@ Several ranks: a phase ends when its slowest rank ends (the latest end timestamp
 
 ETA during capture: from the ``Capturing batches … i/n [elapsed<eta]`` tqdm lines when present; otherwise from the
 previous start of the same configuration on the same host, remembered in ``startup_history.json`` under
-``platformdirs.user_state_dir("specdash")`` (see :class:`StartupHistory`).
+the specdash state dir (see :class:`StartupHistory`).
 """
 
 from __future__ import annotations
@@ -104,12 +104,13 @@ class StartupHistory:
     ``path`` defaults to ``<user_state_dir("specdash")>/startup_history.json``. Read errors give an empty history;
     write errors are ignored (the ETA is a convenience)."""
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, *, read_only: bool = False) -> None:
         if path is None:
-            import platformdirs
+            from specdash.paths import state_dir
 
-            path = Path(platformdirs.user_state_dir("specdash")) / "startup_history.json"
+            path = Path(state_dir()) / "startup_history.json"
         self.path = Path(path)
+        self.read_only = read_only  # a replay reads ETAs but never records the replayed start-up as a new one
 
     def _load(self) -> dict[str, Any]:
         try:
@@ -125,6 +126,8 @@ class StartupHistory:
 
     def put(self, key: str, phases: dict[str, float]) -> None:
         """Remember ``phases`` (phase -> seconds) under ``key`` (atomic replace)."""
+        if self.read_only:
+            return
         data = self._load()
         data[key] = {"phases": phases, "saved": datetime.now().isoformat(timespec="seconds")}
         try:

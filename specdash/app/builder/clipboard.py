@@ -25,10 +25,10 @@ def osc52_sequence(text: str, *, tmux: bool | None = None) -> str:
 
 
 def command_file() -> Path:
-    """Where the last copied command is written: ``<user_state_dir("specdash")>/launch-command.sh``."""
-    from platformdirs import user_state_dir
+    """Where the last copied command is written: ``<state dir>/launch-command.sh`` (see :mod:`specdash.paths`)."""
+    from specdash.paths import state_dir
 
-    return Path(user_state_dir("specdash")) / "launch-command.sh"
+    return Path(state_dir()) / "launch-command.sh"
 
 
 def write_command_file(text: str, path: Path | None = None) -> Path:

@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Label, Select, Static, TextArea
 
 from specdash.app.builder.clipboard import osc52_sequence, write_command_file
+from specdash.app.pairing import PairingView
 from specdash.app.styles import load_tcss
 from specdash.sglang.diagnostics import Edit, Fix
 from specdash.sglang.dry_run import (
@@ -172,6 +173,10 @@ class BuilderPane(Widget):
             eff.border_title = "typed → effective"
             yield eff
         yield Static("", id="builder-detail")
+        pairing = PairingView(id="builder-pairing")
+        pairing.border_title = "draft/target pairing"
+        pairing.display = False
+        yield pairing
         yield Static("", id="builder-status")
 
     def on_mount(self) -> None:
@@ -327,6 +332,49 @@ class BuilderPane(Widget):
         except NoMatches:  # shutting down
             pass
 
+    def _maybe_pair(self) -> None:
+        """Re-check the draft/target pairing when the model, draft, algorithm or version changed (files are read
+        over the host and cached; SGLang's own layer choice is probed when the host has SGLang)."""
+        eff = {**self._report.typed, **{k: v for k, v in self._report.effective.items() if v not in (None, "auto")}}
+        model, draft = eff.get("model_path"), eff.get("speculative_draft_model_path")
+        algorithm = str(eff.get("speculative_algorithm") or "")
+        view = self.query_one("#builder-pairing", PairingView)
+        if not model or not draft or algorithm.upper() not in ("EAGLE", "EAGLE3", "STANDALONE"):
+            view.display = False
+            self._pair_key = None
+            return
+        view.display = True
+        key = (str(model), str(draft), algorithm.upper(), self.sglang_version)
+        if (key, self._host) == getattr(self, "_pair_key", None):
+            return
+        self._pair_key = (key, self._host)
+        if self._host is None:
+            view.show(None, note="the pairing check reads both config.json files on the host: connect to one")
+            return
+        view.show(None, note=f"checking {draft} against {model} …")
+        self._pair(*key)
+
+    @work(exclusive=True, group="builder-pairing")
+    async def _pair(self, model: str, draft: str, algorithm: str, version: str | None) -> None:
+        from specdash.hosts.base import HostError
+        from specdash.sglang.pairing import PairingService, PairLoadError
+
+        if getattr(self, "_pairing", None) is None or self._pairing.host is not self._host:
+            self._pairing = PairingService(self._host, python=self.python)
+        try:
+            report = await self._pairing.report(model, draft, algorithm, version)
+        except (PairLoadError, HostError, ValueError) as exc:
+            report, note = None, str(exc)
+        else:
+            note = ""
+        try:
+            self.query_one("#builder-pairing", PairingView).show(report, note=note)
+        except NoMatches:  # shutting down
+            pass
+        self.pairing_report = report
+
+    pairing_report = None
+
     # -- internals --------------------------------------------------------------------------------
     def _edit_field(self, dest: str, value: str) -> None:
         report = self._report
@@ -349,6 +397,7 @@ class BuilderPane(Widget):
                 self._render_report()
                 if from_editor:
                     self._sync_form()
+                self._maybe_pair()
             except NoMatches:  # a worker finished while the app is shutting down
                 return
         self.post_message(self.CommandChanged(self._command, self._report))
