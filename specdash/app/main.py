@@ -275,6 +275,22 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                     self.record_marker(event.text)
                     self._log_marker(event.text)
 
+    def on_log_pane_finding_added(self, message) -> None:
+        """Low acceptance in the log: point at the builder's draft/target pairing check and what it found
+        (a draft fed the wrong hidden layers looks exactly like this, and no log line says so)."""
+        finding = message.finding
+        if getattr(finding, "kind", "") != "low_acceptance":
+            return
+        builder = self.builder_pane
+        pairing = getattr(builder, "pairing_report", None) if builder is not None else None
+        if pairing is not None and pairing.diagnostics:
+            self.notify(f"Low acceptance — pairing check: {pairing.headline()} (F3, pairing section)",
+                        severity="warning", timeout=20)
+        else:
+            self.notify("Low acceptance: check the draft/target pairing — hidden-state layers, tokenizer, chat "
+                        "template (F3 shows the pairing section once the launch command names both models; "
+                        "or run specdash pair).", severity="warning", timeout=20)
+
     def on_builder_pane_command_changed(self, message) -> None:
         bench = self.bench_pane
         if bench is not None:

@@ -61,9 +61,10 @@ def _command_text(args: argparse.Namespace) -> str:
 
 
 async def _gather(target: str | None, model_path: str | None, draft_path: str | None, python: str,
-                  want_version: bool, ssh: dict | None = None) -> tuple[dict | None, dict | None, str | None, list[str]]:
-    """Read config.json files and the SGLang version through a Host. Returns (model_config, draft_config,
-    version, notes)."""
+                  want_version: bool, ssh: dict | None = None) -> tuple:
+    """Read config.json files, the SGLang version and the draft/target pairing inputs through a Host. Returns
+    (model_config, draft_config, version, notes, pair_inputs) — pair_inputs is a
+    :class:`specdash.sglang.pairing.PairInputs` when both models were readable, else None."""
     import json
 
     from specdash.hosts.base import HostError, quote
@@ -106,7 +107,15 @@ async def _gather(target: str | None, model_path: str | None, draft_path: str | 
                 version = text[0].strip()
             else:
                 notes.append(f"SGLang not importable with {python} on {host.name}; using the newest known rules")
-        return configs[0], configs[1], version, notes
+        pair_inputs = None
+        if configs[0] is not None and configs[1] is not None:
+            from specdash.sglang.pairing import PairLoadError, load_pair_from_host
+
+            try:  # the draft/target pairing check needs the safetensors header too (header bytes only)
+                pair_inputs = await load_pair_from_host(host, model_path, draft_path)
+            except (PairLoadError, HostError) as exc:
+                notes.append(f"pairing check skipped: {exc}")
+        return configs[0], configs[1], version, notes, pair_inputs
     finally:
         await host.close()
 
@@ -156,10 +165,10 @@ def run(args: argparse.Namespace) -> int:
     model_path = first.typed.get("model_path") or first.effective.get("model_path")
     draft_path = first.typed.get("speculative_draft_model_path")
     notes: list[str] = []
-    model_config = draft_config = None
+    model_config = draft_config = inputs = None
     version = args.sglang_version
     try:
-        model_config, draft_config, detected, notes = asyncio.run(
+        model_config, draft_config, detected, notes, inputs = asyncio.run(
             _gather(args.host, model_path, draft_path, args.python,
                     want_version=args.host is not None and not args.sglang_version,
                     ssh={"identity_file": args.identity_file, "known_hosts": args.known_hosts,
@@ -174,11 +183,25 @@ def run(args: argparse.Namespace) -> int:
     except ValueError:
         notes.append(f"SGLang version {version!r} not understood; using the newest known rules")
         report = validate_command(text, None, model_config, draft_config=draft_config)
+    pairing = None
+    algorithm = str(report.effective.get("speculative_algorithm") or "").upper()
+    if inputs is not None and algorithm in ("EAGLE", "EAGLE3", "STANDALONE"):
+        try:
+            pairing = inputs.analyze(algorithm, sglang_version=report.sglang_version)
+        except ValueError as exc:
+            notes.append(f"pairing check skipped: {exc}")
     if args.json:
         out = report.to_json()
+        if pairing is not None:
+            out["pairing"] = pairing.to_json()
         if notes:
             out["notes"] = notes
         sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
     else:
-        sys.stdout.write(_render(report, notes) + "\n")
-    return 1 if report.has_errors else 0
+        text_out = _render(report, notes)
+        if pairing is not None:
+            from specdash.sglang.pairing.text_report import render_text
+
+            text_out += "\n\n" + render_text(pairing, title="draft/target pairing")
+        sys.stdout.write(text_out + "\n")
+    return 1 if report.has_errors or (pairing is not None and pairing.has_errors) else 0
