@@ -7,7 +7,8 @@ from __future__ import annotations
 from specdash.app.main import SpecdashApp
 from specdash.bench.sweep import SweepDefinition, SweepPoint
 from specdash.hosts.local import LocalHost
-from test_app_lifecycle import harness, host_env, wait_until, groups  # noqa: F401 - fixture re-export
+from pilot_helpers import wait_until
+from test_app_lifecycle import groups, harness, host_env  # noqa: F401 - fixture re-export
 
 
 async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, groups, monkeypatch):  # noqa: F811

@@ -6,7 +6,6 @@ come from the fake nvidia-smi that the test sshd puts first on the remote PATH.
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -17,19 +16,11 @@ from specdash.app.main import SpecdashApp
 from specdash.hosts.base import ConnState
 from specdash.logs.parser import LineKind
 from test_gpu_support import FakeGpuState
+from pilot_helpers import wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()
 OVERRIDE = "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1"
-
-
-async def wait_until(pilot, predicate, timeout_s: float = 20.0, what: str = "condition") -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.1)
 
 
 def rows_with(view, text: str) -> list[int]:

@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.host_key import HostKeyScreen
 from specdash.hosts.base import ConnState
 from sshd import fingerprint
-
-
-async def wait_until(pilot, predicate, timeout_s: float = 15.0, what: str = "condition") -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.1)
+from pilot_helpers import wait_until
 
 
 async def test_unknown_host_key_asks_and_trust_saves_it(sshd, tmp_path):

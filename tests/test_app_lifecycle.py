@@ -3,7 +3,6 @@ a crash leaves orphans → the GPU pane shows them with their memory → K frees
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import pathlib
 
@@ -13,6 +12,7 @@ from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.hosts.local import LocalHost
+from pilot_helpers import wait_until
 
 _spec = importlib.util.spec_from_file_location(
     "sglang_double_harness", pathlib.Path(__file__).parent / "double" / "harness.py")
@@ -26,15 +26,6 @@ def host_env(tmp_path, scenario: str) -> dict[str, str]:
     fakes = pathlib.Path(__file__).parent / "fakes" / "bin"
     env["PATH"] = f"{fakes}:{env['PATH']}"
     return env
-
-
-async def wait_until(pilot, predicate, timeout_s: float = 30.0, what: str = "condition") -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.1)
 
 
 def log_text(app) -> str:

@@ -9,7 +9,6 @@ Recorder writing a .yaml.gz file; the replay is the real ReplayApp reading it ba
 
 from __future__ import annotations
 
-import asyncio
 import getpass
 import json
 import subprocess
@@ -26,6 +25,7 @@ from specdash.bench.sweep import SweepResult
 from specdash.session.reader import read_session
 from specdash.session.recorder import Recorder
 from test_gpu_support import FakeGpuState
+from pilot_helpers import wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()
@@ -33,15 +33,6 @@ SWEEP = json.loads((REPO / "tests" / "data" / "bench" / "sweep_result.json").rea
 COMMAND = ("python3 -m sglang.launch_server --model-path /models/Llama-3.1-8B-Instruct --speculative-algorithm EAGLE3 "
            "--speculative-draft /models/EAGLE3 --speculative-num-steps 1 --speculative-eagle-topk 1 "
            "--speculative-num-draft-tokens 16")
-
-
-async def wait_until(pilot, predicate, timeout_s: float = 20.0, what: str = "condition") -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
 
 
 def gpu_rows(pane) -> list[tuple]:

@@ -7,7 +7,6 @@ the recorded findings are what the real log analyzer derives from them, as the l
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from specdash.app.replay import ReplayApp, parse_seek_time
@@ -18,6 +17,7 @@ from specdash.session.reader import read_session
 from specdash.session.recorder import Recorder
 
 import pytest
+from pilot_helpers import wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()
@@ -67,15 +67,6 @@ def write_session(path: Path, *, findings_override: dict | None = None) -> list[
     rec.record("gpu", **gpu_event_fields(snapshot(4, []), {}))
     rec.close()
     return codes
-
-
-async def wait_until(pilot, predicate, timeout_s: float = 10.0, what: str = "condition") -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
 
 
 def test_parse_seek_time():
