@@ -14,6 +14,7 @@ from specdash.app.log import view as view_module
 from specdash.app.log.findings_panel import FindingsPanel
 from specdash.logs.parser import LineKind
 from specdash.logs.startup import StartupHistory
+from pilot_helpers import wait_until
 
 DATA = Path(__file__).parent / "data" / "logs"
 SIZE = (160, 48)
@@ -158,8 +159,9 @@ async def test_follow_mode_new_lines_badge_and_resume(app):
         pane = app.query_one(LogPane)
         view = pane.view
         pane.feed([decode_line(i) for i in range(300)])
-        await pilot.pause()
-        assert view.follow and view.scroll_y == view.max_scroll_y > 0
+        await wait_until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y,
+                         timeout_s=5, what="the view to follow the new lines")
+        assert view.follow
         assert "following" in status_text(app)
         await pilot.press("pageup")
         await pilot.pause()
@@ -170,11 +172,11 @@ async def test_follow_mode_new_lines_badge_and_resume(app):
         assert view.scroll_y == top  # the view stays where the user is reading
         assert view.new_lines == 50 and "50 new lines" in status_text(app)
         await pilot.press("f")
-        await pilot.pause()
-        assert view.follow and view.new_lines == 0 and view.scroll_y == view.max_scroll_y
+        await wait_until(pilot, lambda: view.scroll_y == view.max_scroll_y, timeout_s=5, what="follow to resume")
+        assert view.follow and view.new_lines == 0
         pane.feed([decode_line(i) for i in range(350, 360)])
-        await pilot.pause()
-        assert view.scroll_y == view.max_scroll_y and view.row_count == 360
+        await wait_until(pilot, lambda: view.scroll_y == view.max_scroll_y and view.row_count == 360, timeout_s=5,
+                         what="the view to follow again")
 
 
 async def test_enter_on_a_finding_jumps_to_its_line(app):

@@ -50,8 +50,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
     #: False in a replay: the GPU pane shows recorded samples instead of sampling the host.
     gpu_sampling = True
     BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit_ctrl"),
+        Binding("q", "quit", "Quit", show=False, id="app.quit"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit_ctrl"),
         Binding("f1,question_mark", "help", "Help", id="app.help"),
         Binding("f2", "show_tab('log')", "Log", id="app.tab_log"),
         Binding("f3", "show_tab('builder')", "Builder", id="app.tab_builder"),

@@ -108,8 +108,9 @@ def view_text(view) -> str:
     elif not snap.error:
         lines.append("")
         lines.append("no GPU processes")
-    lines.append("")
-    lines.append(view.summary)
+    if not snap.error:  # with no GPU the first line already says why
+        lines.append("")
+        lines.append(view.summary)
     return "\n".join(lines) + "\n"
 
 

@@ -53,6 +53,16 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from None
         close = True
+        head = stream.peek(64)[:64] if hasattr(stream, "peek") else b""
+        if head.startswith(b"\x1f\x8b"):  # a compressed log (server.log.gz) or a compressed session
+            import gzip
+
+            stream = gzip.open(stream, "rb")
+            head = stream.peek(256)[:256]
+        if head.lstrip().startswith(b"--- # size") or b"specdash_version" in head:
+            stream.close()
+            raise UsageError(f"{args.file} is a specdash session, not a server log: use "
+                             f"'specdash replay {args.file}' (or 'specdash replay --summary {args.file}')")
     try:
         for batch in _read_batches(stream):
             analyzer.feed_many(batch)

@@ -126,7 +126,11 @@ def summary_lines(log: SessionLog) -> list[str]:
         out.append(f"recorded: {h.started_at or '?'} on {h.host or '?'}, SGLang {h.sglang_version or '?'}, "
                    f"specdash {h.specdash_version or '?'}")
         if h.demo:
-            out.append(f"DEMONSTRATION session (not a real GPU run): {h.note}".rstrip(": "))
+            note = (h.note or "").strip()
+            if note.upper().startswith("DEMONSTRATION"):
+                out.append(note)  # the note already says it
+            else:
+                out.append(f"DEMONSTRATION session (not a real GPU run): {note}".rstrip(": "))
         elif h.note:
             out.append(f"note: {h.note}")
     out.append(f"duration {format_clock(log.duration_s)}, {len(log.events)} events"

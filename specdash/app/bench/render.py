@@ -70,5 +70,5 @@ def sweep_row(row: SweepRow) -> tuple[str, ...]:
         num(row.predicted_accept_length, 2),
         num(row.ttft_p50_ms),
         num(row.itl_p50_ms, 2),
-        row.status + (f": {row.note}" if row.note else ""),
+        row.note if row.note.startswith(row.status) else row.status + (f": {row.note}" if row.note else ""),
     )

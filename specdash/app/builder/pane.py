@@ -68,6 +68,7 @@ class BuilderPane(Widget):
         Binding("ctrl+f", "apply_fix", "Apply fix", id="builder.apply_fix"),
         Binding("ctrl+o", "copy_command", "Copy command", id="builder.copy"),
         Binding("ctrl+r", "dry_run", "SGLang dry run", id="builder.dry_run"),
+        Binding("escape", "leave_editor", "Leave editor", id="builder.leave_editor"),
     ]
 
     class CommandChanged(Message):
@@ -128,8 +129,12 @@ class BuilderPane(Widget):
         self._command = text
         if self.is_mounted:
             area = self.query_one("#builder-command", TextArea)
+            cursor = area.cursor_location
             with area.prevent(TextArea.Changed):
                 area.load_text(text)
+            # keep the cursor where the user was (clamped to the new text), not back at the start
+            row = min(cursor[0], area.document.line_count - 1)
+            area.cursor_location = (row, min(cursor[1], len(area.document.get_line(row))))
         self._revalidate()
 
     @property
@@ -227,6 +232,11 @@ class BuilderPane(Widget):
         self._show_detail(event.cursor_row)
 
     # -- actions ----------------------------------------------------------------------------------
+    def action_leave_editor(self) -> None:
+        """``escape``: move focus from the command editor / form to the diagnostics list, so the app's keys
+        (q, l, F2 ...) work again."""
+        self.query_one("#builder-diagnostics", DataTable).focus()
+
     def action_apply_fix(self) -> None:
         """Apply the fix of the selected diagnostic to the command."""
         if self.readonly:
@@ -316,6 +326,10 @@ class BuilderPane(Widget):
             self._status(f"dry run failed: {exc}")
             return
         parsed = parse_dry_run_output(result.stdout)
+        if parsed is not None and not parsed.ok and "No module named 'sglang'" in f"{parsed.exception}: {parsed.message}":
+            self._status(f"dry run needs SGLang on {host.name}: {self.python} cannot import sglang "
+                         "(set the host's python in config.yaml hosts: python: ...)")
+            return
         if parsed is None:
             tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
             self._status(f"dry run failed: {tail[0][:200]}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -41,7 +42,7 @@ class HelpScreen(ModalScreen[None]):
                 binding = b if isinstance(b, Binding) else Binding(*b)
                 if not binding.description:
                     continue
-                rows.append(f"  [b]{_key_label(binding.key):<18}[/b] {binding.description}")
+                rows.append(f"  [b]{escape(f'{_key_label(binding.key):<18}')}[/b] {escape(binding.description)}")
             if rows:
                 lines.append(f"[u]{title}[/u]")
                 lines.extend(rows)
