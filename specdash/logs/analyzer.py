@@ -16,25 +16,14 @@ from typing import Any, Callable
 
 from specdash.logs.findings import Finding, FindingsEngine
 from specdash.logs.metrics import LiveMetrics
-from specdash.logs.parser import LineKind, LogParser, ParsedLine
+from specdash.logs.parser import LogParser, ParsedLine
 from specdash.logs.startup import PHASES, StartupHistory, StartupTracker
 
-# LineKind members as module constants (an Enum attribute lookup costs ~10x a global in CPython 3.11)
-_K_capacity = LineKind.capacity
-_K_decode = LineKind.decode
-_K_graph_begin = LineKind.graph_begin
-_K_graph_end = LineKind.graph_end
-_K_graph_progress = LineKind.graph_progress
-_K_http = LineKind.http
-_K_kv_cache = LineKind.kv_cache
-_K_override = LineKind.override
-_K_plain = LineKind.plain
-_K_prefill = LineKind.prefill
-_K_ready = LineKind.ready
-_K_server_args = LineKind.server_args
-_K_timings = LineKind.timings
-_K_weights_begin = LineKind.weights_begin
-_K_weights_end = LineKind.weights_end
+# LineKind members as module constants (an Enum attribute lookup costs ~10x a global), shared with startup.py
+from specdash.logs.startup import (  # noqa: E402
+    _K_capacity, _K_decode, _K_graph_begin, _K_graph_end, _K_graph_progress, _K_http, _K_kv_cache, _K_override,
+    _K_plain, _K_prefill, _K_ready, _K_server_args, _K_timings, _K_weights_begin, _K_weights_end,
+)
 
 _LABELS = dict(PHASES)
 _STARTUP_KINDS = (  # a tuple: membership by identity, no Enum.__hash__ call
