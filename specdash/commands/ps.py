@@ -32,7 +32,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def open_target(args: argparse.Namespace):
     """The Host for ``args.target`` (not connected). Raises specdash.cli.UsageError for a bad TARGET."""
     from specdash.cli import UsageError
+    from specdash.config import ConfigError, load_config
 
+    try:  # a host named in config.yaml stands for its target, SSH port and key, as for connect
+        named = load_config().host(args.target)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    if named is not None:
+        args.target = named.target
+        args.port = args.port or named.port
+        args.identity = args.identity or named.identity_file
     if args.target == "local" and args.port is None and args.identity is None and args.known_hosts is None:
         from specdash.hosts.local import LocalHost
 
