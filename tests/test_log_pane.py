@@ -101,7 +101,7 @@ async def test_live_filter_plain_and_regex_with_hit_navigation(app):
         await pilot.pause()
         expected = [line for line in lines if "accept len" in line]
         assert pane.view.row_count == len(expected) == 15
-        assert "filter: 15 lines" in status_text(app)
+        await wait_until(pilot, lambda: "filter: 15 lines" in status_text(app), timeout_s=5, what="filter status")
         await pilot.press("enter")
         assert pane.view.has_focus
         await pilot.press("n")
@@ -151,7 +151,8 @@ async def test_warning_and_error_jumps_forward_and_back(app):
         for _ in range(3):
             await pilot.press("e")
         assert lines[view.cursor_number - 1] == "AssertionError"  # traceback frames are skipped, their error is not
-        assert f"line {view.cursor_number}" in status_text(app)
+        await wait_until(pilot, lambda: f"line {view.cursor_number}" in status_text(app), timeout_s=5,
+                         what="cursor line in the status")
 
 
 async def test_follow_mode_new_lines_badge_and_resume(app):
@@ -162,7 +163,7 @@ async def test_follow_mode_new_lines_badge_and_resume(app):
         await wait_until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y,
                          timeout_s=5, what="the view to follow the new lines")
         assert view.follow
-        assert "following" in status_text(app)
+        await wait_until(pilot, lambda: "following" in status_text(app), timeout_s=5, what="following status")
         await pilot.press("pageup")
         await pilot.pause()
         assert not view.follow
@@ -170,7 +171,8 @@ async def test_follow_mode_new_lines_badge_and_resume(app):
         pane.feed([decode_line(i) for i in range(300, 350)])
         await pilot.pause()
         assert view.scroll_y == top  # the view stays where the user is reading
-        assert view.new_lines == 50 and "50 new lines" in status_text(app)
+        assert view.new_lines == 50
+        await wait_until(pilot, lambda: "50 new lines" in status_text(app), timeout_s=5, what="new-lines badge")
         await pilot.press("f")
         await wait_until(pilot, lambda: view.scroll_y == view.max_scroll_y, timeout_s=5, what="follow to resume")
         assert view.follow and view.new_lines == 0
@@ -232,7 +234,9 @@ async def test_bounded_window_drops_oldest_lines_with_a_marker(app, monkeypatch)
         assert view.kind_at_row(0) is LineKind.marker and "earlier lines dropped" in view.text_at_row(0)
         assert view.dropped + view.line_count - 1 == 500
         assert view.text_at_row(view.row_count - 1) == decode_line(499)
-        assert f"{view.dropped:,} dropped" in status_text(app)
+        # the status line is refreshed on the panels' timer (PANEL_REFRESH_S), not per batch
+        await wait_until(pilot, lambda: f"{view.dropped:,} dropped" in status_text(app), timeout_s=5,
+                         what="the dropped count in the status line")
         assert not view.jump_to_number(1)  # dropped: no longer in the window
         assert view.jump_to_number(480) and view.cursor_number == 480
 
