@@ -292,6 +292,8 @@ class ReplayApp(SpecdashApp):
         try:
             bar = self.query_one(ReplayBar)
             status_bar = self.status_bar
+            status_widget = bar.query_one("#replay-status", Static)
+            notes = bar.query_one("#replay-notes", Static)
         except NoMatches:  # not composed yet / shutting down
             return
         status = self.player.status()
@@ -301,8 +303,7 @@ class ReplayApp(SpecdashApp):
             line += f"  │  {self.last_event}"
         elif self._recorded_connection:
             line += f"  │  {self._recorded_connection}"
-        bar.query_one("#replay-status", Static).update(_plain(line))
-        notes = bar.query_one("#replay-notes", Static)
+        status_widget.update(_plain(line))
         if self.notices:
             shown = self.notices[-3:]
             more = len(self.notices) - len(shown)

@@ -57,6 +57,9 @@ def _class_of(kind: LineKind) -> str:
     return _KIND_CLASS.get(kind, "log-view--plain")
 
 
+#: Appends update the scroll geometry at most this often (seconds): one layout per frame, however fast lines come.
+SYNC_INTERVAL_S = 1 / 30
+
 class FilterError(ValueError):
     """The filter text is an invalid regular expression (message is one line)."""
 
@@ -111,6 +114,7 @@ class LogView(ScrollView, can_focus=True):
         self.cursor: int | None = None  # absolute index of the highlighted line
         self._styles: dict[str, Style] = {}
         self.received = 0
+        self._sync_pending = False  # a size/scroll update is scheduled (appends coalesce into one per frame)
 
     # ---- data ---------------------------------------------------------------------------------------------
     @property
@@ -190,11 +194,23 @@ class LogView(ScrollView, can_focus=True):
     def _after_append(self, shown: int) -> None:
         if len(self._texts) > MAX_LINES:
             self._drop_front()
+        if not self.follow and shown:
+            self.new_lines += shown
+        # Resizing the virtual area re-lays out the screen: do it once per SYNC_INTERVAL_S, not per batch, so a
+        # fast stream costs one layout per frame instead of one per batch.
+        if not self._sync_pending:
+            self._sync_pending = True
+            self.set_timer(SYNC_INTERVAL_S, self.sync_now)
+
+    def sync_now(self) -> None:
+        """Apply pending appends to the scroll geometry now (size, follow position, new-lines badge)."""
+        if not self._sync_pending:
+            return
+        self._sync_pending = False
         self.virtual_size = Size(self._width + 1, self.row_count)
         if self.follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
-        elif shown:
-            self.new_lines += shown
+        elif self.new_lines:
             self.post_message(self.FollowChanged(self.follow, self.new_lines))
         self.refresh()
 
@@ -227,6 +243,7 @@ class LogView(ScrollView, can_focus=True):
 
     def clear(self) -> None:
         """Forget every line (new file)."""
+        self._sync_pending = False
         self._numbers.clear()
         self._kinds.clear()
         self._texts.clear()
@@ -255,6 +272,7 @@ class LogView(ScrollView, can_focus=True):
 
     def set_follow(self, follow: bool) -> None:
         """Turn follow mode on (scroll to the end, reset the new-lines count) or off."""
+        self.sync_now()
         self._set_follow(follow)
         if follow:
             self.cursor = None
@@ -296,6 +314,7 @@ class LogView(ScrollView, can_focus=True):
         """Show only lines matching ``text`` (see :func:`compile_filter`); returns the hit count (None when the
         filter is empty). Raises :class:`FilterError` for a bad regex (the previous filter stays)."""
         pattern = compile_filter(text)
+        self.sync_now()
         self._pattern = pattern
         if pattern is None:
             self._view = None
@@ -315,6 +334,7 @@ class LogView(ScrollView, can_focus=True):
         return self.filter_hits
 
     def _scroll_to_row(self, row: int) -> None:
+        self.sync_now()
         height = max(1, self.scrollable_content_region.height)
         target = max(0, row - height // 2)
         self.scroll_to(y=target, animate=False, immediate=True)
@@ -331,6 +351,7 @@ class LogView(ScrollView, can_focus=True):
         """Move the cursor to the next (``direction`` = 1) or previous (-1) shown row whose severity is
         ``severity`` (``"warning"``/``"error"``; None: any row, i.e. the next filter hit). Stops following.
         Returns False when there is none."""
+        self.sync_now()
         rows = self.row_count
         if not rows:
             return False
@@ -356,6 +377,7 @@ class LogView(ScrollView, can_focus=True):
     def jump_to_number(self, number: int) -> bool:
         """Put the cursor on stream line ``number`` (clearing a filter that hides it); False when the line is no
         longer in the window."""
+        self.sync_now()
         numbers = self._numbers
         pos = bisect.bisect_left(numbers, number)
         while pos < len(numbers) and self._kinds[pos] is LineKind.marker:
