@@ -32,3 +32,15 @@ def sshd(sshd_server):
     """The session sshd, running (restarted if an earlier test left it stopped)."""
     sshd_server.start()
     return sshd_server
+
+
+@pytest.fixture
+def started_groups():
+    """PGIDs of servers a test started (through the SGLang test double); any still alive at the end are SIGKILLed
+    by process group — only groups the test itself started."""
+    from double_support import harness
+
+    groups: list[int] = []
+    yield groups
+    for pgid in groups:
+        harness.kill_group(pgid)

@@ -8,10 +8,11 @@ from specdash.app.main import SpecdashApp
 from specdash.bench.sweep import SweepDefinition, SweepPoint
 from specdash.hosts.local import LocalHost
 from pilot_helpers import wait_until
-from test_app_lifecycle import groups, harness, host_env  # noqa: F401 - fixture re-export
+from double_support import harness
+from test_app_lifecycle import host_env
 
 
-async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, groups, monkeypatch):  # noqa: F811
+async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, started_groups, monkeypatch):
     monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
     env = host_env(tmp_path, "fast")
     port = harness.free_port()
@@ -21,7 +22,7 @@ async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, groups, m
         await pilot.pause(0.2)
         await pilot.press("l")
         await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
-        groups.append(app.run_handle.pgid)
+        started_groups.append(app.run_handle.pgid)
         await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready")
         bench = app.bench_pane
         await wait_until(pilot, lambda: bench.server_url == f"http://127.0.0.1:{port}", what="bench URL")
@@ -45,7 +46,7 @@ async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, groups, m
         first_pgid = app.run_handle.pgid
         await pilot.press("S")
         await wait_until(pilot, lambda: bench.sweep_result is not None, timeout_s=120, what="sweep result")
-        groups.append(app.run_handle.pgid)
+        started_groups.append(app.run_handle.pgid)
         assert app.run_handle.pgid != first_pgid  # the server was restarted for the sweep
         rows = bench.sweep_result.rows()
         assert len(rows) == 2

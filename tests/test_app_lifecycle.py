@@ -3,10 +3,8 @@ a crash leaves orphans → the GPU pane shows them with their memory → K frees
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 
-import pytest
 
 from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.main import SpecdashApp
@@ -14,10 +12,7 @@ from specdash.app.modals.confirm import ConfirmScreen
 from specdash.hosts.local import LocalHost
 from pilot_helpers import wait_until
 
-_spec = importlib.util.spec_from_file_location(
-    "sglang_double_harness", pathlib.Path(__file__).parent / "double" / "harness.py")
-harness = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(harness)
+from double_support import harness
 
 
 def host_env(tmp_path, scenario: str) -> dict[str, str]:
@@ -33,16 +28,7 @@ def log_text(app) -> str:
     return "\n".join(view.text_at_row(r) for r in range(view.row_count))
 
 
-@pytest.fixture
-def groups():
-    """Process groups launched by a test, killed at the end whatever happened (we started them)."""
-    started: list[int] = []
-    yield started
-    for pgid in started:
-        harness.kill_group(pgid)
-
-
-async def test_launch_follow_ready_then_stop(tmp_path, groups):
+async def test_launch_follow_ready_then_stop(tmp_path, started_groups):
     env = host_env(tmp_path, "fast")
     port = harness.free_port()
     app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.3)
@@ -51,7 +37,7 @@ async def test_launch_follow_ready_then_stop(tmp_path, groups):
         await pilot.pause(0.2)
         await pilot.press("l")
         await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
-        groups.append(app.run_handle.pgid)
+        started_groups.append(app.run_handle.pgid)
         await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready")
         assert app.log_path == app.run_handle.log_path  # the log pane follows the new run's file
         await wait_until(pilot, lambda: "fired up and ready to roll" in log_text(app), what="ready line in log")
@@ -68,7 +54,7 @@ async def test_launch_follow_ready_then_stop(tmp_path, groups):
         await wait_until(pilot, lambda: not harness.gpu_processes(env), what="GPU memory released")
 
 
-async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, groups):
+async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_groups):
     scenario = tmp_path / "scenario.yaml"
     scenario.write_text(pathlib.Path(harness.scenario_path("crash_orphan")).read_text())
     env = host_env(tmp_path, str(scenario))
@@ -80,7 +66,7 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, groups):
         await pilot.press("l")
         await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
         pgid = app.run_handle.pgid
-        groups.append(pgid)
+        started_groups.append(pgid)
         await wait_until(pilot, lambda: app.status_bar.server_state == "crashed", what="crash")
         assert "OutOfMemoryError" in app.status_bar.server_detail or "memory" in app.status_bar.server_detail.lower()
 
@@ -115,5 +101,5 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, groups):
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="restart confirmation")
         await pilot.press("y")
         await wait_until(pilot, lambda: app.run_handle.pgid != pgid, what="new run")
-        groups.append(app.run_handle.pgid)
+        started_groups.append(app.run_handle.pgid)
         await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready after relaunch")

@@ -6,7 +6,6 @@ Real processes launched through specdash.server.launch on LocalHost; real HTTP o
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import pathlib
 import re
@@ -17,22 +16,11 @@ import pytest
 from specdash.hosts.local import LocalHost
 from specdash.server import ServerState, launch, server_status, stop, wait_for_state
 
-_spec = importlib.util.spec_from_file_location("sglang_double_harness", pathlib.Path(__file__).parent / "double" / "harness.py")
-harness = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(harness)
+from double_support import harness
 
 pytestmark = pytest.mark.timeout(60)
 
 READY = frozenset({ServerState.READY, ServerState.CRASHED, ServerState.STOPPED})
-
-
-@pytest.fixture
-def started_groups():
-    """PGIDs of servers a test started; any left alive at the end are SIGKILLed (by process group)."""
-    groups: list[int] = []
-    yield groups
-    for pgid in groups:
-        harness.kill_group(pgid)
 
 
 async def _sse_events(client: httpx.AsyncClient, url: str, body: dict) -> list:

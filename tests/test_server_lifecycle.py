@@ -4,7 +4,6 @@ restart only once the GPU memory is released, crashed status with exit reason. R
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import pathlib
@@ -28,21 +27,11 @@ from specdash.server import (
     wait_for_state,
 )
 
-_spec = importlib.util.spec_from_file_location("sglang_double_harness", pathlib.Path(__file__).parent / "double" / "harness.py")
-harness = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(harness)
+from double_support import harness
 
 pytestmark = pytest.mark.timeout(60)
 
 SETTLED = frozenset({ServerState.READY, ServerState.CRASHED, ServerState.STOPPED})
-
-
-@pytest.fixture
-def started_groups():
-    groups: list[int] = []
-    yield groups
-    for pgid in groups:
-        harness.kill_group(pgid)
 
 
 def held_by_group(env: dict[str, str]):

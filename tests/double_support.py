@@ -1,0 +1,14 @@
+"""The SGLang test double's harness (tests/double/harness.py), loaded once for every test module that needs it.
+
+It is loaded by path: tests/double must not be on the test process's sys.path (it holds a package named sglang).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+
+_spec = importlib.util.spec_from_file_location(
+    "sglang_double_harness", pathlib.Path(__file__).parent / "double" / "harness.py")
+harness = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(harness)
