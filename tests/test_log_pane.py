@@ -135,8 +135,10 @@ async def test_warning_and_error_jumps_forward_and_back(app):
         pane.feed(lines)
         await pilot.pause()
         view = pane.view
-        view.scroll_home(animate=False, immediate=True)
+        view.focus()
+        await pilot.press("home")  # the user goes to the top: following stops
         await pilot.pause()
+        assert not view.follow and view.scroll_y == 0
         await pilot.press("w")
         first_warning = view.cursor_number
         assert first_warning is not None and lines[first_warning - 1].startswith("Overlap scheduler is disabled")
@@ -185,8 +187,9 @@ async def test_enter_on_a_finding_jumps_to_its_line(app):
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(LogPane)
         pane.feed(fixture_lines())
-        await pilot.pause(0.4)
         panel = app.query_one(FindingsPanel)
+        await wait_until(pilot, lambda: any(f.kind == "override" and f.fix for f in panel.shown),
+                         what="the findings panel's first redraw")
         panel.query_one("#findings-list").focus()
         target = next(i for i, f in enumerate(panel.shown) if f.kind == "override" and f.fix)
         panel.highlight(target)

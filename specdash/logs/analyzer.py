@@ -26,6 +26,8 @@ from specdash.logs.startup import (  # noqa: E402
 )
 
 _LABELS = dict(PHASES)
+#: States in which a decode line changes nothing but metrics and sample findings (see LogAnalyzer.observe).
+_SERVING_STATES = ("ready", "crashed")
 _STARTUP_KINDS = (  # a tuple: membership by identity, no Enum.__hash__ call
     _K_server_args, _K_weights_begin, _K_weights_end, _K_kv_cache, _K_graph_begin,
     _K_graph_end, _K_graph_progress, _K_capacity, _K_timings, _K_ready,
@@ -65,10 +67,22 @@ class LogAnalyzer:
         return self.engine.findings
 
     def feed_many(self, lines: list[str]) -> list[ParsedLine]:
-        """Parse and analyse ``lines`` (decoded text, no trailing newline); returns the parsed lines."""
+        """Parse and analyse ``lines`` (decoded text, no trailing newline); returns the parsed lines.
+
+        ``Decode batch`` lines (most of a busy log) take a short path here: they only feed the metrics and the
+        sample-derived findings, never the start-up tracker or the crash state."""
         parsed = self.parser.feed_many(lines)
+        observe = self.observe
+        decode = self.metrics.decode_line
+        after = self.engine.after_decode
         for line in parsed:
-            self.observe(line)
+            if line.kind is _K_decode and self.server_state in _SERVING_STATES:
+                self.lines += 1
+                sample = decode(line)
+                if sample is not None:
+                    after(line, sample)
+            else:
+                observe(line)
         return parsed
 
     def feed(self, line: str) -> ParsedLine:

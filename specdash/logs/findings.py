@@ -246,7 +246,11 @@ class FindingsEngine:
         if ts is None:
             recent = list(self._retracts)[-RETRACT_MIN_IN_WINDOW:]
         else:
-            recent = [(t, k) for t, k in self._retracts if t is not None and (ts - t).total_seconds() <= RETRACT_WINDOW_S]
+            # drop what fell out of the window (oldest first) so each retraction costs O(retractions in window)
+            retracts = self._retracts
+            while retracts and (retracts[0][0] is None or (ts - retracts[0][0]).total_seconds() > RETRACT_WINDOW_S):
+                retracts.popleft()
+            recent = [(t, k) for t, k in retracts if t is not None and (ts - t).total_seconds() <= RETRACT_WINDOW_S]
         if len(recent) < RETRACT_MIN_IN_WINDOW:
             return
         rate = sum(k for _, k in recent)
@@ -265,6 +269,12 @@ class FindingsEngine:
             data={"total_retracted": self._retract_total, "in_window": len(recent)}), line.number, refresh)
 
     # ---- decode samples ------------------------------------------------------------------------------------
+    def after_decode(self, line: ParsedLine, sample: DecodeSample) -> None:
+        """:meth:`observe` for a ``Decode batch`` line and its sample (the analyzer's short path)."""
+        if self._first_ts is None and line.timestamp is not None:
+            self._first_ts = line.timestamp
+        self._after_sample(line, sample)
+
     def _after_sample(self, line: ParsedLine, sample: DecodeSample) -> None:
         m = self.metrics
         rec = sample.record

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import operator
 import statistics
 from datetime import datetime
 from typing import Any, Deque
@@ -52,9 +51,9 @@ METRICS: dict[str, tuple[str, str, str]] = {
 }
 
 
-#: Metrics whose running means the findings need (kept as running sums over the kept samples).
-_SUMMED = tuple((name, METRICS[name][2]) for name in ("accept_len", "accept_rate", "gen_throughput"))
-_GET_SUMMED = operator.attrgetter(*(attr for _, attr in _SUMMED))
+#: Metrics whose running means the findings need (kept as running sums over the kept samples): name -> offset
+#: of its (sum, n, trusted sum, trusted n) in LiveMetrics._acc.
+_SUMMED = {"accept_len": 0, "accept_rate": 4, "gen_throughput": 8}
 
 
 def _reason_label(reason: str) -> str:
@@ -130,8 +129,8 @@ class LiveMetrics:
         self._per_req_median: float | None = None
         #: (running, queued, token usage) of the last batch lines, for the request-cap finding
         self.batch_state: Deque[tuple[int, int, float]] = collections.deque(maxlen=6)
-        self._sums: dict[str, list[float]] = {name: [0.0, 0, 0.0, 0] for name, _ in _SUMMED}
-        self._sum_list = [self._sums[name] for name, _ in _SUMMED]
+        #: running sums over the kept samples: per summed metric (sum, n, trusted sum, trusted n), see _SUMMED
+        self._acc: list[float] = [0.0] * (4 * len(_SUMMED))
 
     def observe(self, line: ParsedLine) -> DecodeSample | None:
         """Update from one line; returns the new :class:`DecodeSample` for decode lines, else None."""
@@ -163,9 +162,14 @@ class LiveMetrics:
             self._prefill_tokens_since = 0
         return None
 
+    def decode_line(self, line: ParsedLine) -> DecodeSample | None:
+        """:meth:`observe` for a line already known to be a ``Decode batch`` line (the analyzer's short path)."""
+        rec = line.record
+        return self._decode(line, rec) if rec.__class__ is DecodeRecord else None
+
     def _decode(self, line: ParsedLine, rec: DecodeRecord) -> DecodeSample:
-        sample = DecodeSample(line.number, line.timestamp, rec)
         ts = line.timestamp
+        sample = DecodeSample(line.number, ts, rec)
         prev = self._last_decode_ts
         if rec.engine == "sglang":
             reason = ""
@@ -211,29 +215,46 @@ class LiveMetrics:
                 self.batch_state.append((rec.running_reqs, rec.queued_reqs, rec.token_usage))
         self._last_decode_ts = ts if ts is not None else prev
         self._prefill_tokens_since = 0
-        if len(self.samples) == self.samples.maxlen:
-            self._account(self.samples[0], -1)
-        self.samples.append(sample)
-        self._account(sample, 1)
+        samples = self.samples
+        if len(samples) == MAX_SAMPLES:
+            old = samples[0]
+            self._account(old.record, old.trusted, -1)
+        samples.append(sample)
+        self._account(rec, sample.trusted, 1)
         self.total_samples += 1
         return sample
 
-    def _account(self, sample: DecodeSample, sign: int) -> None:
-        """Keep running sums over the kept samples so means cost O(1)."""
-        trusted = sample.trusted
-        for acc, v in zip(self._sum_list, _GET_SUMMED(sample.record)):
-            if v is not None:
-                acc[0] += sign * v
-                acc[1] += sign
-                if trusted:
-                    acc[2] += sign * v
-                    acc[3] += sign
+    def _account(self, rec: DecodeRecord, trusted: bool, sign: int) -> None:
+        """Keep running sums over the kept samples so means cost O(1) (unrolled: this runs twice per decode line
+        once the window is full)."""
+        acc = self._acc
+        v = rec.accept_len
+        if v is not None:
+            acc[0] += sign * v
+            acc[1] += sign
+            if trusted:
+                acc[2] += sign * v
+                acc[3] += sign
+        v = rec.accept_rate
+        if v is not None:
+            acc[4] += sign * v
+            acc[5] += sign
+            if trusted:
+                acc[6] += sign * v
+                acc[7] += sign
+        v = rec.gen_throughput_tok_s
+        if v is not None:
+            acc[8] += sign * v
+            acc[9] += sign
+            if trusted:
+                acc[10] += sign * v
+                acc[11] += sign
 
     def mean(self, name: str, trusted_only: bool = False) -> tuple[float | None, int]:
-        """(mean, count) of ``name`` (accept_len, accept_rate or gen_throughput) over the kept samples (trusted ones
-        only when asked); (None, 0) when none."""
-        acc = self._sums[name]
-        total, n = (acc[2], acc[3]) if trusted_only else (acc[0], acc[1])
+        """(mean, count) of ``name`` (accept_len, accept_rate or gen_throughput; KeyError for others) over the kept
+        samples (trusted ones only when asked); (None, 0) when none."""
+        i = _SUMMED[name] + (2 if trusted_only else 0)
+        total, n = self._acc[i], int(self._acc[i + 1])
         return (total / n, n) if n else (None, 0)
 
     # ---- reading ------------------------------------------------------------------------------------------

@@ -6,8 +6,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal
 from textual.widget import Widget
-from textual.widgets import Label, Sparkline, Static
+from textual.widgets import Label, Static
 
+from specdash.app.log.sparkline import BlockSparkline
 from specdash.app.styles import load_tcss
 from specdash.logs.metrics import METRICS, LiveMetrics
 
@@ -38,11 +39,20 @@ class MetricCell(Horizontal):
     def compose(self) -> ComposeResult:
         yield Label(METRICS[self.metric][0], classes="metric-label")
         yield Label("–", classes="metric-value")
-        yield Sparkline([], summary_function=max, classes="metric-spark")
+        yield BlockSparkline(classes="metric-spark")
+
+    def on_mount(self) -> None:
+        self._value = self.query_one(".metric-value", Label)
+        self._spark = self.query_one(BlockSparkline)
+        self._shown = "–"
 
     def update(self, value: float | None, history: list[float]) -> None:
-        self.query_one(".metric-value", Label).update(_fmt(self.metric, value))
-        self.query_one(Sparkline).data = history
+        """Show ``value`` and its ``history`` (oldest first); nothing is redrawn when neither changed."""
+        text = _fmt(self.metric, value)
+        if text != self._shown:
+            self._shown = text
+            self._value.update(text)
+        self._spark.data = history
 
 
 class MetricsStrip(Widget):

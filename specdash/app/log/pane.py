@@ -13,6 +13,8 @@ a marker. The analyzer keeps bounded state (5 000 decode samples, findings dedup
 
 from __future__ import annotations
 
+import time
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -23,13 +25,14 @@ from textual.widgets import Input, Static
 from specdash.app.log.findings_panel import FindingsPanel
 from specdash.app.log.metrics_strip import MetricsStrip
 from specdash.app.log.startup_bar import StartupBar
-from specdash.app.log.view import FilterError, LogView
+from specdash.app.log.view import SYNC_INTERVAL_FAST_S, FilterError, LogView
 from specdash.app.styles import load_tcss
 from specdash.logs.analyzer import LogAnalyzer
 from specdash.logs.findings import Finding
 from specdash.logs.startup import StartupHistory
 
-#: Seconds between redraws of the findings list, metrics strip and start-up bar (lines render immediately).
+#: Seconds between redraws of the findings list, metrics strip and start-up bar (lines render immediately). While
+#: lines stream, the redraw rides on the log view's next frame; a timer covers quiet times (the ETA counts down).
 PANEL_REFRESH_S = 0.25
 
 
@@ -96,7 +99,9 @@ class LogPane(Widget):
     def on_mount(self) -> None:
         self._view = self.query_one(LogView)
         self._startup_bar = self.query_one(StartupBar)
-        self.set_interval(PANEL_REFRESH_S, self._refresh_panels)
+        self._panels_at = 0.0
+        self._view.after_sync = self._panels_with_frame
+        self.set_interval(PANEL_REFRESH_S, self._panels_on_timer)
         self._update_status()
 
     # ---- API the app calls ------------------------------------------------------------------------------------
@@ -143,7 +148,16 @@ class LogPane(Widget):
             self.post_message(self.ServerStateChanged(state, detail))
 
     # ---- periodic redraw -----------------------------------------------------------------------------------
+    def _panels_with_frame(self) -> None:
+        if time.monotonic() - self._panels_at >= PANEL_REFRESH_S:
+            self._refresh_panels()
+
+    def _panels_on_timer(self) -> None:
+        if time.monotonic() - self._panels_at >= PANEL_REFRESH_S + SYNC_INTERVAL_FAST_S:
+            self._refresh_panels()
+
     def _refresh_panels(self) -> None:
+        self._panels_at = time.monotonic()
         if self.analyzer.startup.active:
             self.query_one(StartupBar).update_from(self.analyzer.startup)  # the ETA counts down between lines
         if not self._dirty:

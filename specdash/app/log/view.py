@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Iterable
+from typing import Callable, Iterable
 
 from rich.segment import Segment
 from rich.style import Style
@@ -59,6 +59,10 @@ def _class_of(kind: LineKind) -> str:
 
 #: Appends update the scroll geometry at most this often (seconds): one layout per frame, however fast lines come.
 SYNC_INTERVAL_S = 1 / 30
+#: ... and at most this often while lines stream in faster than FAST_ROWS per frame: a firehose nobody can read
+#: line by line is drawn 10 times a second, which leaves the CPU to the analyzer and to key presses.
+SYNC_INTERVAL_FAST_S = 1 / 10
+FAST_ROWS = 200
 
 class FilterError(ValueError):
     """The filter text is an invalid regular expression (message is one line)."""
@@ -115,6 +119,10 @@ class LogView(ScrollView, can_focus=True):
         self._styles: dict[str, Style] = {}
         self.received = 0
         self._sync_pending = False  # a size/scroll update is scheduled (appends coalesce into one per frame)
+        self._sync_interval = SYNC_INTERVAL_S
+        self._rows_since_sync = 0
+        #: called after each geometry sync (the pane redraws its panels then, in the same frame)
+        self.after_sync: Callable[[], None] | None = None
 
     # ---- data ---------------------------------------------------------------------------------------------
     @property
@@ -198,21 +206,26 @@ class LogView(ScrollView, can_focus=True):
             self.new_lines += shown
         # Resizing the virtual area re-lays out the screen: do it once per SYNC_INTERVAL_S, not per batch, so a
         # fast stream costs one layout per frame instead of one per batch.
+        self._rows_since_sync += shown
         if not self._sync_pending:
             self._sync_pending = True
-            self.set_timer(SYNC_INTERVAL_S, self.sync_now)
+            self.set_timer(self._sync_interval, self.sync_now)
 
     def sync_now(self) -> None:
         """Apply pending appends to the scroll geometry now (size, follow position, new-lines badge)."""
         if not self._sync_pending:
             return
         self._sync_pending = False
+        self._sync_interval = SYNC_INTERVAL_FAST_S if self._rows_since_sync > FAST_ROWS else SYNC_INTERVAL_S
+        self._rows_since_sync = 0
         self.virtual_size = Size(self._width + 1, self.row_count)
         if self.follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
         elif self.new_lines:
             self.post_message(self.FollowChanged(self.follow, self.new_lines))
         self.refresh()
+        if self.after_sync is not None:
+            self.after_sync()
 
     def _drop_front(self) -> None:
         excess = len(self._texts) - MAX_LINES + DROP_CHUNK
@@ -441,6 +454,14 @@ class LogView(ScrollView, can_focus=True):
                 last = m.end()
             segments.append(Segment(text[last:], style))
         else:
+            if text.isascii() and text.isprintable():
+                # one cell per character (most log lines): slice and pad instead of measuring and cropping
+                piece = text[scroll_x:scroll_x + width]
+                fill = style if index == self.cursor else base_style
+                if len(piece) < width:
+                    return Strip([Segment(piece, style), Segment(" " * (width - len(piece)), fill)],
+                                 width).apply_offsets(scroll_x, row)
+                return Strip([Segment(piece, style)], width).apply_offsets(scroll_x, row)
             segments = [Segment(text, style)]
         strip = Strip(segments)
         fill = style if index == self.cursor else base_style
