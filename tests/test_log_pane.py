@@ -203,6 +203,21 @@ async def test_enter_on_a_finding_jumps_to_its_line(app):
             ("Overlap", "Mixed", "speculative_num_draft_tokens", "Max running", "[2026"))
 
 
+async def test_capture_bar_follows_the_progress_line_still_being_written(app):
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(["[2025-08-12 16:02:26 TP0] Capture cuda graph begin. This can take up to several minutes."])
+        eta = app.query_one("#startup-eta", Static)
+        bar = "Capturing batches (bs=40 avail_mem=14.50 GB):  {}%|###       | {}/10 [00:{:02d}<00:{:02d},  0.50it/s]"
+        pane.partial(bar.format(20, 2, 4, 16) + "\r" + bar.format(30, 3, 6, 14))
+        await wait_until(pilot, lambda: "capture: 30%" in str(eta.render()), what="the capture bar at 30 %")
+        assert "ETA 14 s" in str(eta.render()) and pane.view.row_count == 1  # not a line (yet)
+        phases = str(app.query_one("#startup-phases", Static).render())
+        assert "CUDA graph (target) ▶ 6 s" in phases  # tqdm's elapsed time, between log lines
+        pane.partial(bar.format(30, 3, 6, 14) + "\r" + bar.format(80, 8, 16, 4))
+        await wait_until(pilot, lambda: "capture: 80%" in str(eta.render()), what="the capture bar at 80 %")
+
+
 async def test_marker_and_reset(app):
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(LogPane)

@@ -66,6 +66,31 @@ def test_capture_progress_and_eta_from_tqdm_lines():
     assert analyzer.state_detail == "CUDA graph (target)"
 
 
+def test_capture_progress_from_the_bar_still_being_written():
+    """tqdm rewrites its bar in place with \\r and writes the newline only at 100 %: before that, the unfinished line
+    is all there is. Its last state drives the progress and ETA; the line is analysed once, when complete."""
+    analyzer = LogAnalyzer()
+    analyzer.feed_many([
+        "[2025-08-12 16:02:26 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=14.77 GB"])
+    states = [f"Capturing batches (bs={48 - 4 * i} avail_mem=14.{60 - i:02d} GB):  {i * 10}%|{'█' * i}{' ' * (10 - i)}| "
+              f"{i}/10 [00:{2 * i:02d}<00:{2 * (10 - i):02d},  0.50it/s]" for i in range(11)]
+    assert analyzer.observe_partial("\r".join(states[:4]))  # 30 %
+    assert analyzer.startup.progress() == (0.3, "tqdm") and analyzer.startup.eta_s() == 14
+    assert analyzer.startup.running_s("graph_target") == 6  # tqdm's elapsed: no log line came meanwhile
+    assert not analyzer.observe_partial("\r".join(states[:4]))  # nothing new
+    assert analyzer.observe_partial("\r".join(states[:8]))
+    assert analyzer.startup.progress() == (0.7, "tqdm") and analyzer.startup.eta_s() == 6
+    assert analyzer.parser.lines_seen == 1  # partial lines are not lines
+    # other bars in place are not capture progress; nor is anything before a capture begins
+    assert not analyzer.observe_partial("Loading safetensors checkpoint shards:  50% Completed | 1/2 [00:01<00:01]")
+    fresh = LogAnalyzer()
+    assert not fresh.observe_partial("\r".join(states[:4])) and fresh.startup.progress() is None
+    # the complete line then arrives as usual and the capture ends
+    analyzer.feed_many(["\r".join(states),
+                        "[2025-08-12 16:02:48 TP0] Capture cuda graph end. Time elapsed: 21.50 s. mem usage=0.78 GB."])
+    assert analyzer.startup.phases["graph_target"].state == "done"
+
+
 def test_capture_eta_from_the_previous_start_of_the_same_config(tmp_path):
     history = StartupHistory(tmp_path / "state" / "startup_history.json")
     first = LogAnalyzer(history=history, host="gpu-box")

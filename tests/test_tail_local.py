@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from specdash.hosts.local import LocalHost
-from specdash.hosts.tail import LogFollower, TailLines, TailMarker
+from specdash.hosts.tail import LogFollower, TailLines, TailMarker, TailPartial
 
 DATA = Path(__file__).parent / "data" / "hosts" / "sglang-log-formats.txt"
 LINES = [line for line in DATA.read_bytes().split(b"\n") if line and not line.startswith(b"#")]
@@ -148,3 +148,27 @@ async def test_recent_start_offset_starts_at_a_whole_line_inside_the_window(tmp_
     await follower.aclose()
     expected = data[offset:].split(b"\n")[:-1]
     assert _lines(events) == expected and 1 < len(expected) < 400
+
+
+async def test_a_bar_updating_in_place_is_announced_before_its_newline(tmp_path):
+    host = LocalHost()
+    await host.connect()
+    log = tmp_path / "capture.log"
+    begin = b"[2025-08-12 16:02:26 TP0] Capture cuda graph begin."
+    log.write_bytes(begin + b"\n" + b"Capturing batches (bs=48):  10%|# | 1/10\rCapturing batches (bs=44):  20%|## | 2/10")
+    follower = LogFollower(host, str(log), poll_interval_s=0.05)
+    events = await _collect_until(follower, lambda evs: any(isinstance(e, TailPartial) for e in evs))
+    partial = next(e for e in events if isinstance(e, TailPartial))
+    assert partial.text.endswith(b"20%|## | 2/10") and _lines(events) == [begin]
+    assert follower.offset == len(begin) + 1  # the unfinished line does not move the resume point
+    with log.open("ab") as f:
+        f.write(b"\rCapturing batches (bs=40):  30%|### | 3/10")
+    more = await _collect_until(follower, lambda evs: any(isinstance(e, TailPartial) for e in evs))
+    assert [e.text.rsplit(b"\r", 1)[-1] for e in more if isinstance(e, TailPartial)] == \
+        [b"Capturing batches (bs=40):  30%|### | 3/10"]
+    with log.open("ab") as f:
+        f.write(b"\rCapturing batches (bs=1): 100%|##########| 10/10\n")
+    done = await _collect_until(follower, lambda evs: bool(_lines(evs)))
+    await follower.aclose()
+    assert _lines(done)[0].endswith(b"100%|##########| 10/10") and _lines(done)[0].count(b"\r") == 3
+    assert not [e for e in done if isinstance(e, TailPartial)]

@@ -45,6 +45,13 @@ class LocalHost(Host):
             _kill_group(proc.pid)
             await proc.wait()
             return CommandResult(-1, "", f"timeout after {timeout_s:g} s")
+        except BaseException:  # cancelled (the app is closing): the command must not outlive it
+            _kill_group(proc.pid)
+            try:
+                await asyncio.wait_for(proc.wait(), 2)
+            except BaseException:  # pragma: no cover - cancelled again, or a group that will not die
+                pass
+            raise
         return CommandResult(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
 
     async def stream(self, command: str) -> AsyncIterator[bytes]:  # type: ignore[override]

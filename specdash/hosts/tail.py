@@ -1,8 +1,9 @@
 """Follow a file on a Host by byte offset, surviving reconnects: no line lost, none twice.
 
 :class:`LogFollower` is an async iterator of :class:`TailLines` (batches of complete lines with the byte offset
-just past the last one) and :class:`TailMarker` (one-line notes for the log pane: truncation, rotation, waiting
-for the file, reconnecting, reconnected at offset N).
+just past the last one), :class:`TailMarker` (one-line notes for the log pane: truncation, rotation, waiting
+for the file, reconnecting, reconnected at offset N) and :class:`TailPartial` (an unfinished last line that
+updates in place, e.g. tqdm's ``Capturing batches`` bar during the CUDA graph capture).
 
 How: a small POSIX ``sh`` + GNU coreutils loop (``stat``, ``dd``, ``head``, ``base64``, ``sleep``) runs on the host
 through :meth:`Host.stream`. It opens the file once (fd 3), skips to the requested offset, and every
@@ -94,7 +95,16 @@ class TailMarker:
     text: str
 
 
-TailEvent = Union[TailLines, TailMarker]
+@dataclasses.dataclass(frozen=True)
+class TailPartial:
+    """The end of the file is a line still being written, and it is a progress bar updating in place (it
+    contains ``\\r``): ``text`` is that unfinished line so far (bytes as written). It is delivered again, whole,
+    in a :class:`TailLines` once its newline arrives; the offset does not move for it."""
+
+    text: bytes
+
+
+TailEvent = Union[TailLines, TailMarker, TailPartial]
 _END = object()
 
 
@@ -171,7 +181,7 @@ class LogFollower:
         if item is _END:
             self._closed = True
             raise StopAsyncIteration
-        if isinstance(item, TailMarker):
+        if isinstance(item, (TailMarker, TailPartial)):
             return item
         lines, end_offsets = list(item[0]), list(item[1])  # type: ignore[index]
         loop = asyncio.get_running_loop()
@@ -265,20 +275,21 @@ class LogFollower:
             await self._data(base64.b64decode(rest))
         elif kind == b"S":
             inode, _, offset = rest.decode("ascii", "replace").partition(" ")
-            self._inode, self._offset, self._buffer = inode, int(offset), b""
+            self._inode, self._offset, self._buffer, self._last_partial = inode, int(offset), b"", b""
         elif kind == b"T":
             size = rest.decode("ascii", "replace").split()[0] if rest else "?"
             await self._queue.put(TailMarker(f"log truncated (now {size} bytes): following from the start"))
-            self._offset, self._buffer = 0, b""
+            self._offset, self._buffer, self._last_partial = 0, b"", b""
         elif kind == b"R":
             await self._queue.put(TailMarker("file rotated: following the new file from the start"))
-            self._offset, self._buffer = 0, b""
+            self._offset, self._buffer, self._last_partial = 0, b"", b""
         elif kind == b"W":
             await self._queue.put(TailMarker("file does not exist yet: waiting"))
         elif kind == b"X":
             await self._queue.put(TailMarker(f"cannot read {self.path}: {rest.decode('utf-8', 'replace')}"))
 
     _buffer: bytes = b""  # bytes after the last newline received (a line still being written)
+    _last_partial: bytes = b""  # the unfinished line last announced as a TailPartial
 
     async def _data(self, data: bytes) -> None:
         buffer = self._buffer + data
@@ -294,6 +305,15 @@ class LogFollower:
             lines, ends, self._buffer = [buffer], [self._offset + len(buffer)], b""
         else:
             self._buffer = buffer
+            await self._partial()
             return
         self._offset = ends[-1]
         await self._queue.put((lines, ends))
+        await self._partial()
+
+    async def _partial(self) -> None:
+        """Announce an unfinished line that updates in place (tqdm's ``\\r`` states), once per change."""
+        buffer = self._buffer
+        if b"\r" in buffer and buffer != self._last_partial:
+            self._last_partial = buffer
+            await self._queue.put(TailPartial(buffer))

@@ -85,6 +85,13 @@ class LogAnalyzer:
                 observe(line)
         return parsed
 
+    def observe_partial(self, text: str) -> bool:
+        """A line still being written (no newline yet), e.g. a tqdm ``Capturing batches`` bar updating in place
+        with ``\\r``: updates the capture progress and ETA only (the line is fed later, once complete). True when
+        the start-up progress changed."""
+        info = self.parser.capture_progress(text)
+        return info is not None and self.startup.observe_capture_progress(info)
+
     def feed(self, line: str) -> ParsedLine:
         """One line."""
         parsed = self.parser.feed(line)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import statistics
 from datetime import datetime
 from typing import Any, Callable, Deque
 

@@ -402,6 +402,20 @@ class LogParser:
         self._number = number
         return out
 
+    def capture_progress(self, partial: str) -> dict[str, Any] | None:
+        """Progress of a CUDA graph capture from a line still being written (the ``\\r``-separated tqdm states
+        of ``Capturing batches ...`` before its newline): ``{"pct", "done", "total", "elapsed_s", "eta_s", ...}``
+        of the last state, or None when it is not capture progress. Changes nothing: the complete line is fed
+        later like any other."""
+        text = partial[-MAX_PARSE_CHARS:] if len(partial) > MAX_PARSE_CHARS else partial
+        message = clean_text(last_tqdm_state(text.replace("\n", "")))
+        m = _PREFIX.match(message)
+        if m is not None:
+            message = message[m.end():]
+        if "%|" not in message or not (self._capturing or message.startswith("Capturing")):
+            return None
+        return _tqdm_info(message)
+
     def feed(self, line: str) -> ParsedLine:
         """Classify one line (without its trailing newline; a trailing ``\\n`` is tolerated)."""
         self._number += 1

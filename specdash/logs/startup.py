@@ -334,6 +334,26 @@ class StartupTracker:
         if durations:
             self.history.put(config_key(self.host, self.server_args), durations)
 
+    def running_s(self, name: str) -> float | None:
+        """Seconds phase ``name`` has been running: log time since it began, or tqdm's own elapsed time of a
+        capture when that is later (the bar updates in place between log lines). None before it began."""
+        phase = self.phases[name]
+        elapsed = None
+        if phase.begin is not None and self.last_ts is not None:
+            elapsed = (self.last_ts - phase.begin).total_seconds()
+        if name == self.current and self.capture and self.capture.get("elapsed_s") is not None:
+            elapsed = max(elapsed or 0.0, float(self.capture["elapsed_s"]))
+        return elapsed
+
+    def observe_capture_progress(self, info: dict[str, Any]) -> bool:
+        """Progress of the running capture read from a line still being written (see
+        :meth:`specdash.logs.parser.LogParser.capture_progress`); True when it changed what :meth:`progress` and
+        :meth:`eta_s` say. Ignored when no capture phase is running."""
+        if self.current not in ("graph_target", "graph_draft") or info == self.capture:
+            return False
+        self.capture = dict(info)
+        return True
+
     def previous_duration_s(self, phase: str) -> float | None:
         """Duration of ``phase`` at the previous start of the same configuration (None when unknown)."""
         return (self._previous or {}).get(phase)

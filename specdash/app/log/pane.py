@@ -122,6 +122,15 @@ class LogPane(Widget):
             bar.line_arrived()
         self._dirty = True
 
+    def partial(self, text: str) -> None:
+        """The line being written now, before its newline (a tqdm capture bar updating in place): the start-up
+        bar's progress and ETA follow it; the line itself is shown once complete."""
+        if self.analyzer.observe_partial(text):
+            bar = getattr(self, "_startup_bar", None)
+            if bar is not None:
+                bar.line_arrived()
+            self._dirty = True
+
     def marker(self, text: str) -> None:
         """Insert a visually distinct marker line, e.g. ``── reconnected ──``."""
         self.view.append_marker(text)

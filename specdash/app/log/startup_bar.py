@@ -24,9 +24,8 @@ def phases_text(tracker: StartupTracker) -> str:
         if phase.state == "done":
             parts.append(f"{phase.label} ✓ {elapsed:.0f} s" if elapsed is not None else f"{phase.label} ✓")
         else:
-            running = ""
-            if phase.begin is not None and tracker.last_ts is not None:
-                running = f" {(tracker.last_ts - phase.begin).total_seconds():.0f} s"
+            running_s = tracker.running_s(phase.name)
+            running = f" {running_s:.0f} s" if running_s is not None else ""
             parts.append(f"{phase.label} ▶{running}")
     return " · ".join(parts)
 
