@@ -260,7 +260,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
 
     @work(group="follow", exclusive=True)
     async def _follow(self, path: str) -> None:
-        from specdash.hosts.tail import LogFollower, TailLines, TailMarker
+        from specdash.hosts.tail import LogFollower, TailLines, TailMarker, TailPartial
 
         pane = self.log_pane
         async with LogFollower(self.host, path) as follower:
@@ -274,6 +274,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                 elif isinstance(event, TailMarker):
                     self.record_marker(event.text)
                     self._log_marker(event.text)
+                elif isinstance(event, TailPartial):  # a capture bar updating in place: progress and ETA
+                    pane.partial(event.text.decode("utf-8", "replace"))
 
     def on_log_pane_finding_added(self, message) -> None:
         """Low acceptance in the log: point at the builder's draft/target pairing check and what it found
