@@ -19,8 +19,9 @@ recording) before it runs; ``specdash connect`` does this from ``--record PATH``
 * ``bench`` / ``sweep`` — :class:`BenchPane.RunFinished` / :class:`BenchPane.SweepFinished`;
 * ``action`` — every action run from a key binding or the command palette (its binding id when it has one).
 
-The recorder is closed when the app unmounts. Textual calls message handlers of every class in the MRO, so the
-app's own handlers of the same messages still run.
+The recording is finished when the app unmounts (:meth:`specdash.session.recorder.Recorder.finish`: an
+auto-named session in which nothing worth replaying happened, e.g. a connect that failed, is deleted). Textual
+calls message handlers of every class in the MRO, so the app's own handlers of the same messages still run.
 """
 
 from __future__ import annotations
@@ -252,12 +253,14 @@ class RecordingMixin:
         return action
 
     def close_recording(self) -> None:
-        """Flush the pending builder command and close the recorder (idempotent); called on unmount."""
+        """Flush the pending builder command and finish the recording (idempotent); called on unmount. Finishing
+        closes the file and deletes it when the recorder was told to (``discard_if_empty``) and nothing worth
+        replaying was recorded (:attr:`specdash.session.recorder.Recorder.worth_keeping`)."""
         if self.recorder is None:
             return
         if self._rec_command_pending is not None:
             self._flush_validated()
-        self.recorder.close()
+        self.recorder.finish()
 
     def on_unmount(self) -> None:
         self.close_recording()

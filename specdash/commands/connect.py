@@ -9,8 +9,49 @@ NAME = "connect"
 HELP = "open the console on a GPU host: TARGET is [user@]host[:port], an ~/.ssh/config alias, or 'local'"
 DESCRIPTION = (
     "Connect to TARGET over SSH (honouring ~/.ssh/config, ProxyJump, the agent and known_hosts) or use this "
-    "machine with 'local', then follow the SGLang server log and watch the GPUs."
+    "machine with 'local', then follow the SGLang server log and watch the GPUs. The session is recorded to a new "
+    "file in the sessions dir (see 'specdash locate'); that file is deleted again when nothing worth replaying "
+    "happened (the connection never came up and no log line, GPU sample, finding, launch or benchmark was "
+    "recorded). Exit status: 0, or 1 when the connection never came up (the reason on one line), 2 usage error."
 )
+
+
+class ConnectOutcome:
+    """A host state listener (``host.add_state_listener(outcome)``) that remembers whether the connection ever
+    came up (:attr:`connected`) and, until it does, why it failed (:attr:`failures`: the ``detail`` of each
+    ``failed`` state, in order)."""
+
+    def __init__(self) -> None:
+        self.connected = False
+        self.failures: list[str] = []
+
+    def __call__(self, status) -> None:
+        state = getattr(status.state, "value", status.state)
+        if state == "connected":
+            self.connected = True
+        elif state == "failed" and not self.connected:
+            self.failures.append(status.detail or "")
+
+    def error_line(self, host_name: str) -> str | None:
+        """``"specdash connect: error: <reason>"`` when the connection never came up, else None.
+
+        The reason is the last failure before the console closed the host (SSHHost.close() reports ``closed``),
+        in its most specific wording: an earlier detail that contains the last one (e.g. the full "HOST KEY
+        CHANGED for ..." message before the console's "host key changed") is preferred; prefixed with
+        ``not connected to <host>:`` unless it names the host already."""
+        if self.connected:
+            return None
+        details = [d for d in self.failures if d and d != "closed"]
+        if not details:
+            return f"specdash connect: error: not connected to {host_name}: quit before the connection came up"
+        reason = details[-1]
+        for earlier in details[:-1]:
+            if reason.lower() in earlier.lower() and len(earlier) > len(reason):
+                reason = earlier
+                break
+        if host_name not in reason:
+            reason = f"not connected to {host_name}: {reason}"
+        return f"specdash connect: error: {reason}"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     record = parser.add_mutually_exclusive_group()
     record.add_argument("--record", metavar="PATH", help="record the session to PATH (.yaml, or .yaml.gz compressed; "
                         "default: a new file in the sessions dir, see 'specdash locate', unless config says "
-                        "'record: false')")
+                        "'record: false'; that file is deleted when nothing worth replaying was recorded, e.g. "
+                        "the connection never came up; a PATH given here is always kept)")
     record.add_argument("--no-record", action="store_true", help="do not record this session")
 
 
@@ -80,10 +122,16 @@ def run(args: argparse.Namespace) -> int:
                       keymap=dict(config.keymap), python=named.python if named else "python3",
                       sglang_version=named.sglang_version if named else None)
     app.recorder = recorder
+    outcome = ConnectOutcome()
+    host.add_state_listener(outcome)
     try:
         app.run()
     finally:
-        if recorder is not None:
-            recorder.close()
+        kept = recorder.finish() if recorder is not None else False
+        error = outcome.error_line(host.name)
+        if error:
+            sys.stderr.write(error + "\n")
+        if kept:
             sys.stderr.write(f"session recorded to {recorder.path}\n")
-    return int(app.return_code or 0)
+    code = int(app.return_code or 0)
+    return code if code or error is None else 1

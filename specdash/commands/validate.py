@@ -26,7 +26,7 @@ _SEVERITY_LABEL = {"error": "ERROR", "override": "OVERRIDE", "warning": "WARNING
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sglang-version", metavar="V",
                         help="SGLang version whose rules apply (e.g. 0.5.9); default: detected on --host, else the "
-                             "newest known release")
+                             "newest known release (a newer version gets the newest rules and a notice saying so)")
     parser.add_argument("--host", metavar="TARGET",
                         help="read the model's config.json (and detect the SGLang version) on TARGET: 'local', "
                              "[user@]host[:port] or an ~/.ssh/config alias")
@@ -120,11 +120,24 @@ async def _gather(target: str | None, model_path: str | None, draft_path: str | 
         await host.close()
 
 
+def _missing_required(report) -> set[str]:
+    """SGLang field names of the required flags the command lacks (from the ``required-flag-missing`` diagnostic;
+    SGLang server_args: ``--model-path`` is ``required=True``, argparse exits 2 without it)."""
+    out = set()
+    for diag in report.diagnostics:
+        if diag.code == "required-flag-missing":
+            out.update(flag.lstrip("-").replace("-", "_") for flag in diag.flags)
+    return out
+
+
 def _render(report, notes: list[str]) -> str:
     lines = []
     prof = report.profile
     arch = (f"; target {report.architecture} ({report.architecture_source})" if report.architecture else "")
     lines.append(f"SGLang {report.sglang_version} (rules of profile {prof.name}: {prof.releases}){arch}")
+    notice = getattr(report, "version_notice", None)
+    if notice:
+        lines.append(f"notice: {notice}")
     for note in notes:
         lines.append(f"note: {note}")
     if not report.diagnostics:
@@ -137,9 +150,12 @@ def _render(report, notes: list[str]) -> str:
     lines.append("")
     lines.append("effective configuration (typed -> effective; 'auto' = SGLang decides at launch):")
     width = max((len(k) for k in report.effective), default=10)
+    missing = _missing_required(report)
     for key, value in report.effective.items():
         shown = "auto" if value is None else str(value)
-        if key in report.typed and report.typed[key] != value:
+        if key in missing and value is None:
+            shown = "missing (required: SGLang refuses to start without it)"
+        elif key in report.typed and report.typed[key] != value:
             shown = f"{report.typed[key]} -> {shown}"
         elif key in report.typed:
             shown = f"{shown} (typed)"

@@ -4,6 +4,7 @@
 * :mod:`specdash.session.redact` — secrets removed before anything is written;
 * :mod:`specdash.session.recorder` — ``Recorder(path, header).record(kind, **fields)``: append-only YAML stream,
   flushed every second, ``.gz`` compressed when the name says so; ``start_recording`` for ``--record``/``--no-record``;
+  ``finish()`` ends it and deletes an auto-named file in which nothing worth replaying happened;
 * :mod:`specdash.session.reader` — ``read_session(path) -> SessionLog`` (header, events, problems);
 * :mod:`specdash.session.replay` — ``ReplayPlayer``: the replay clock (pause, step, seek, speed);
 * :mod:`specdash.session.summary` — the ``specdash replay --summary`` timeline.

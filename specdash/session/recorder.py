@@ -51,6 +51,11 @@ from specdash.session.redact import redact_value
 MAX_LINE_CHARS = 16_384
 #: Event kinds thinned to at most one sample per ``min_sample_interval_s``.
 THINNED_KINDS = frozenset({"metric", "gpu"})
+#: Event kinds that make a session worth keeping on their own: something a replay shows from the host.
+REPLAYABLE_KINDS = frozenset({"log", "marker", "finding", "metric", "gpu", "kill", "bench", "sweep"})
+#: ``command`` actions that make a session worth keeping: something done on the host. A command only typed into
+#: the launch builder (``validated``) does not: ``specdash validate`` reproduces that without a session.
+REPLAYABLE_COMMAND_ACTIONS = frozenset({"launched", "stopped", "restarted", "dry_run"})
 
 
 # Characters that are not printable in YAML (or are line breaks there) but that JSON leaves raw: escaped as \\uXXXX,
@@ -130,6 +135,10 @@ class Recorder:
     The header document is written immediately. ``clock`` (default ``time.monotonic``) gives ``t``.
 
     Use as a context manager or call :meth:`close`. Raises OSError only from the constructor.
+
+    ``discard_if_empty``: :meth:`finish` deletes the file when nothing worth replaying was recorded (see
+    :attr:`worth_keeping`) — e.g. a connect that failed leaves no junk session behind. ``start_recording`` sets it
+    for the auto-named files of the sessions folder; a file the user named (``--record PATH``) is always kept.
     """
 
     def __init__(
@@ -143,8 +152,15 @@ class Recorder:
         overwrite: bool = False,
         clock: Callable[[], float] = time.monotonic,
         timer: bool = True,
+        discard_if_empty: bool = False,
     ) -> None:
         self.path = Path(path)
+        self.discard_if_empty = discard_if_empty
+        #: True once a ``connection`` event with state ``connected`` was recorded.
+        self.reached_connected = False
+        #: True once :meth:`finish` deleted the file (nothing worth replaying).
+        self.discarded = False
+        self._replayable = False
         self.flush_interval_s = flush_interval_s
         self.min_sample_interval_s = min_sample_interval_s
         self.log_batch_s = log_batch_s
@@ -214,6 +230,7 @@ class Recorder:
             if not (kind == "log" and self._merge_log(doc)):
                 self._pending.append(doc)
             self.events_recorded += 1
+            self._note_replayable(kind, fields)
             self._last_t = max(self._last_t, t_s)
             if self._clock() - self._last_flush >= self.flush_interval_s:
                 self.flush()
@@ -225,6 +242,22 @@ class Recorder:
         kind = doc.pop("kind")
         t = doc.pop("t")
         return self.record(kind, t=t, **doc)
+
+    def _note_replayable(self, kind: str, fields: dict[str, Any]) -> None:
+        if kind == "connection":
+            if str(fields.get("state", "")) == "connected":
+                self.reached_connected = True
+        elif kind in REPLAYABLE_KINDS or (kind == "command"
+                                          and str(fields.get("action", "")) in REPLAYABLE_COMMAND_ACTIONS):
+            self._replayable = True
+
+    @property
+    def worth_keeping(self) -> bool:
+        """True when the session holds something worth replaying: the connection reached ``connected`` (even if it
+        dropped later), or at least one event of :data:`REPLAYABLE_KINDS` or a ``command`` of
+        :data:`REPLAYABLE_COMMAND_ACTIONS` was recorded. False for a header, connection attempts that failed,
+        key-binding actions and commands only typed into the builder."""
+        return self.reached_connected or self._replayable
 
     def _merge_log(self, doc: dict[str, Any]) -> bool:
         if not self._pending:
@@ -284,6 +317,25 @@ class Recorder:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=2)
 
+    def finish(self) -> bool:
+        """End the recording: :meth:`close`, then, when :attr:`discard_if_empty` and not :attr:`worth_keeping`,
+        delete the file (:attr:`discarded` becomes True). Returns True when the file is kept. Idempotent; never
+        raises (a file that cannot be deleted is kept)."""
+        self.close()
+        with self._lock:
+            if self.discarded:
+                return False
+            if self.discard_if_empty and not self.worth_keeping:
+                try:
+                    self.path.unlink()
+                except FileNotFoundError:
+                    pass
+                except OSError:
+                    return True
+                self.discarded = True
+                return False
+            return True
+
     @property
     def closed(self) -> bool:
         """True after :meth:`close`."""
@@ -309,12 +361,16 @@ def start_recording(
 
     ``path`` (``--record PATH``) wins; else, when ``enabled`` (not ``--no-record`` and config ``record: true``),
     a new file :func:`specdash.paths.default_session_path` under the sessions dir; else None (not recording).
+    The auto-named file is discarded by :meth:`Recorder.finish` when nothing worth replaying was recorded (e.g.
+    the connection never came up); a ``path`` the user named is always kept.
     Raises OSError (e.g. FileExistsError, PermissionError) when the file cannot be created.
     """
     from specdash import paths
 
-    if path is None:
+    auto_named = path is None
+    if auto_named:
         if not enabled:
             return None
         path = paths.default_session_path(host)
-    return Recorder(path, {"host": host, "sglang_version": sglang_version, "note": note, "demo": demo})
+    return Recorder(path, {"host": host, "sglang_version": sglang_version, "note": note, "demo": demo},
+                    discard_if_empty=auto_named)

@@ -19,7 +19,7 @@ from specdash.sglang.diagnostics import SEVERITY_RANK, Diagnostic, Edit, Fix
 from specdash.sglang.flags import load_table
 from specdash.sglang.rules import Context, advice, argparse_level, speculative
 from specdash.sglang.rules.advice import check_pairing
-from specdash.sglang.versions import Profile, profile_for
+from specdash.sglang.versions import CURRENT_RELEASE, Profile, profile_for, version_notice
 
 #: Fields always shown in the effective configuration (when the release has them).
 EFFECTIVE_FIELDS: tuple[str, ...] = (
@@ -54,7 +54,9 @@ class ValidationReport:
     SGLang will use (None = chosen by SGLang at launch from the GPU/model); ``typed``: ``{field: value}`` as the
     user typed them (converted like argparse does); ``architecture`` / ``architecture_source``: the target's HF
     architecture and where it came from (``config.json`` or ``guessed from the model name``); ``command``: the
-    parsed :class:`~specdash.sglang.command.LaunchCommand`.
+    parsed :class:`~specdash.sglang.command.LaunchCommand`; ``version_notice``: one line when ``sglang_version`` is
+    newer than every release the rules were checked against (:data:`~specdash.sglang.versions.CURRENT_RELEASE`),
+    naming that release; None otherwise (see :func:`~specdash.sglang.versions.version_notice`).
     """
 
     sglang_version: str
@@ -65,6 +67,7 @@ class ValidationReport:
     architecture: str | None = None
     architecture_source: str | None = None
     command: LaunchCommand | None = None
+    version_notice: str | None = None
 
     @property
     def has_errors(self) -> bool:
@@ -85,7 +88,9 @@ class ValidationReport:
 
     def to_json(self) -> dict[str, Any]:
         """The ``specdash validate --json`` object: ``{"sglang_version", "profile", "diagnostics": [{"severity",
-        "code", "flags", "message", "fix"}...], "effective": {...}, "typed": {...}, "architecture"}``."""
+        "code", "flags", "message", "fix"}...], "effective": {...}, "typed": {...}, "architecture",
+        "architecture_source", "newest_known_release", "version_notice"}`` (``version_notice`` null unless the version
+        is newer than ``newest_known_release``, the newest release the rules were checked against)."""
         return {
             "sglang_version": self.sglang_version,
             "profile": f"{self.profile.name} ({self.profile.releases})",
@@ -94,6 +99,8 @@ class ValidationReport:
             "typed": dict(self.typed),
             "architecture": self.architecture,
             "architecture_source": self.architecture_source,
+            "newest_known_release": CURRENT_RELEASE,
+            "version_notice": self.version_notice,
         }
 
 
@@ -175,6 +182,7 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
         architecture=arch,
         architecture_source=arch_source,
         command=command,
+        version_notice=version_notice(profile.version),
     )
 
 

@@ -38,7 +38,8 @@ FLAG_TABLE_RELEASES: tuple[str, ...] = (
     "0.5.12", "0.5.23",
 )
 
-#: The newest release specdash knows; used when no version is given.
+#: The newest release specdash knows: the flag tables and rules were last checked against its ``server_args.py``;
+#: used when no version is given. A newer version gets the newest profile plus :func:`version_notice`.
 CURRENT_RELEASE = "0.5.23"
 
 
@@ -116,6 +117,30 @@ def profile_for(version: str | None) -> Profile:
     if key >= parse_version("0.5.13") and flag_release == "0.5.12":
         flag_release = "0.5.12" if key < parse_version("0.5.16") else "0.5.23"
     return Profile(name=chosen[0], releases=chosen[2], version=text, flag_release=flag_release)
+
+
+def newer_than_known(version: str | None) -> bool:
+    """True when ``version`` is a release newer than :data:`CURRENT_RELEASE`, the newest release whose
+    ``server_args.py`` the rules and flag tables were checked against (None -> False: the newest known rules).
+
+    Compares MAJOR.MINOR.PATCH only: ``0.5.23.post1`` is a rebuild of 0.5.23, not a newer release; ``0.5.24rc0`` is
+    newer. Raises ValueError for text that is not a version (see :func:`parse_version`)."""
+    if version is None:
+        return False
+    return parse_version(version)[:3] > parse_version(CURRENT_RELEASE)[:3]
+
+
+def version_notice(version: str | None) -> str | None:
+    """One line for a ``version`` newer than every release the rules were checked against, naming that release and
+    the profile applied as the best guess, e.g. ``"SGLang 9.9 is newer than 0.5.23, the newest release specdash's
+    rules were checked against: the 0.5.16 rules are applied as a best guess (flags or rules added since are not
+    known)"``; None for a known or older version (and for None). Raises ValueError for text that is not a version."""
+    if not newer_than_known(version):
+        return None
+    profile = profile_for(version)
+    return (f"SGLang {profile.version} is newer than {CURRENT_RELEASE}, the newest release specdash's rules were "
+            f"checked against: the {profile.name} rules are applied as a best guess (flags or rules added since "
+            "are not known)")
 
 
 def has_speculative_decoding(version: str | None) -> bool:

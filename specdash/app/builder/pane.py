@@ -33,6 +33,7 @@ from specdash.sglang.dry_run import (
     argv_of,
 )
 from specdash.sglang.validate import ValidationReport, validate_command
+from specdash.sglang.versions import CURRENT_RELEASE
 
 #: (form field id, ServerArgs field, label). The algorithm is a Select; the rest are Inputs.
 FORM_FIELDS: tuple[tuple[str, str, str], ...] = (
@@ -152,6 +153,9 @@ class BuilderPane(Widget):
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        notice = Static("", id="builder-version-notice")
+        notice.display = False
+        yield notice
         with Horizontal(id="builder-top"):
             area = TextArea(self._command, id="builder-command", soft_wrap=True, show_line_numbers=False,
                             read_only=self.readonly)
@@ -454,7 +458,14 @@ class BuilderPane(Widget):
         source = {"guessed from the model name": "guessed"}.get(report.architecture_source or "",
                                                                report.architecture_source)
         arch = f" · {report.architecture} ({source})" if report.architecture else ""
-        self.border_title = f"Launch builder — SGLang {report.sglang_version} ({report.profile.releases}){arch}"
+        newer = ""
+        if report.version_notice:
+            newer = f" — newer than {CURRENT_RELEASE}: best-guess rules"
+        self.border_title = (f"Launch builder — SGLang {report.sglang_version} ({report.profile.releases}){newer}"
+                             f"{arch}")
+        notice = self.query_one("#builder-version-notice", Static)
+        notice.update(report.version_notice or "")
+        notice.display = bool(report.version_notice)
         self._status(f"{errors} error(s) · {overrides} override(s) · ctrl+f apply fix · ctrl+o copy · "
                      "ctrl+r SGLang dry run")
 
