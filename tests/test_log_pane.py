@@ -203,7 +203,10 @@ async def test_enter_on_a_finding_jumps_to_its_line(app):
             ("Overlap", "Mixed", "speculative_num_draft_tokens", "Max running", "[2026"))
 
 
-async def test_capture_bar_follows_the_progress_line_still_being_written(app):
+async def test_capture_bar_follows_the_progress_line_still_being_written(app, monkeypatch):
+    from specdash.app.log.startup_bar import StartupBar
+
+    monkeypatch.setattr(StartupBar, "clock", staticmethod(lambda: 1000.0))  # a frozen ETA countdown
     async with app.run_test(size=SIZE) as pilot:
         pane = app.query_one(LogPane)
         pane.feed(["[2025-08-12 16:02:26 TP0] Capture cuda graph begin. This can take up to several minutes."])

@@ -26,7 +26,7 @@ LIFECYCLE_BINDINGS = [
 
 class LifecycleActions:
     """Mixin: expects ``self.host``, ``self.readonly``, ``self.follow(path)``, ``self.status_bar``,
-    ``self.builder_pane`` and ``self.gpu_pane`` on the app."""
+    ``self.builder_pane``, ``self.bench_pane`` and ``self.gpu_pane`` on the app."""
 
     run_handle = None  # specdash.server.RunHandle of the server specdash launched, if any
 
@@ -86,11 +86,6 @@ class LifecycleActions:
         self.follow(handle.log_path)
         self._poll_server()
         self._connect_bench(handle)
-
-    @property
-    def bench_pane(self):
-        """The BenchPane, or None when absent from this build."""
-        return self._pane(self._bench_cls)
 
     @work(group="bench-url", exclusive=True)
     async def _connect_bench(self, handle) -> None:

@@ -7,6 +7,7 @@ lines to the log pane; each pane renders what the core computes.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import importlib.util
 from pathlib import Path
@@ -16,6 +17,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
+from textual.widget import MountError
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from specdash import __version__
@@ -35,6 +37,31 @@ def _optional(module: str, name: str):
     except ModuleNotFoundError:  # parent package absent
         return None
     return getattr(importlib.import_module(module), name, None)
+
+
+def _package_exists(package: str) -> bool:
+    """Whether ``package`` is in this build, found without importing it (its parent must be importable)."""
+    try:
+        return importlib.util.find_spec(package) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+#: Tabs hidden on the first frame: (tab id, tab label, package, pane module, pane class). Importing and composing
+#: them costs about as much as the rest of start-up together (httpx, textual-plotext, the validator, the pairing
+#: checks, ~100 widgets), so their tabs are created empty and the panes are imported and mounted right after the
+#: first frame and the first log lines — or earlier, the moment anything asks for them (see
+#: :meth:`SpecdashApp.deferred_pane`).
+DEFERRED_TABS: tuple[tuple[str, str, str, str, str], ...] = (
+    ("builder", "Launch builder", "specdash.app.builder", "specdash.app.builder.pane", "BuilderPane"),
+    ("bench", "Benchmarks", "specdash.app.bench", "specdash.app.bench.pane", "BenchPane"),
+)
+#: Unless something asks for them sooner, the hidden tabs are built once the followed log's first lines are on
+#: screen, or this many seconds after mount, whichever comes first: the log comes before panes nobody sees yet.
+DEFERRED_BUILD_AFTER_S = 1.0
+#: "On screen": this long after the first batch is fed to the log pane, which paints lines on a timer (1/30 s) and
+#: its findings/metrics panels every 0.25 s (specdash.app.log.view.SYNC_INTERVAL_S, .pane.PANEL_REFRESH_S).
+LOG_PAINTED_AFTER_S = 0.3
 
 
 class SpecdashApp(RecordingMixin, LifecycleActions, App):
@@ -83,9 +110,14 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
         self.sub_title = host.name
         self._log_pane_cls = _optional("specdash.app.log.pane", "LogPane") or _optional("specdash.app.log", "LogPane")
         self._gpu_pane_cls = _optional("specdash.app.gpus.pane", "GpuPane") or _optional("specdash.app.gpus", "GpuPane")
-        self._builder_cls = (_optional("specdash.app.builder.pane", "BuilderPane")
-                             or _optional("specdash.app.builder", "BuilderPane"))
-        self._bench_cls = _optional("specdash.app.bench.pane", "BenchPane") or _optional("specdash.app.bench", "BenchPane")
+        #: the deferred tabs in this build (tab id -> its DEFERRED_TABS row); their classes load on first use
+        self._deferred_tabs = {row[0]: row for row in DEFERRED_TABS if _package_exists(row[2])}
+        self._deferred_panes: dict[str, object] = {}  # tab id -> the pane, once created
+        self._deferred_mounts: dict[str, object] = {}  # tab id -> AwaitMount of the pane
+        self._session_connected = False  # start_session connected: the deferred panes may be wired to the host
+        self._deferred_scheduled = asyncio.Event()  # set once every deferred pane has been created
+        self._deferred_build_started = False
+        self._wired: set[str] = set()
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -101,12 +133,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                                                  history=StartupHistory(read_only=self.readonly_history))
                     else:
                         yield Static("log pane unavailable in this build", classes="absent")
-                if self._builder_cls is not None:
-                    with TabPane("Launch builder", id="builder"):
-                        yield self._builder_cls(readonly=self.readonly)
-                if self._bench_cls is not None:
-                    with TabPane("Benchmarks", id="bench"):
-                        yield self._bench_cls(readonly=self.readonly)
+                for tab_id, label, *_ in self._deferred_tabs.values():
+                    yield TabPane(label, id=tab_id)  # its pane is mounted later: see DEFERRED_TABS
             if self._gpu_pane_cls is not None:
                 yield self._gpu_pane_cls(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly,
                                          sample=self.gpu_sampling)
@@ -123,6 +151,115 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
         found = self.query(cls)
         return found.first() if found else None
 
+    # -- the tabs built after the first frame ---------------------------------------------------------
+    def _deferred_class(self, tab_id: str):
+        row = self._deferred_tabs.get(tab_id)
+        return _optional(row[3], row[4]) if row else None
+
+    @property
+    def _builder_cls(self):
+        """BuilderPane (imported on first use), or None when absent from this build."""
+        return self._deferred_class("builder")
+
+    @property
+    def _bench_cls(self):
+        """BenchPane (imported on first use), or None when absent from this build."""
+        return self._deferred_class("bench")
+
+    def deferred_pane(self, tab_id: str):
+        """The pane of the deferred tab ``tab_id`` ("builder" or "bench"); if it is not built yet, every deferred
+        pane is imported and mounted into its tab now (so each is in the DOM from then on). None when the tab is
+        absent from this build, the layout is not composed yet or the app is shutting down. The pane exists at
+        once and its public methods accept calls before it is mounted (BuilderPane and BenchPane keep the state
+        and show it on mount); await :meth:`deferred_pane_mounted` before querying its children."""
+        pane = self._deferred_panes.get(tab_id)
+        if pane is not None or tab_id not in self._deferred_tabs or not self.is_running:
+            return pane  # (nothing is built while the app shuts down)
+        for each in self._deferred_tabs:  # in DEFERRED_TABS order: the builder before the bench pane
+            self._build_deferred_pane(each)
+        return self._deferred_panes.get(tab_id)
+
+    def _build_deferred_pane(self, tab_id: str):
+        """Import the pane of ``tab_id``, mount it into its tab and wire it; the pane, or None (see above)."""
+        pane = self._deferred_panes.get(tab_id)
+        if pane is not None or not self.is_running:
+            return pane
+        try:
+            tab = self.query_one(TabbedContent).get_pane(tab_id)
+        except NoMatches:  # not composed yet, or shutting down
+            return None
+        cls = self._deferred_class(tab_id)
+        if cls is None:
+            return None
+        pane = cls(readonly=self.readonly)
+        try:
+            self._deferred_mounts[tab_id] = tab.mount(pane)
+        except MountError:  # the app is shutting down
+            return None
+        self._deferred_panes[tab_id] = pane
+        self._wire_deferred_panes()
+        return pane
+
+    async def deferred_pane_mounted(self, tab_id: str):
+        """The pane of ``tab_id`` (built now if need be, alone), once it and its children are mounted; or None."""
+        pane = self._build_deferred_pane(tab_id)
+        mounting = self._deferred_mounts.get(tab_id)
+        if pane is not None and mounting is not None and not pane.is_mounted:
+            await mounting
+        return pane
+
+    async def deferred_panes_ready(self) -> None:
+        """Wait until every deferred pane is built and mounted (by the build after the first frame, or earlier on
+        demand). For code that must call methods of the builder or bench pane that query their children."""
+        self._start_deferred_build()
+        await self._deferred_scheduled.wait()
+        for tab_id in self._deferred_tabs:
+            await self.deferred_pane_mounted(tab_id)
+
+    def _start_deferred_build(self) -> None:
+        """Build the deferred panes after the next refresh, one per refresh (once; later calls do nothing)."""
+        if not self._deferred_build_started:
+            self._deferred_build_started = True
+            self.call_after_refresh(self._build_deferred_panes)
+
+    def _build_deferred_panes(self) -> None:
+        """After the first frame: build the hidden tabs' panes one per refresh, so the screen stays live."""
+        for tab_id in self._deferred_tabs:
+            if tab_id not in self._deferred_panes:
+                if self._build_deferred_pane(tab_id) is not None:
+                    self.call_after_refresh(self._build_deferred_panes)
+                    return
+        self._deferred_scheduled.set()
+
+    def _wire_deferred_panes(self) -> None:
+        """Hand the builder and the bench pane what they need from the session, once connected and built (each
+        pane once): the builder gets the host (it detects the SGLang version there), the interpreter and the
+        configured version; the bench pane the log's accept lengths, the sweep's restart hook and the command."""
+        if not self._session_connected:
+            return
+        builder = self._deferred_panes.get("builder")
+        if builder is not None and "builder" not in self._wired:
+            self._wired.add("builder")
+            builder.python = self.host_python
+            if self.configured_sglang_version:
+                builder.set_sglang_version(self.configured_sglang_version)
+            builder.host = self.host
+        bench = self._deferred_panes.get("bench")
+        if bench is not None and "bench" not in self._wired:
+            self._wired.add("bench")
+            if self.log_pane is not None:
+                bench.log_accept_samples = lambda: self.log_pane.analyzer.metrics.values("accept_len")
+            bench.restart_server = self.restart_for_sweep
+            if builder is not None:
+                bench.base_command = builder.command or None
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """A hidden tab shown (key or mouse) before its pane was built: build it now."""
+        tab_id = getattr(event.pane, "id", None)
+        if tab_id in self._deferred_tabs:
+            self._build_deferred_pane(tab_id)
+
     @property
     def log_pane(self):
         """The LogPane, or None when absent from this build."""
@@ -135,11 +272,17 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
 
     @property
     def builder_pane(self):
-        """The BuilderPane, or None."""
-        return self._pane(self._builder_cls)
+        """The BuilderPane (built now if the first frame has not been drawn yet), or None when absent."""
+        return self.deferred_pane("builder")
+
+    @property
+    def bench_pane(self):
+        """The BenchPane (built now if the first frame has not been drawn yet), or None when absent."""
+        return self.deferred_pane("bench")
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._focus_inside, self.query_one(TabbedContent).get_pane("log"))
+        self.set_timer(DEFERRED_BUILD_AFTER_S, self._start_deferred_build)
         self.status_bar.connection = self.host.status
         if self.readonly:
             self.status_bar.mode = "read-only"
@@ -157,20 +300,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
         """Connect (asking about unknown host keys), then follow the log until the app exits."""
         if not await self._connect():
             return
-        builder = self.builder_pane
-        if builder is not None:
-            builder.python = self.host_python
-            if self.configured_sglang_version:
-                builder.set_sglang_version(self.configured_sglang_version)
-            builder.host = self.host
-        bench = self.bench_pane
-        if bench is not None:
-            pane = self.log_pane
-            if pane is not None:
-                bench.log_accept_samples = lambda: self.log_pane.analyzer.metrics.values("accept_len")
-            bench.restart_server = self.restart_for_sweep
-            if builder is not None:
-                bench.base_command = builder.command or None
+        self._session_connected = True
+        self._wire_deferred_panes()  # the panes built so far; the others are wired as they are built
         path = self.log_path or await self._reattach_run() or await self._discover_log()
         if path:
             self.follow(path, reset=False)
@@ -271,6 +402,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                     texts = [line.decode("utf-8", "replace").rstrip("\r") for line in event.lines]
                     self.record_log_batch(event.lines, texts, event.end_offset, path)
                     pane.feed(texts)
+                    if not self._deferred_build_started:  # the first lines get painted, then the hidden tabs
+                        self.set_timer(LOG_PAINTED_AFTER_S, self._start_deferred_build)
                 elif isinstance(event, TailMarker):
                     self.record_marker(event.text)
                     self._log_marker(event.text)
@@ -283,7 +416,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
         finding = message.finding
         if getattr(finding, "kind", "") != "low_acceptance":
             return
-        builder = self.builder_pane
+        builder = self._deferred_panes.get("builder")  # not built yet: it has no command, so no pairing report
         pairing = getattr(builder, "pairing_report", None) if builder is not None else None
         if pairing is not None and pairing.diagnostics:
             self.notify(f"Low acceptance — pairing check: {pairing.headline()} (F3, pairing section)",
@@ -305,17 +438,26 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
         self.status_bar.server_detail = message.detail
 
     # -- actions ------------------------------------------------------------------------------------
-    def action_show_tab(self, tab: str) -> None:
+    async def action_show_tab(self, tab: str) -> None:
         tabs = self.query_one(TabbedContent)
         try:
             tabs.active = tab
         except Exception:  # tab absent in this build
             self.notify(f"The {tab} pane is not in this build.", severity="warning")
             return
+        if tab in self._deferred_tabs:
+            await self.deferred_pane_mounted(tab)  # first switch before it was built: build it, then focus
         self._focus_inside(tabs.get_pane(tab))
 
     def _focus_inside(self, container) -> None:
-        """Focus the first focusable widget in ``container`` so its pane's keys work at once."""
+        """Focus the first focusable widget in ``container`` so its pane's keys work at once (not when the user has
+        switched to another tab meanwhile, e.g. F3 pressed before the first frame)."""
+        if isinstance(container, TabPane):
+            try:
+                if self.query_one(TabbedContent).active != container.id:
+                    return
+            except NoMatches:
+                return
         for widget in container.query("*"):
             if widget.focusable:
                 widget.focus()
@@ -333,6 +475,39 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                 sections.append((title, list(getattr(cls, "BINDINGS", []))))
         sections.append(("Command palette", [("ctrl+p", "noop", "Search every command")]))
         self.push_screen(HelpScreen(sections))
+
+    async def _deferred_mounts_settled(self, timeout_s: float) -> None:
+        """Return once no deferred pane is still being mounted (or after ``timeout_s``): closing the app under a
+        pane that is composing refuses its children, and the pane's on_mount then fails with a traceback."""
+        pending = [mounting for tab_id, mounting in self._deferred_mounts.items()
+                   if not self._deferred_panes[tab_id].is_mounted]
+        if not pending:
+            return
+
+        async def _mounted(mounting) -> None:
+            await mounting
+
+        try:
+            await asyncio.wait_for(asyncio.gather(*(_mounted(m) for m in pending)), timeout=timeout_s)
+        except asyncio.TimeoutError:  # close anyway
+            pass
+
+    async def action_quit(self) -> None:
+        """``q``: quit — once a pane being mounted right after the first frame has finished (a fraction of a
+        second; the app keeps running meanwhile)."""
+        if any(not pane.is_mounted for pane in self._deferred_panes.values()):
+            self.run_worker(self._quit_when_mounted(), group="quit", exclusive=True)
+            return
+        self.exit()
+
+    async def _quit_when_mounted(self) -> None:
+        await self._deferred_mounts_settled(timeout_s=5)
+        self.exit()
+
+    async def _shutdown(self) -> None:
+        """Textual's shutdown (also how a Pilot test ends), after :meth:`_deferred_mounts_settled`."""
+        await self._deferred_mounts_settled(timeout_s=3)
+        await super()._shutdown()
 
     async def on_unmount(self) -> None:
         try:

@@ -147,12 +147,6 @@ class ReplayApp(SpecdashApp):
     def on_mount(self) -> None:
         self.set_interval(STATUS_REFRESH_S, self._refresh_bar)
         header = self.session_log.header
-        builder = self.builder_pane
-        if builder is not None and header is not None and header.sglang_version:
-            try:  # judge the recorded commands by the recorded server's rules
-                builder.set_sglang_version(str(header.sglang_version).split()[0])
-            except ValueError:
-                pass
         if header is not None and header.demo:
             self.notify(header.note or "a demonstration recorded against the test double, not a real GPU run",
                         title="Demonstration session", timeout=8)
@@ -164,11 +158,26 @@ class ReplayApp(SpecdashApp):
     def _on_host_state(self, status: Any) -> None:
         self.status_bar.connection = status
 
+    def _wire_deferred_panes(self) -> None:
+        """Once the builder is built (after the first frame, or at the first recorded command): judge the recorded
+        commands by the recorded server's rules. Nothing is wired to a host in a replay."""
+        builder = self._deferred_panes.get("builder")
+        if builder is None or "builder" in self._wired:
+            return
+        self._wired.add("builder")
+        header = self.session_log.header
+        if header is not None and header.sglang_version:
+            try:
+                builder.set_sglang_version(str(header.sglang_version).split()[0])
+            except ValueError:
+                pass
+
     # -- the replay loop (instead of connect + follow) ----------------------------------------------------------
     @work(exclusive=True, group="session")
     async def start_session(self) -> None:
         """Mark the replay host connected, then hand every event the player yields to its pane until exit."""
         await self.host.connect()
+        await self.deferred_panes_ready()  # the bench pane's show_run/show_sweep need its tables mounted
         first = next(iter(self.player.session.events), None)
         if first is not None and first.t > 1.0 and self.player.status().index == 0:
             self.player.seek(first.t - 0.5)  # skip the silence before the first event
@@ -193,7 +202,7 @@ class ReplayApp(SpecdashApp):
         builder = self.builder_pane
         if builder is not None:
             builder.set_command("")
-        bench = self._pane(self._bench_cls)
+        bench = self.bench_pane
         if bench is not None:
             _clear_bench(bench)
         self.status_bar.server_state = "unknown"
@@ -240,7 +249,7 @@ class ReplayApp(SpecdashApp):
                 self.status_bar.server_detail = event.exit_reason or ""
             self.last_event = f"{at} command {event.action}: {event.command[:80]}"
         elif isinstance(event, BenchEvent):
-            bench = self._pane(self._bench_cls)
+            bench = self.bench_pane
             run = event.extra.get("run")
             if bench is not None and isinstance(run, dict):
                 from specdash.bench.results import RunResult
@@ -249,7 +258,7 @@ class ReplayApp(SpecdashApp):
             self.last_event = f"{at} benchmark {event.label or event.workload}: " \
                               f"{event.result.get('output_tokens_per_s', '?')} output tokens/s"
         elif isinstance(event, SweepEvent):
-            bench = self._pane(self._bench_cls)
+            bench = self.bench_pane
             data = event.extra.get("sweep")
             if bench is not None and isinstance(data, dict):
                 from specdash.bench.sweep import SweepResult

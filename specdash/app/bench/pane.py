@@ -95,6 +95,7 @@ class BenchPane(Widget, can_focus=True):
         self.status = ""
         self._runner: BenchRunner | None = None
         self._sweep: SweepRunner | None = None
+        self._tables_ready = False  # on_mount has run: show_run/show_sweep render at once, else on_mount does
         self.border_title = "Benchmarks"
 
     # -- layout ---------------------------------------------------------------------------------------------------
@@ -123,7 +124,12 @@ class BenchPane(Widget, can_focus=True):
         self.query_one("#bench-runs", DataTable).add_columns(*RUN_COLUMNS)
         self.query_one("#bench-sweep", DataTable).add_columns(*SWEEP_COLUMNS)
         self._draw_chart(None)
+        for result in self.results:  # shown before the pane was mounted (the app mounts it after the first frame)
+            self._add_run_row(result)
+        if self.sweep_result is not None:
+            self._render_sweep(self.sweep_result)
         self._set_status(self._idle_status())
+        self._tables_ready = True
 
     # -- helpers --------------------------------------------------------------------------------------------------
 
@@ -303,8 +309,12 @@ class BenchPane(Widget, can_focus=True):
 
     def show_run(self, result: RunResult) -> None:
         """Add ``result`` to the results table (also for results read from a session or a file); a draft that
-        barely helps is called out under the tables."""
+        barely helps is called out under the tables. Before the pane is mounted it is kept and shown on mount."""
         self.results.append(result)
+        if self._tables_ready:
+            self._add_run_row(result)
+
+    def _add_run_row(self, result: RunResult) -> None:
         table = self.query_one("#bench-runs", DataTable)
         table.add_row(*run_row(result))
         table.move_cursor(row=table.row_count - 1)
@@ -322,8 +332,13 @@ class BenchPane(Widget, can_focus=True):
             selector.value = workload.name
 
     def show_sweep(self, result: SweepResult) -> None:
-        """Show a sweep: table (speedups computed against its baseline), chart, recommendation and warnings."""
+        """Show a sweep: table (speedups computed against its baseline), chart, recommendation and warnings. Before
+        the pane is mounted it is kept and shown on mount."""
         self.sweep_result = result
+        if self._tables_ready:
+            self._render_sweep(result)
+
+    def _render_sweep(self, result: SweepResult) -> None:
         table = self.query_one("#bench-sweep", DataTable)
         table.clear()
         rows = result.rows()

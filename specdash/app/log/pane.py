@@ -18,6 +18,7 @@ import time
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
@@ -159,11 +160,17 @@ class LogPane(Widget):
     # ---- periodic redraw -----------------------------------------------------------------------------------
     def _panels_with_frame(self) -> None:
         if time.monotonic() - self._panels_at >= PANEL_REFRESH_S:
-            self._refresh_panels()
+            self._refresh_panels_safely()
 
     def _panels_on_timer(self) -> None:
         if time.monotonic() - self._panels_at >= PANEL_REFRESH_S + SYNC_INTERVAL_FAST_S:
+            self._refresh_panels_safely()
+
+    def _refresh_panels_safely(self) -> None:
+        try:
             self._refresh_panels()
+        except NoMatches:  # the pane is being torn down (the view's frame timer can outlive its siblings)
+            pass
 
     def _refresh_panels(self) -> None:
         self._panels_at = time.monotonic()
