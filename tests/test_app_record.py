@@ -78,6 +78,8 @@ async def recorded(tmp_path, holder, sshd):
             sweep = SweepResult.from_dict(SWEEP)
             bench.show_sweep(sweep)
             bench.post_message(BenchPane.SweepFinished(sweep, None))
+            with log.open("a") as f:  # a bar still being written (tqdm rewrites it with \r, newline at 100 %)
+                f.write("Loading weights:  50%|#####     | 1/2\rLoading weights:  99%|######### | 2/2")
             await pilot.press("f3")
             await pilot.pause(1.2)  # a metric poll, a second GPU sample
             live["findings"] = sorted(f.kind for f in pane.analyzer.findings)
@@ -108,6 +110,9 @@ def check_recording(path, live, log) -> None:
     for offset, text in lines:  # every offset points at the start of its line in the file
         assert data[offset:offset + len(text.encode())].decode() == text
     assert {ev.source for ev in session.of_kind("log")} == {str(log)}
+    # the unfinished last line is recorded as its last state, not as a line
+    assert [(ev.text, ev.source) for ev in session.of_kind("partial")] == \
+        [("Loading weights:  99%|######### | 2/2", str(log))]
 
     findings = session.of_kind("finding")
     assert sorted(ev.code for ev in findings) == live["findings"]

@@ -127,6 +127,33 @@ async def test_keys_pause_step_and_jump_to_findings(tmp_path):
         assert "released" in str(app.gpu_pane.query_one("#gpu-status").render())
 
 
+async def test_recorded_capture_progress_moves_the_start_up_bar(tmp_path, monkeypatch):
+    from specdash.app.log.startup_bar import StartupBar
+
+    monkeypatch.setattr(StartupBar, "clock", staticmethod(lambda: 1000.0))  # a frozen ETA countdown
+    path = tmp_path / "capture.yaml"
+    now = [0.0]
+    rec = Recorder(path, {"host": "gpu1"}, clock=lambda: now[0], timer=False)
+    rec.record("log", lines=[[0, "[2025-08-12 16:02:26 TP0] Capture cuda graph begin. This can take up to several "
+                                  "minutes. avail mem=14.77 GB"]], source="/srv/server.log")
+    for i, t in ((3, 1.0), (7, 2.0)):
+        now[0] = t
+        rec.record("partial", text=f"Capturing batches (bs=40 avail_mem=14.50 GB):  {i}0%|###       | {i}/10 "
+                                   f"[00:{2 * i:02d}<00:{2 * (10 - i):02d},  0.50it/s]", source="/srv/server.log")
+    rec.close()
+    session = read_session(path)
+    assert [e.kind for e in session.events][:3] == ["log", "partial", "partial"]
+    app = ReplayApp(session, start_paused=True)
+    async with app.run_test(size=SIZE) as pilot:
+        eta = app.query_one("#startup-eta")
+        for _ in range(2):  # the log line, then the first progress state
+            await pilot.press("right_square_bracket")
+        await wait_until(pilot, lambda: "capture: 30%" in str(eta.render()), what="30 % from the recording")
+        assert "ETA 14 s" in str(eta.render()) and app.log_pane.view.line_count == 1
+        await pilot.press("right_square_bracket")
+        await wait_until(pilot, lambda: "capture: 70%" in str(eta.render()), what="70 %")
+
+
 async def test_replay_is_read_only_kill_and_launch_are_refused(tmp_path):
     path = tmp_path / "s.yaml.gz"
     write_session(path)

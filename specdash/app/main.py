@@ -408,7 +408,9 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                     self.record_marker(event.text)
                     self._log_marker(event.text)
                 elif isinstance(event, TailPartial):  # a capture bar updating in place: progress and ETA
-                    pane.partial(event.text.decode("utf-8", "replace"))
+                    text = event.text.decode("utf-8", "replace")
+                    self.record_partial(text, path)
+                    pane.partial(text)
 
     def on_log_pane_finding_added(self, message) -> None:
         """Low acceptance in the log: point at the builder's draft/target pairing check and what it found

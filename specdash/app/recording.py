@@ -124,6 +124,11 @@ class RecordingMixin:
         self._rec_line_offsets.extend(offsets)
         self._record("log", lines=[[o, t] for o, t in zip(offsets, texts)], source=source)
 
+    def record_partial(self, text: str, source: str) -> None:
+        """Record the followed log's unfinished last line (a progress bar updating in place): only its last
+        ``\\r`` state, which is all the start-up bar reads."""
+        self._record("partial", text=text.rstrip("\r").rsplit("\r", 1)[-1], source=source)
+
     def record_marker(self, text: str, level: str = "info") -> None:
         """Record a marker line (follower notes such as truncation or reconnects)."""
         self._record("marker", text=text, level=level)

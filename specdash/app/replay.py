@@ -7,7 +7,7 @@ What goes where:
   Findings and metrics are re-derived by the pane's analyzer (deterministic); every recorded ``finding`` is
   checked against what the analyzer derived, and the replay bar says when they differ (another specdash
   version analysed the log differently);
-* ``marker`` -> :meth:`LogPane.marker`;
+* ``marker`` -> :meth:`LogPane.marker`; ``partial`` (a capture bar still being written) -> :meth:`LogPane.partial`;
 * ``gpu`` -> :meth:`GpuPane.show_recorded` with the recorded classification (the GPU pane never samples the
   replay host); ``kill`` -> the GPU pane's status line;
 * ``command`` -> the builder shows the command (:meth:`BuilderPane.set_command`);
@@ -46,6 +46,7 @@ from specdash.session.events import (
     KillEvent,
     LogEvent,
     MarkerEvent,
+    PartialEvent,
     ActionEvent,
     SweepEvent,
     gpu_snapshot_from_event,
@@ -224,6 +225,10 @@ class ReplayApp(SpecdashApp):
             pane.feed([text for _, text in event.lines])
         elif isinstance(event, MarkerEvent):
             self._log_marker(event.text)
+        elif isinstance(event, PartialEvent):
+            pane = self.log_pane
+            if pane is not None:
+                pane.partial(event.text)
         elif isinstance(event, FindingEvent):
             self._check_finding(event)
             self.last_event = f"{at} finding [{event.severity}] {event.message}"

@@ -20,6 +20,9 @@ command      action (``validated``/``launched``/``stopped``/``restarted``/``dry_
 log          lines (list of ``[byte_offset, text]``, in order; ``t`` is the arrival time of the batch),
              source (the followed file)
 marker       text, level (``info``/``warning``/``error``) — e.g. "log truncated", "server restarted"
+partial      text (the last state of a log line still being written, e.g. tqdm's ``Capturing batches`` bar
+             updating in place), source — drives the start-up progress and ETA; the complete line comes in a
+             later ``log`` event
 finding      code, severity, message, detail, line (1-based line number or None), offset (byte offset), key
              (de-duplication key)
 metric       values ({accept_len, accept_rate, gen_throughput, running_req, queue_req, token_usage, ...})
@@ -148,6 +151,16 @@ class MarkerEvent(Event):
 
 
 @dataclasses.dataclass
+class PartialEvent(Event):
+    """The followed log's unfinished last line at ``t`` (its last ``\\r`` state): capture progress between log
+    lines. Not a log line: the complete line is in a later :class:`LogEvent`."""
+
+    kind: ClassVar[str] = "partial"
+    text: str = ""
+    source: str | None = None
+
+
+@dataclasses.dataclass
 class FindingEvent(Event):
     """A finding of the log intelligence (issue 4): ``severity`` (error/override/warning/info/success),
     ``line`` 1-based line number in the followed log, ``offset`` its byte offset, ``key`` a de-duplication key."""
@@ -253,8 +266,8 @@ class UnknownEvent(Event):
 #: kind string -> event class, for every known kind.
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
-    for cls in (HeaderEvent, ConnectionEvent, CommandEvent, LogEvent, MarkerEvent, FindingEvent, MetricEvent,
-                GpuEvent, KillEvent, BenchEvent, SweepEvent, ActionEvent, EndEvent)
+    for cls in (HeaderEvent, ConnectionEvent, CommandEvent, LogEvent, MarkerEvent, PartialEvent, FindingEvent,
+                MetricEvent, GpuEvent, KillEvent, BenchEvent, SweepEvent, ActionEvent, EndEvent)
 }
 
 
