@@ -9,6 +9,7 @@ is checked inside the action and again in the kill worker.
 from __future__ import annotations
 
 import asyncio
+import time
 
 from rich.text import Text
 from textual import on, work
@@ -28,6 +29,10 @@ from specdash.gpu.model import GpuSnapshot
 from specdash.gpu.proctable import current_user
 from specdash.gpu.sampler import make_sampler
 from specdash.hosts.base import ConnState, Host, HostError
+
+#: Seconds a kill's result stays in the status line: the table refills after the kill (the killed rows go, the
+#: cursor lands on another row), and the row explanation would otherwise replace the result at once.
+KILL_RESULT_HOLD_S = 10.0
 
 _COLUMNS = (("", "tag"), ("PID", "pid"), ("GPU", "gpu"), ("MiB", "mib"), ("Class", "class"), ("User", "user"),
             ("PPID", "ppid"), ("Command", "command"))
@@ -83,6 +88,7 @@ class GpuPane(Widget, can_focus=False):
         self.user: str | None = None
         self._server_pgids: frozenset[int] = frozenset()
         self._killing = False
+        self._hold_status_until = 0.0  # monotonic time until which a kill result keeps the status line
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -242,7 +248,7 @@ class GpuPane(Widget, can_focus=False):
     @on(DataTable.RowHighlighted)
     def _on_row(self, event: DataTable.RowHighlighted) -> None:
         proc = self._focused_process()
-        if proc is not None and not self._killing:
+        if proc is not None and not self._killing and time.monotonic() >= self._hold_status_until:
             self._set_status(proc.reason)
 
     # -- actions ----------------------------------------------------------------------------------
@@ -314,6 +320,7 @@ class GpuPane(Widget, can_focus=False):
         self.last_report = report
         self.tagged -= {o.pid for o in report.outcomes}
         self._set_status(report.summary())
+        self._hold_status_until = time.monotonic() + KILL_RESULT_HOLD_S
         self.notify(report.summary(), title="GPU memory released" if report.released else "GPU memory NOT released",
                     severity="information" if report.released else "error", timeout=10)
         self.post_message(self.KillFinished(report))
