@@ -80,7 +80,8 @@ async def test_lines_are_classified_and_the_app_hears_state_and_findings(app):
         assert kinds[0] == "starting" and "ready" in kinds and kinds[-1] == "crashed"
         assert len(app.added) == len(pane.analyzer.findings)
         panel = app.query_one(FindingsPanel)
-        assert panel.option_count == len(pane.analyzer.findings)
+        # the panels redraw at most every 0.25 s (with the view's frame, or on their timer when lines stop)
+        await wait_until(pilot, lambda: panel.option_count == len(pane.analyzer.findings), what="findings panel")
         # the metrics strip shows the latest decode figures
         assert app.query_one("#log-metrics").display
         assert "decode samples" in str(app.query_one("#metric-check", Static).render())
@@ -279,6 +280,8 @@ def test_log_pane_snapshot(snap_compare, tmp_path, monkeypatch):
         pane = pilot.app.query_one(LogPane)
         pane.feed(lines)
         await pilot.pause(0.4)
+        panel = pilot.app.query_one(FindingsPanel)
+        await wait_until(pilot, lambda: panel.option_count == len(pane.analyzer.findings), what="findings panel")
         await pilot.press("W")  # the last warning: cursor on the adjustment override
         await pilot.pause()
 
