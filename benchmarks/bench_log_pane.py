@@ -21,6 +21,7 @@ from textual.app import App, ComposeResult  # noqa: E402
 from textual.binding import Binding  # noqa: E402
 
 from bench_log_generate import generate  # noqa: E402
+from specdash.app.gc_policy import apply_streaming_gc_policy  # noqa: E402
 from specdash.app.log import LogPane  # noqa: E402
 from specdash.logs.startup import StartupHistory  # noqa: E402
 
@@ -37,6 +38,9 @@ class BenchApp(App):
 
     def compose(self) -> ComposeResult:
         yield LogPane("bench", history=StartupHistory(self.history))
+
+    def on_mount(self) -> None:
+        apply_streaming_gc_policy()  # as SpecdashApp does
 
     def action_probe(self) -> None:
         self.handled.append(time.perf_counter())

@@ -81,8 +81,11 @@ async def test_connect_local_without_driver_shows_no_gpu_as_a_state(tmp_path, mo
     log.write_text("\n".join(DEMO_LOG[:5]) + "\n")
     state = FakeGpuState(tmp_path / "gpu.json", gpus=0, driver=False)
     app = SpecdashApp(LocalHost(env=state.env()), log_path=str(log), gpu_interval_s=0.5)
+    calls = []  # the console makes full garbage collections rare (not in this test process: recorded instead)
+    monkeypatch.setattr("specdash.app.main.apply_streaming_gc_policy", lambda: calls.append(1))
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_until(pilot, lambda: app.log_pane.view.line_count >= 5, what="log lines")
+        assert calls == [1]
         gpus = app.gpu_pane
         await wait_until(pilot, lambda: gpus.view is not None, what="GPU sample")
         assert gpus.view.snapshot.error

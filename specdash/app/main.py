@@ -21,6 +21,7 @@ from textual.widget import MountError
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from specdash import __version__
+from specdash.app.gc_policy import apply_streaming_gc_policy
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, ServerCommands
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
@@ -281,6 +282,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
         return self.deferred_pane("bench")
 
     def on_mount(self) -> None:
+        apply_streaming_gc_policy()  # no full-collection pauses every few seconds under a busy log
         self.call_after_refresh(self._focus_inside, self.query_one(TabbedContent).get_pane("log"))
         self.set_timer(DEFERRED_BUILD_AFTER_S, self._start_deferred_build)
         self.status_bar.connection = self.host.status
