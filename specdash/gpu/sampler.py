@@ -188,6 +188,8 @@ class GpuSampler:
             stream = self.host.stream(loop_command(self.interval_s))
             self._stream = stream
             error: str | None = None
+            nxt: asyncio.Future | None = None
+            closed: asyncio.Future | None = None
             try:
                 while not self._closed.is_set():
                     nxt = asyncio.ensure_future(stream.__anext__())
@@ -214,6 +216,13 @@ class GpuSampler:
                 error = f"cannot reach host: {exc}"
             finally:
                 self._stream = None
+                # cancelled while waiting (the app is closing): end the pending read too, and take its outcome, so
+                # that no task is left to fail later with an exception nobody retrieves
+                for pending in (closed, nxt):
+                    if pending is not None and not pending.done():
+                        pending.cancel()
+                if nxt is not None:
+                    await asyncio.gather(nxt, return_exceptions=True)
                 try:
                     await stream.aclose()
                 except Exception:  # noqa: BLE001 - already broken
