@@ -67,22 +67,11 @@ class LogAnalyzer:
         return self.engine.findings
 
     def feed_many(self, lines: list[str]) -> list[ParsedLine]:
-        """Parse and analyse ``lines`` (decoded text, no trailing newline); returns the parsed lines.
-
-        ``Decode batch`` lines (most of a busy log) take a short path here: they only feed the metrics and the
-        sample-derived findings, never the start-up tracker or the crash state."""
+        """Parse and analyse ``lines`` (decoded text, no trailing newline); returns the parsed lines."""
         parsed = self.parser.feed_many(lines)
         observe = self.observe
-        decode = self.metrics.decode_line
-        after = self.engine.after_decode
         for line in parsed:
-            if line.kind is _K_decode and self.server_state in _SERVING_STATES:
-                self.lines += 1
-                sample = decode(line)
-                if sample is not None:
-                    after(line, sample)
-            else:
-                observe(line)
+            observe(line)
         return parsed
 
     def observe_partial(self, text: str) -> bool:
@@ -102,6 +91,13 @@ class LogAnalyzer:
         """Analyse an already-parsed line (from this analyzer's parser)."""
         self.lines += 1
         kind = line.kind
+        if kind is _K_decode and self.server_state in _SERVING_STATES:
+            # the short path for most lines of a busy log: a decode line of a serving server only feeds the
+            # metrics and the sample-derived findings, never the start-up tracker or the crash state
+            sample = self.metrics.decode_line(line)
+            if sample is not None:
+                self.engine.after_decode(line, sample)
+            return
         if kind is _K_plain or kind is _K_http:
             return
         sample = self.metrics.observe(line) if kind in (_K_decode, _K_prefill, _K_server_args,

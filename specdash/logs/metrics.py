@@ -54,6 +54,7 @@ METRICS: dict[str, tuple[str, str, str]] = {
 #: Metrics whose running means the findings need (kept as running sums over the kept samples): name -> offset
 #: of its (sum, n, trusted sum, trusted n) in LiveMetrics._acc.
 _SUMMED = {"accept_len": 0, "accept_rate": 4, "gen_throughput": 8}
+_SUMMED_OFFSETS = tuple(_SUMMED.values())  # in LiveMetrics._account's order of DecodeRecord fields
 
 
 def _reason_label(reason: str) -> str:
@@ -136,10 +137,7 @@ class LiveMetrics:
         """Update from one line; returns the new :class:`DecodeSample` for decode lines, else None."""
         kind = line.kind
         if kind is _K_decode:
-            rec = line.record
-            if isinstance(rec, DecodeRecord):
-                return self._decode(line, rec)
-            return None
+            return self.decode_line(line)
         if kind is _K_prefill:
             rec = line.record
             if isinstance(rec, PrefillRecord):
@@ -225,30 +223,15 @@ class LiveMetrics:
         return sample
 
     def _account(self, rec: DecodeRecord, trusted: bool, sign: int) -> None:
-        """Keep running sums over the kept samples so means cost O(1) (unrolled: this runs twice per decode line
-        once the window is full)."""
+        """Keep running sums over the kept samples so means cost O(1) (``sign`` 1 adds the record, -1 removes it)."""
         acc = self._acc
-        v = rec.accept_len
-        if v is not None:
-            acc[0] += sign * v
-            acc[1] += sign
-            if trusted:
-                acc[2] += sign * v
-                acc[3] += sign
-        v = rec.accept_rate
-        if v is not None:
-            acc[4] += sign * v
-            acc[5] += sign
-            if trusted:
-                acc[6] += sign * v
-                acc[7] += sign
-        v = rec.gen_throughput_tok_s
-        if v is not None:
-            acc[8] += sign * v
-            acc[9] += sign
-            if trusted:
-                acc[10] += sign * v
-                acc[11] += sign
+        for i, v in zip(_SUMMED_OFFSETS, (rec.accept_len, rec.accept_rate, rec.gen_throughput_tok_s)):
+            if v is not None:
+                acc[i] += sign * v
+                acc[i + 1] += sign
+                if trusted:
+                    acc[i + 2] += sign * v
+                    acc[i + 3] += sign
 
     def mean(self, name: str, trusted_only: bool = False) -> tuple[float | None, int]:
         """(mean, count) of ``name`` (accept_len, accept_rate or gen_throughput; KeyError for others) over the kept
