@@ -81,7 +81,6 @@ async def record(out: Path, workdir: Path) -> None:
     os.environ["XDG_STATE_HOME"] = env["XDG_STATE_HOME"]  # the app's own state (start-up history, bench results)
     os.environ.pop("SPECDASH_STATE_DIR", None)
 
-    from specdash.app.bench.pane import BenchPane
     from specdash.app.main import SpecdashApp
     from specdash.bench.sweep import SweepDefinition, SweepPoint
     from specdash.hosts.local import LocalHost
@@ -98,8 +97,8 @@ async def record(out: Path, workdir: Path) -> None:
     groups: set[int] = set()
     try:
         async with app.run_test(size=(160, 48)) as pilot:
-            builder, log, gpus = app.builder_pane, app.log_pane, app.gpu_pane
-            bench = app.query_one(BenchPane)
+            builder, gpus, bench = app.builder_pane, app.gpu_pane, app.bench_pane
+            await app.deferred_panes_ready()  # the builder and bench panes are mounted after the first frame
             await wait_until(pilot, lambda: gpus.view is not None and gpus.view.snapshot.gpus, 30,
                              "the first GPU sample")
             await pilot.pause(1.0)
@@ -117,37 +116,34 @@ async def record(out: Path, workdir: Path) -> None:
                 if app.run_handle is not None:
                     groups.add(app.run_handle.pgid)
 
+            async def launch(key: str, label: str, until, what: str, timeout_s: float) -> None:
+                """Press ``key`` (a launch), wait for the new server's process group, then watch the log (F2)
+                until ``until()``."""
+                await pilot.press(key)
+                await wait_until(pilot, lambda: app.run_handle is not None and app.run_handle.pgid not in groups,
+                                 30, label)
+                remember()
+                await pilot.press("f2")
+                await wait_until(pilot, until, timeout_s, what)
+
+            def ready() -> bool:
+                return app.status_bar.server_state == "ready"
+
             say("1. wrong flag name, launched anyway")
             scenario("bare_assert")
             await type_command(WRONG_FLAG)
-            await pilot.press("L")
-            await wait_until(pilot, lambda: app.run_handle is not None, 30, "launch 1")
-            remember()
-            await pilot.press("f2")
-            await wait_until(pilot, crashed, 30, "the argparse exit")
+            await launch("L", "launch 1", crashed, "the argparse exit", 30)
             await pilot.pause(2.0)
 
             say("2. no --speculative-num-steps: bare AssertionError")
             await type_command(NO_STEPS)
-            await pilot.press("L")
-            await wait_until(pilot, lambda: app.run_handle is not None and app.run_handle.pgid not in groups, 30,
-                             "launch 2")
-            remember()
-            await pilot.press("f2")
-            await wait_until(pilot, lambda: crashed() and any("AssertionError" in f.message or "ssert" in f.kind
-                                                               for f in log.analyzer.findings) or crashed(),
-                             30, "the AssertionError")
+            await launch("L", "launch 2", crashed, "the AssertionError", 30)
             await pilot.pause(2.0)
 
             say("3. steps 1 / topk 1 / draft tokens 16: the 16 -> 2 override")
             scenario("override_low_accept")
             await type_command(OVERRIDE)
-            await pilot.press("l")
-            await wait_until(pilot, lambda: app.run_handle is not None and app.run_handle.pgid not in groups, 30,
-                             "launch 3")
-            remember()
-            await pilot.press("f2")
-            await wait_until(pilot, lambda: app.status_bar.server_state == "ready", 60, "server ready")
+            await launch("l", "launch 3", ready, "server ready", 60)
             await pilot.pause(1.5)
 
             say("4. benchmark: low accept length")
@@ -195,12 +191,7 @@ async def record(out: Path, workdir: Path) -> None:
             say("6. healthy launch and a depth sweep against the baseline")
             scenario("healthy")
             await type_command(HEALTHY)
-            await pilot.press("l")
-            await wait_until(pilot, lambda: app.run_handle is not None and app.run_handle.pgid not in groups, 30,
-                             "launch 6")
-            remember()
-            await pilot.press("f2")
-            await wait_until(pilot, lambda: app.status_bar.server_state == "ready", 60, "server ready")
+            await launch("l", "launch 6", ready, "server ready", 60)
             await pilot.pause(1.0)
             bench.bench_overrides = {"num_requests": 8, "concurrency": 4, "output_len": 256, "warmup_requests": 1}
             bench.base_command = builder.command
