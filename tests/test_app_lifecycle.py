@@ -103,3 +103,31 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_group
         await wait_until(pilot, lambda: app.run_handle.pgid != pgid, what="new run")
         started_groups.append(app.run_handle.pgid)
         await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready after relaunch")
+
+
+async def test_abbreviated_port_flag_is_launched_forwarded_probed_and_benchmarked(tmp_path, started_groups,
+                                                                                   monkeypatch):
+    """``--po N`` is argparse's abbreviation of ``--port N``: the validator, the recorded port, the forward, the
+    /health probe and the benchmark all use N (the server listens on nothing else)."""
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
+    env = host_env(tmp_path, "fast")
+    port = harness.free_port()
+    command = harness.launch_command(port).replace(f"--port {port}", f"--po {port}")
+    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.builder_pane.set_command(command)
+        await pilot.pause(0.2)
+        assert any(d.code == "abbreviation" and "--port" in d.flags for d in app.builder_pane.report.diagnostics)
+        await pilot.press("l")
+        await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
+        started_groups.append(app.run_handle.pgid)
+        assert app.run_handle.port == port
+        await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready (probe on the port)")
+        bench = app.bench_pane
+        await wait_until(pilot, lambda: bench.server_url == f"http://127.0.0.1:{port}", what="forwarded port")
+        bench.bench_overrides = {"num_requests": 2, "concurrency": 1, "output_len": 8, "warmup_requests": 0}
+        await pilot.press("f4")
+        await pilot.pause(0.2)
+        await pilot.press("b")
+        await wait_until(pilot, lambda: bench.results, timeout_s=60, what="benchmark result")
+        assert bench.results[-1].completed == 2 and bench.results[-1].errors == 0

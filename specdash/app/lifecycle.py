@@ -47,6 +47,12 @@ class LifecycleActions:
         errors = sum(1 for d in getattr(report, "diagnostics", []) if d.severity == "error") if report else 0
         return (pane.command or "").strip() or None, errors
 
+    def _flag_release(self) -> str | None:
+        """The flag-table release whose argparse reads the builder's command (the builder's SGLang version, probed
+        on the host or typed); None (the newest) without a builder."""
+        report = getattr(self.builder_pane, "report", None)
+        return report.profile.flag_release if report is not None else None
+
     def action_launch(self, force: bool = False) -> None:
         if self._refuse_readonly("launching a server"):
             return
@@ -69,7 +75,7 @@ class LifecycleActions:
         from specdash.server import launch
 
         try:
-            handle = await launch(self.host, command)
+            handle = await launch(self.host, command, flag_release=self._flag_release())
         except Exception as exc:  # noqa: BLE001 - a failed launch is shown, never fatal
             self.notify(f"Launch failed: {exc}", severity="error", timeout=15)
             return
@@ -97,9 +103,6 @@ class LifecycleActions:
             bench.server_url = await self.host.forward_port(handle.port)
         except Exception as exc:  # noqa: BLE001 - benchmarks unavailable, the rest works
             self.notify(f"Benchmarks cannot reach the server: {exc}", severity="warning")
-            return
-        bench.base_command = handle.command
-        bench.restart_server = self.restart_for_sweep
 
     async def restart_for_sweep(self, command: str) -> str:
         """For the depth sweep: (re)start the server with ``command``, wait until ready, return its base URL.
@@ -116,7 +119,7 @@ class LifecycleActions:
             sampler = make_sampler(self.host)
             try:
                 result = await restart(
-                    self.host, self.run_handle, command=command,
+                    self.host, self.run_handle, command=command, flag_release=self._flag_release(),
                     gpu_memory_held_by=lambda pgid: memory_held_by_group(self.host, pgid, sampler.sample_once))
             finally:
                 await sampler.close()
@@ -124,7 +127,7 @@ class LifecycleActions:
                 raise RuntimeError(result.describe())
             handle = result.new_handle
         else:
-            handle = await launch(self.host, command)
+            handle = await launch(self.host, command, flag_release=self._flag_release())
         self._adopt(handle)
         status = await wait_for_state(self.host, handle, {ServerState.READY, ServerState.CRASHED,
                                                           ServerState.STOPPED}, timeout_s=3600)
@@ -207,7 +210,7 @@ class LifecycleActions:
             result = await restart(
                 self.host, self.run_handle,
                 gpu_memory_held_by=lambda pgid: memory_held_by_group(self.host, pgid, sampler.sample_once),
-                command=command)
+                command=command, flag_release=self._flag_release())
         finally:
             await sampler.close()
         if result.new_handle is None:

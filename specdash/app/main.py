@@ -252,7 +252,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                 bench.log_accept_samples = lambda: self.log_pane.analyzer.metrics.values("accept_len")
             bench.restart_server = self.restart_for_sweep
             if builder is not None:
-                bench.base_command = builder.command or None
+                bench.use_command(builder.command, builder.report.profile.flag_release)
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
@@ -433,7 +433,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
     def on_builder_pane_command_changed(self, message) -> None:
         bench = self.bench_pane
         if bench is not None:
-            bench.base_command = message.command or None
+            bench.use_command(message.command, message.report.profile.flag_release)
 
     def on_log_pane_server_state_changed(self, message) -> None:
         if self.run_handle is not None:

@@ -10,7 +10,7 @@ Public API (all coroutines take a :class:`specdash.hosts.base.Host`; nothing her
 - :func:`find_runs` → earlier runs on a host, newest first (rediscovery after specdash restarts)
 """
 
-from specdash.server.launch import DEFAULT_PORT, launch, port_of_command
+from specdash.server.launch import DEFAULT_PORT, launch
 from specdash.server.probe import HttpProbe, probe, probe_http, probe_via_host
 from specdash.server.restart import GpuMemoryHeldBy, restart, wait_gpu_released
 from specdash.server.run_handle import RestartResult, RunHandle, StopResult
@@ -32,7 +32,6 @@ __all__ = [
     "exit_reason_from_log",
     "find_runs",
     "launch",
-    "port_of_command",
     "probe",
     "probe_http",
     "probe_via_host",
