@@ -25,6 +25,7 @@ from specdash.server import (
     stop,
     wait_for_state,
 )
+from specdash.logs.startup import PHASES
 from specdash.sglang.command_edit import launch_port
 
 from double_support import harness
@@ -95,8 +96,8 @@ async def test_launch_runs_detached_and_reaches_ready_then_stops(tmp_path, start
 
     first = await server_status(host, handle)
     assert first.state is ServerState.STARTING
-    known = ("waiting for the first log line", "starting workers", "loading weights", "allocating KV cache",
-             "capturing CUDA graphs", "capturing draft CUDA graphs", "starting HTTP server", "warming up")
+    # the log pane's phase vocabulary (one reader: specdash.logs)
+    known = ("waiting for the first log line",) + tuple(label for _, label in PHASES)
     status = first
     while status.state is ServerState.STARTING:
         assert status.detail.startswith(known), status.detail

@@ -146,7 +146,7 @@ class LifecycleActions:
             except Exception as exc:  # noqa: BLE001 - connection trouble: keep polling
                 self.status_bar.server_detail = f"status unknown: {exc}"
             else:
-                self.status_bar.server_state = status.state.value
+                self.status_bar.server_state = status.state
                 self.status_bar.server_detail = status.detail
                 self._server_alive = status.state in (ServerState.STARTING, ServerState.READY)
                 if status.state in (ServerState.CRASHED, ServerState.STOPPED) and self.gpu_pane is not None:

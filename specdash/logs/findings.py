@@ -156,6 +156,44 @@ class FindingsEngine:
         if self.on_update:
             self.on_update(old)
 
+    # ---- state-like findings the analyzer reports -----------------------------------------------------------
+    def server_ready(self, line: ParsedLine, start_number: int, time_to_ready_s: float | None) -> None:
+        """The ``ready`` finding of start number ``start_number`` (one per start), from SGLang's ready ``line``
+        and the seconds from the start's first line (None when unknown)."""
+        ttr = time_to_ready_s
+        self._set(f"ready:{start_number}", Finding(
+            "ready", "success", line.number, f"server ready{f' after {ttr:.0f} s' if ttr is not None else ''}",
+            "The server answered its warmup request (The server is fired up and ready to roll!).",
+            line.timestamp, data={"time_to_ready_s": ttr}))
+
+    def capture_times(self, line: ParsedLine, target: Any, draft: Any) -> None:
+        """The ``capture`` finding: CUDA graph capture times of the ``target`` and ``draft``
+        :class:`~specdash.logs.startup.Phase` (``elapsed_s``, ``mem``), flagging a draft capture that takes at least
+        twice the target's. Nothing while the draft capture has no duration."""
+        if draft.elapsed_s is None:
+            return
+        t, d = target.elapsed_s, draft.elapsed_s
+        parts = []
+        if t is not None:
+            parts.append(f"target {t:.2f} s" + (f" ({target.mem['mem_usage_gb']} GB)" if "mem_usage_gb" in target.mem
+                                                 else ""))
+        parts.append(f"draft {d:.2f} s" + (f" ({draft.mem['mem_usage_gb']} GB)" if "mem_usage_gb" in draft.mem
+                                           else ""))
+        avail = draft.mem.get("avail_mem_gb")
+        ratio = d / t if t else None
+        dominates = ratio is not None and ratio >= 2
+        message = "CUDA graph capture: " + ", ".join(parts)
+        if avail is not None:
+            message += f"; {avail} GB free after"
+        explanation = ""
+        if dominates:
+            explanation = (f"Draft capture took {ratio:.1f}x the target capture and dominates start-up — progress, "
+                           "not a hang. ")
+        explanation += "Fewer captured batch sizes (--cuda-graph-max-bs / --cuda-graph-bs) shorten start-up."
+        self._set("capture", Finding(
+            "capture", "info", line.number, message, explanation, line.timestamp, "--cuda-graph-max-bs", None,
+            data={"target_s": t, "draft_s": d, "ratio": round(ratio, 2) if ratio else None, "avail_mem_gb": avail}))
+
     # ---- per line -----------------------------------------------------------------------------------------
     def observe(self, line: ParsedLine, sample: DecodeSample | None = None) -> None:
         """Update from one parsed line (and its decode sample, when the line is a decode line)."""
