@@ -1,6 +1,6 @@
 """End to end: the console connected to a real sshd shows the live server log and the (fake) GPUs.
 
-The log is the demo log shipped in sessions/ (real SGLang 0.5.x line formats from shared/fixtures); the GPUs
+The log is the demo log shipped in sessions/ (real SGLang 0.5.x line formats); the GPUs
 come from the fake nvidia-smi that the test sshd puts first on the remote PATH.
 """
 

@@ -225,7 +225,7 @@ def test_unstable_points_are_never_recommended_and_say_so():
 
 
 def test_baseline_recommended_when_no_speculative_config_beats_it():
-    # case C37: every EAGLE3 config slower than the baseline at batch 1
+    # a reported sweep: every EAGLE3 config slower than the baseline at batch 1
     result = sweep_of(point("baseline", 0, [222.47, 222.0]), point("chain-4", 4, [159.78, 160.1]), point("tree-8", 8, [207.62, 207.0]))
     rec = result.recommendation()
     assert rec.name == "baseline" and "leave speculation off" in rec.reason

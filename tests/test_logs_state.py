@@ -9,7 +9,7 @@ import pytest
 
 from specdash.logs.state import ServerState, read_log_tail
 
-DATA = pathlib.Path(__file__).parent / "data" / "server"
+DATA = pathlib.Path(__file__).parent / "data"
 
 
 def _groups() -> dict[str, list[str]]:
@@ -101,7 +101,7 @@ def test_exit_reason_from_argparse_and_sigquit_only_logs():
 
 
 def test_exit_reason_from_a_draft_cuda_graph_capture_failure():
-    text = (DATA / "C30.txt").read_text().split("--- expected ---")[0]
+    text = (DATA / "cases" / "draft-cuda-graph-capture-failure.txt").read_text().split("--- expected ---")[0]
     raw = "\n".join(line for line in text.splitlines() if not line.startswith("→"))  # reporter's summary lines
     assert exit_reason_from_log(raw).startswith(
         "torch.AcceleratorError: CUDA error: operation not permitted when stream is capturing")

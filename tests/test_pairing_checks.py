@@ -1,4 +1,4 @@
-"""Every pairing check with a failing and a passing pair (issue 8, point 2)."""
+"""Every pairing check with a failing and a passing pair."""
 
 from __future__ import annotations
 
@@ -318,8 +318,8 @@ def test_missing_embedding_when_target_hidden_differs():
 # -- STANDALONE, NEXTN -----------------------------------------------------------------------------------------------
 
 
-def test_standalone_with_another_vocabulary_case_c14():
-    """Case C14: gemma-2-9b + tiny_starcoder_py under STANDALONE: vocab 256000 vs 49152."""
+def test_standalone_with_another_vocabulary():
+    """The standalone-two-tokenizers case: gemma-2-9b + tiny_starcoder_py under STANDALONE: vocab 256000 vs 49152."""
     report = analyze_pairing(load("gemma2_9b_target"), load("tiny_starcoder_draft"), algorithm="STANDALONE")
     (diag,) = report.by_code("standalone-vocab")
     assert diag.severity == "error" and "256000" in diag.message and "49152" in diag.message

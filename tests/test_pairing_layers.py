@@ -1,4 +1,4 @@
-"""Captured boundaries for the facts sheet's worked examples (draft-pairing-facts §2.4), per SGLang rule version.
+"""Captured boundaries for the worked examples of docs/pairing.md, per SGLang rule version.
 
 Rule versions: 0.5.12 (before the DeepSeek first-id rule, PR #25454), 0.5.16 (first-id rule, before the gpt-oss
 boundary rule, PR #32334), 0.5.23 (both; read from the 0.5.23 wheel).

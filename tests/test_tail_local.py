@@ -10,7 +10,7 @@ from pathlib import Path
 from specdash.hosts.local import LocalHost
 from specdash.hosts.tail import LogFollower, TailLines, TailMarker, TailPartial
 
-DATA = Path(__file__).parent / "data" / "hosts" / "sglang-log-formats.txt"
+DATA = Path(__file__).parent / "data" / "sglang-log-formats.txt"
 LINES = [line for line in DATA.read_bytes().split(b"\n") if line and not line.startswith(b"#")]
 
 

@@ -6,7 +6,7 @@
   cumulative ``usage.completion_tokens`` (SGLang and vLLM honour both; a server that ignores the second still sends
   usage in the last chunk).
 * SGLang native ``POST /generate`` with ``"stream": true``: each event holds the cumulative ``text`` and a
-  ``meta_info`` with cumulative ``completion_tokens`` and, with speculation, ``spec_verify_ct`` (facts sheet §8).
+  ``meta_info`` with cumulative ``completion_tokens`` and, with speculation, ``spec_verify_ct`` (SGLang ``tokenizer_manager.py``).
 """
 
 from __future__ import annotations

@@ -485,7 +485,7 @@ class SweepEvent:
 
 
 async def wait_until_ready(url: str, timeout_s: float, poll_s: float = 0.5) -> None:
-    """Poll ``GET url/health`` until it answers 200 (SGLang's readiness, facts sheet §8). Raises
+    """Poll ``GET url/health`` until it answers 200 (SGLang's readiness, ``http_server.py``). Raises
     :class:`SweepError` after ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     async with httpx.AsyncClient(timeout=5.0, trust_env=False, verify=url.startswith("https://")) as client:

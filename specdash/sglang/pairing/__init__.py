@@ -10,7 +10,7 @@ Core only (no Textual). Entry points:
 * :class:`PairingService` — reports for paths on one host, files and probe cached (builder pane, validate);
 * :func:`render_text` (in :mod:`.text_report`) — the plain-text report ``specdash pair`` prints.
 
-Facts: /work/shared/draft-pairing-facts.md and the sglang 0.5.23 model files (see :mod:`.layer_rules`).
+Facts: ``docs/pairing.md`` and the SGLang 0.5.23 model files (see :mod:`.layer_rules`).
 """
 
 from specdash.sglang.pairing.analyze import KNOWN_ALGORITHMS, analyze_pairing

@@ -18,7 +18,7 @@ from specdash.sglang.pairing.layer_rules import (
 from specdash.sglang.pairing.report import Diagnostic, PairingReport, sort_diagnostics
 from specdash.sglang.pairing.safetensors_header import draft_tensors
 
-#: Algorithms SGLang knows (sglang-facts §1; NEXTN runs as EAGLE).
+#: Algorithms SGLang knows (``--speculative-algorithm`` choices; NEXTN runs as EAGLE).
 KNOWN_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK")
 
 
@@ -45,7 +45,7 @@ def analyze_pairing(
     captured layers are authoritative (``source == "probe"``).
 
     Returns a :class:`PairingReport`. Raises ValueError for an empty algorithm or an unparsable version.
-    Rules: draft-pairing-facts §1–§8 and the sglang 0.5.23 model files (see layer_rules).
+    Rules: SGLang 0.5.23 model files (see layer_rules) and ``docs/pairing.md``.
     """
     algo = (algorithm or "").strip().upper()
     if not algo:

@@ -1,6 +1,6 @@
 """The static pairing checks. Each takes a :class:`PairContext` and returns a list of diagnostics.
 
-Severities follow draft-pairing-facts §8.1: ``error`` where static evidence makes failure or garbage certain,
+Severities: ``error`` where static evidence makes failure or garbage certain,
 ``warning`` where the files cannot prove the convention, ``info`` for what SGLang will do.
 """
 
@@ -86,8 +86,9 @@ def _draft_is_eagle3(ctx: PairContext) -> bool:
 
 
 def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
-    """EAGLE-3 draft under EAGLE/NEXTN (accept length 1.0, P21272); non-EAGLE-3 or unregistered draft class under
-    EAGLE3 (P24077, P33966); EAGLE3 on a target class without ``set_eagle3_layers_to_capture`` (0.5.23
+    """EAGLE-3 draft under EAGLE/NEXTN (accept length 1.0: the draft skips ``fc`` when the incoming width
+    equals its embedding width, llama_eagle3.py; SGLang PR #21272); non-EAGLE-3 or unregistered draft class under
+    EAGLE3 (SGLang PR #24077 proposes an alias, PR #33966 an automatic rewrite); EAGLE3 on a target class without ``set_eagle3_layers_to_capture`` (0.5.23
     attention_backend_setup.py raises ValueError)."""
     out: list[Diagnostic] = []
     arch = ctx.draft.architecture
@@ -174,7 +175,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
 
 
 def check_hidden_size(ctx: PairContext) -> list[Diagnostic]:
-    """Draft ``target_hidden_size`` (else ``hidden_size``) must equal the target ``hidden_size`` (S2, S6)."""
+    """Draft ``target_hidden_size`` (else ``hidden_size``) must equal the target ``hidden_size`` (SGLang llama_eagle3.py, kimi_k25_eagle3.py)."""
     if not ctx.is_eagle3:
         return []
     want, have = ctx.target.hidden_size, ctx.draft.input_hidden_size
@@ -193,7 +194,7 @@ def check_hidden_size(ctx: PairContext) -> list[Diagnostic]:
 
 def check_fc_width(ctx: PairContext) -> list[Diagnostic]:
     """``fc.weight`` is ``[draft hidden, k × target hidden]``; k must equal the number of captured states
-    (P32334: 8,640 vs 5,760 crash) and the count the draft builds fc for (llama_eagle3.py 0.5.23:
+    (SGLang PR #32334: a gpt-oss draft crashed on 8,640 vs 5,760) and the count the draft builds fc for (llama_eagle3.py 0.5.23:
     ``num_aux_hidden_states`` > len(eagle_config ids) > 3)."""
     t = ctx.tensors
     hidden = ctx.target.hidden_size
@@ -291,7 +292,7 @@ def check_boundary_range(ctx: PairContext) -> list[Diagnostic]:
 
 
 def check_ids_location(ctx: PairContext) -> list[Diagnostic]:
-    """Ids only at the top level are ignored for capture (S7, S8; 0.5.23 spec_aux_hidden_state.py reads only
+    """Ids only at the top level are ignored for capture (SGLang model_runner.py 0.5.0rc0 and 0.5.23 spec_aux_hidden_state.py reads only
     ``eagle_config``): SGLang uses the default. Error when neither reading (x, x+1) equals that default."""
     d = ctx.draft
     if not ctx.is_eagle3 or d.nested_ids is not None or d.top_level_ids is None or ctx.n is None or not ctx.rule:
@@ -333,7 +334,7 @@ def check_ids_location(ctx: PairContext) -> list[Diagnostic]:
 
 def check_id_convention(ctx: PairContext) -> list[Diagnostic]:
     """Declared ids whose convention disagrees with SGLang's shift rule for this architecture/version
-    (P25454 Kimi case, P32334 gpt-oss case, the field report's [3, 31, 59])."""
+    (SGLang PR #25454 for Kimi/DeepSeek, PR #32334 for gpt-oss; a field report's [3, 31, 59])."""
     d = ctx.draft
     if not ctx.is_eagle3 or not ctx.rule or ctx.n is None or not d.use_aux_hidden_state:
         return []
@@ -427,8 +428,8 @@ def _rule_text(ctx: PairContext) -> str:
 
 
 def check_vocab(ctx: PairContext) -> list[Diagnostic]:
-    """EAGLE-3 vocab: ``draft_vocab_size`` < ``vocab_size`` needs a ``d2t`` of that length (S2, SF3);
-    ``tie_word_embeddings: true`` contradicts a smaller draft vocab (S2); draft ``vocab_size`` ≠ target (warning)."""
+    """EAGLE-3 vocab: ``draft_vocab_size`` < ``vocab_size`` needs a ``d2t`` of that length (SGLang llama_eagle3.py; SpecForge scripts/train_eagle3.py);
+    ``tie_word_embeddings: true`` contradicts a smaller draft vocab (llama_eagle3.py); draft ``vocab_size`` ≠ target (warning)."""
     if not ctx.is_eagle3:
         return []
     d, t = ctx.draft, ctx.target
@@ -503,7 +504,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
 
 def check_standalone_vocab(ctx: PairContext) -> list[Diagnostic]:
     """STANDALONE: target and draft must share vocab_size and tokenizer vocabulary (PR #23838 raises ValueError;
-    before it the output was silently corrupted, issue #24051)."""
+    before it the output was silently corrupted, SGLang issue #24051)."""
     if ctx.algorithm != "STANDALONE":
         return []
     t, d = ctx.target, ctx.draft
@@ -533,7 +534,7 @@ def check_standalone_vocab(ctx: PairContext) -> list[Diagnostic]:
 
 def check_nextn(ctx: PairContext) -> list[Diagnostic]:
     """NEXTN/MTP: the target needs ``num_nextn_predict_layers`` (== 1 for the DeepSeek NextN loader) and MTP
-    weights ``model.layers.{N}.eh_proj.weight`` (S10)."""
+    weights ``model.layers.{N}.eh_proj.weight`` (SGLang deepseek_nextn.py)."""
     if ctx.algorithm != "NEXTN":
         return []
     t = ctx.target
@@ -583,8 +584,9 @@ def check_nextn(ctx: PairContext) -> list[Diagnostic]:
 
 
 def check_soft_differences(ctx: PairContext) -> list[Diagnostic]:
-    """Warnings: ``torch_dtype`` differs (P3431: pass --dtype), draft ``max_position_embeddings`` smaller
-    (SpecForge PR #271, issue #6783), bos/eos differ (SF3), speculators verifier names another model (V1)."""
+    """Warnings: ``torch_dtype`` differs (SGLang PR #3431: pass --dtype), draft ``max_position_embeddings`` smaller
+    (SpecForge PR #271, SGLang issue #6783), bos/eos differ (SpecForge's auto-generated draft config,
+    scripts/train_eagle3.py), speculators verifier names another model (vLLM PR #16937)."""
     if ctx.algorithm == "NGRAM":
         return []
     t, d = ctx.target, ctx.draft

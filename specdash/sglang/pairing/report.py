@@ -1,6 +1,6 @@
 """Result types of the pairing analysis: diagnostics, the layer map and the report.
 
-All boundaries use one coordinate system (draft-pairing-facts §1): boundary ``b`` is the residual-stream hidden
+All boundaries use one coordinate system (``docs/pairing.md``): boundary ``b`` is the residual-stream hidden
 state after ``b`` decoder blocks have run (0 = embedding output, N = after the last block, before the final norm).
 """
 
