@@ -7,9 +7,9 @@ from __future__ import annotations
 from specdash.app.main import SpecdashApp
 from specdash.bench.sweep import SweepDefinition, SweepPoint
 from specdash.hosts.local import LocalHost
-from pilot_helpers import wait_until
-from double_support import harness
-from test_app_lifecycle import host_env
+from support.pilot import wait_until
+from support.double import harness
+from support.double import host_env
 
 
 async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, started_groups, monkeypatch):

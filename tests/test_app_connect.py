@@ -16,7 +16,7 @@ from specdash.app.main import SpecdashApp
 from specdash.hosts.base import ConnState
 from specdash.logs.parser import LineKind
 from test_gpu_support import FakeGpuState
-from pilot_helpers import wait_until
+from support.pilot import wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()

@@ -10,17 +10,11 @@ from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.hosts.local import LocalHost
-from pilot_helpers import wait_until
+from support.pilot import wait_until
 
-from double_support import harness
+from support.double import harness, host_env
 
 
-def host_env(tmp_path, scenario: str) -> dict[str, str]:
-    """The double's environment with the fake nvidia-smi first on PATH (it reads the double's GPU state)."""
-    env = harness.double_env(tmp_path, scenario)
-    fakes = pathlib.Path(__file__).parent / "fakes" / "bin"
-    env["PATH"] = f"{fakes}:{env['PATH']}"
-    return env
 
 
 def log_text(app) -> str:

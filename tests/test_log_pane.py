@@ -14,7 +14,7 @@ from specdash.app.log import view as view_module
 from specdash.app.log.findings_panel import FindingsPanel
 from specdash.logs.parser import LineKind
 from specdash.logs.startup import StartupHistory
-from pilot_helpers import wait_until
+from support.pilot import wait_until
 
 DATA = Path(__file__).parent / "data" / "logs"
 SIZE = (160, 48)

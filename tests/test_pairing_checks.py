@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from specdash.sglang.pairing import analyze_pairing
-from test_pairing_support import eagle3_tensors, header_of, load
+from support.pairing import eagle3_tensors, header_of, load
 
 
 def codes(report, severity=None):

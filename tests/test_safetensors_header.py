@@ -1,68 +1,15 @@
-"""Helpers for the pairing tests (config pairs from tests/data/pairing, tiny safetensors files), and tests of the
-safetensors header reader against files written in the real format."""
+"""Tests of the safetensors header reader against files written in the real format (helpers in
+support/pairing.py)."""
 
 from __future__ import annotations
 
 import json
 import struct
-from pathlib import Path
 
 import pytest
 
 from specdash.sglang.pairing import SafetensorsHeaderError, build_safetensors_bytes, read_safetensors_header
-
-DATA = Path(__file__).parent / "data" / "pairing"
-
-
-def load(name: str) -> dict:
-    """A config dict from tests/data/pairing/<name>.json."""
-    return json.loads((DATA / f"{name}.json").read_text())
-
-
-def eagle3_tensors(
-    draft_hidden: int,
-    target_hidden: int,
-    k: int = 3,
-    *,
-    draft_vocab: int | None = 32000,
-    d2t_len: int | None = None,
-    vllm_names: bool = False,
-    embed_vocab: int | None = None,
-) -> dict:
-    """Tensor specs of an EAGLE-3 head: name -> (dtype, shape, data). Data is a few zero bytes, never weights."""
-    layer = "layers.0." if vllm_names else "midlayer."
-    tensors: dict = {
-        "fc.weight": ("BF16", [draft_hidden, k * target_hidden], b"\0\0"),
-        layer + "self_attn.q_proj.weight": ("BF16", [draft_hidden, 2 * draft_hidden], b"\0\0"),
-        "norm.weight": ("BF16", [draft_hidden], b"\0\0"),
-    }
-    if draft_vocab is not None:
-        tensors["lm_head.weight"] = ("BF16", [draft_vocab, draft_hidden], b"\0\0")
-        length = draft_vocab if d2t_len is None else d2t_len
-        if length:
-            tensors["d2t"] = ("I64", [length], b"\0" * 8)
-    if embed_vocab is not None:
-        tensors["embed_tokens.weight"] = ("BF16", [embed_vocab, draft_hidden], b"\0\0")
-    return tensors
-
-
-def write_model_dir(root: Path, config: dict, tensors: dict | None = None, *, filename: str = "model.safetensors",
-                    padding_bytes: int = 0) -> Path:
-    """A model directory with config.json and, when ``tensors`` is given, a real safetensors file (header + a
-    few data bytes + ``padding_bytes`` of zeros standing in for the weights that must never be read)."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "config.json").write_text(json.dumps(config))
-    if tensors is not None:
-        (root / filename).write_bytes(build_safetensors_bytes(tensors, {"format": "pt"}) + b"\0" * padding_bytes)
-    return root
-
-
-def header_of(tensors: dict) -> dict:
-    """The parsed header of a safetensors file built from ``tensors`` (round trip through the real format)."""
-    return read_safetensors_header(build_safetensors_bytes(tensors))
-
-
-# -- tests of the header reader ---------------------------------------------------------------------------------
+from support.pairing import eagle3_tensors, header_of
 
 
 def test_header_round_trip_reads_only_the_header_prefix():

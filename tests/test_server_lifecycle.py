@@ -28,7 +28,7 @@ from specdash.server import (
 from specdash.logs.startup import PHASES
 from specdash.sglang.command_edit import launch_port
 
-from double_support import harness
+from support.double import harness
 
 pytestmark = pytest.mark.timeout(60)
 

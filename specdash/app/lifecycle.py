@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+from typing import Any, Protocol
 
 from textual import work
 from textual.binding import Binding
 
 from specdash.app.modals.confirm import ConfirmScreen
+from specdash.hosts.base import Host
 
 LIFECYCLE_BINDINGS = [
     Binding("l", "launch(False)", "Launch", id="server.launch"),
@@ -24,14 +26,27 @@ LIFECYCLE_BINDINGS = [
 ]
 
 
+class LifecycleApp(Protocol):
+    """What :class:`LifecycleActions` needs from the app it is mixed into (besides Textual's ``App``)."""
+
+    host: Host
+    readonly: bool
+    status_bar: Any  # specdash.app.status_bar.StatusBar: server_state / server_detail
+    builder_pane: Any  # BuilderPane | None: the command and its validation report
+    bench_pane: Any  # BenchPane | None: gets the server's URL
+    gpu_pane: Any  # GpuPane | None: told which process group is the server
+
+    def follow(self, path: str, *, reset: bool = True) -> None:
+        """Follow ``path`` on the host in the log pane."""
+
+    def record_command(self, action: str, command: str | None, **fields: Any) -> None:
+        """Record a lifecycle command in the session (:class:`specdash.app.recording.RecordingMixin`)."""
+
+
 class LifecycleActions:
-    """Mixin: expects ``self.host``, ``self.readonly``, ``self.follow(path)``, ``self.status_bar``,
-    ``self.builder_pane``, ``self.bench_pane`` and ``self.gpu_pane`` on the app."""
+    """Mixin for the app (needs :class:`LifecycleApp`): the lifecycle keys and the sweep's restart hook."""
 
     run_handle = None  # specdash.server.RunHandle of the server specdash launched, if any
-
-    def record_command(self, action: str, command: str | None, **fields) -> None:
-        """Session-recording hook (see :class:`specdash.app.recording.RecordingMixin`); no-op without it."""
 
     def _refuse_readonly(self, what: str) -> bool:
         if self.readonly:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Iterator
 
 ENDPOINTS = {"chat": "/v1/chat/completions", "completions": "/v1/completions", "generate": "/generate"}
 
@@ -148,9 +147,3 @@ def parse_event(api: str, payload: str) -> StreamEvent:
         prompt_tokens=usage.get("prompt_tokens"),
         finish_reason=finish,
     )
-
-
-def iter_events(api: str, payloads: list[str]) -> Iterator[StreamEvent]:
-    """:func:`parse_event` over several payloads."""
-    for payload in payloads:
-        yield parse_event(api, payload)

@@ -28,6 +28,7 @@ from typing import Any, Callable, Deque
 from specdash.logs.explain import explain_crash, explain_oom, explain_override
 from specdash.logs.metrics import DecodeSample, LiveMetrics
 from specdash.logs.parser import LineKind, ParsedLine
+from specdash.severity import severity_rank
 
 # LineKind members as module constants (an Enum attribute lookup costs ~10x a global in CPython 3.11)
 _K_decode = LineKind.decode
@@ -112,8 +113,7 @@ class FindingsEngine:
     def findings(self) -> list[Finding]:
         """All findings, most severe first, then by line."""
         self.refresh_derived()
-        rank = {"error": 0, "warning": 1, "success": 2, "info": 3}
-        return sorted(self.order, key=lambda f: (rank.get(f.severity, 4), f.line))
+        return sorted(self.order, key=lambda f: (severity_rank(f.severity), f.line))
 
     @property
     def crashed(self) -> bool:

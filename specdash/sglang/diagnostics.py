@@ -17,8 +17,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-SEVERITIES = ("error", "override", "warning", "info")
-SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+from specdash.severity import SEVERITIES as _ALL, severity_rank
+
+#: The validator's severities (:mod:`specdash.severity` without ``success``), most severe first.
+SEVERITIES = tuple(s for s in _ALL if s != "success")
+SEVERITY_RANK = {s: severity_rank(s) for s in SEVERITIES}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -219,6 +219,16 @@ class BenchPane(Widget, can_focus=True):
             self._sweep.cancel()
             self._set_status("cancelling the sweep - measured points are kept in its checkpoint")
 
+    def attach(self, *, restart_server: Callable[[str], Awaitable[str]] | None,
+               log_accept_samples: Callable[[], Any] | None, command: str | None,
+               flag_release: str | None) -> None:
+        """Attach the pane to the session in one call: the server lifecycle's ``restart_server(command) -> url``
+        (for ``S``), the log's accept-length samples, and the builder's command with its flag-table release (see
+        :meth:`use_command`). The server's URL follows separately, once a server is up (``server_url``)."""
+        self.restart_server = restart_server
+        self.log_accept_samples = log_accept_samples
+        self.use_command(command, flag_release)
+
     def use_command(self, command: str | None, flag_release: str | None) -> None:
         """The launch command the sweep edits per point (the builder's, ``None``: none yet) and the flag-table
         release whose argparse reads it (``None``: the newest)."""

@@ -10,9 +10,10 @@ import dataclasses
 import json
 from typing import Literal
 
+from specdash.severity import severity_rank
+
 Severity = Literal["error", "warning", "info"]
 
-SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,4 +145,4 @@ class PairingReport:
 
 def sort_diagnostics(diags: list[Diagnostic]) -> list[Diagnostic]:
     """Errors first, then warnings, then infos; stable within a severity."""
-    return sorted(diags, key=lambda d: SEVERITY_ORDER.get(d.severity, 3))
+    return sorted(diags, key=lambda d: severity_rank(d.severity))
