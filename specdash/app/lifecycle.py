@@ -9,7 +9,6 @@ Every mutating action checks ``readonly`` itself and asks before it stops or kil
 from __future__ import annotations
 
 import asyncio
-import shlex
 from typing import Any, Protocol
 
 from textual import work
@@ -17,6 +16,7 @@ from textual.binding import Binding
 
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.hosts.base import Host
+from specdash.sglang.command import parse_command
 
 LIFECYCLE_BINDINGS = [
     Binding("l", "launch(False)", "Launch", id="server.launch"),
@@ -182,7 +182,7 @@ class LifecycleActions:
                         severity="warning")
             return
         details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {self.host.name}\n"
-                   f"{shlex.split(handle.command)[0] if handle.command else ''} … port {handle.port}\n"
+                   f"{parse_command(handle.command).launcher or 'server'} … port {handle.port}\n"
                    "SIGTERM to the group, SIGKILL after 15 s.")
         self.push_screen(ConfirmScreen("Stop the server?", details, "Stop"), self._confirmed_stop)
 

@@ -45,11 +45,18 @@ class Edit:
 @dataclasses.dataclass(frozen=True)
 class Fix:
     """A suggested fix: ``description`` (plain words, e.g. ``add --speculative-num-steps 15``), ``edits`` and the
-    ``flag_release`` whose flag table is used to find the options in the text."""
+    ``flag_release`` whose flag table is used to find the options in the text. A fix about something other than
+    the command (a draft's config.json, from the pairing check) has no ``edits``: :attr:`edits_command` is
+    False and :meth:`apply` returns the text unchanged."""
 
     description: str
     edits: tuple[Edit, ...]
     flag_release: str
+
+    @property
+    def edits_command(self) -> bool:
+        """True when applying the fix changes the launch command."""
+        return bool(self.edits)
 
     def apply(self, command_text: str) -> str:
         """Return ``command_text`` with the edits applied (see :mod:`specdash.sglang.fixes`)."""

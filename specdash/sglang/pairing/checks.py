@@ -20,7 +20,8 @@ from specdash.sglang.pairing.architectures import (
 from specdash.sglang.pairing.configs import DraftFacts, TargetFacts
 from specdash.sglang.pairing.conventions import ConventionGuess, describe_boundaries, guess_convention
 from specdash.sglang.pairing.layer_rules import CaptureRule, rule_for
-from specdash.sglang.pairing.report import Diagnostic
+from specdash.sglang.diagnostics import Diagnostic
+from specdash.sglang.pairing.report import pairing_diagnostic
 from specdash.sglang.pairing.safetensors_header import DraftTensors
 
 
@@ -94,7 +95,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
     arch = ctx.draft.architecture
     if ctx.algorithm in ("EAGLE", "NEXTN") and _draft_is_eagle3(ctx):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error",
                 "eagle3-draft-as-eagle",
                 f"The draft is an EAGLE-3 head ({arch or 'fc over several target layers'}) but the algorithm is "
@@ -107,7 +108,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
         return out
     if arch in EAGLE_DRAFT_ARCHS:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "draft-arch-not-eagle3",
                 f"The draft class {arch} is an EAGLE (EAGLE-2) head; EAGLE3 needs an EAGLE-3 head.",
                 "use --speculative-algorithm EAGLE for this draft, or an EAGLE-3 draft",
@@ -115,7 +116,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
         )
     elif arch in FOREIGN_EAGLE3_ARCHS:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "draft-arch-unregistered",
                 f"SGLang does not register the draft architecture {arch} ({FOREIGN_EAGLE3_ARCHS[arch]}); loading fails "
                 "or loads the wrong class.",
@@ -125,7 +126,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
         )
     elif arch in EAGLE3_DRAFT_ARCHS_SOME_BUILDS:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "draft-arch-unregistered",
                 f"{arch} is registered only in some SGLang builds (0.5.23 registers Eagle3DeepseekV2ForCausalLM).",
                 'set "architectures": ["Eagle3DeepseekV2ForCausalLM"] if the installed SGLang lacks it',
@@ -133,7 +134,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
         )
     elif arch and arch not in EAGLE3_DRAFT_ARCHS:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "draft-arch-unknown",
                 f"The draft architecture {arch} is not an EAGLE-3 class SGLang is known to register "
                 "(LlamaForCausalLMEagle3, Eagle3DeepseekV2ForCausalLM).",
@@ -142,7 +143,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
         )
     if arch == "Eagle3DeepseekV2ForCausalLM" and (ctx.draft.num_hidden_layers or 1) > 1:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "draft-layers",
                 f"The MLA EAGLE-3 draft declares {ctx.draft.num_hidden_layers} layers; SGLang raises "
                 "\"EAGLE3 currently only supports 1 layer\".",
@@ -152,7 +153,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
     tarch = ctx.target.architecture
     if tarch and tarch in archs_without_eagle3_hook():
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "target-no-eagle3",
                 f"The target class {tarch} has no set_eagle3_layers_to_capture in SGLang 0.5.23: EAGLE3 startup "
                 f"raises \"ValueError: Model {tarch} does not implement set_eagle3_layers_to_capture\".",
@@ -161,7 +162,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
         )
     elif ctx.family is None and ctx.source != "probe":
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "target-arch-unknown",
                 f"The target architecture {tarch or '(none)'} is not in the SGLang capture table; the captured layers "
                 "cannot be predicted from rules.",
@@ -183,7 +184,7 @@ def check_hidden_size(ctx: PairContext) -> list[Diagnostic]:
         return []
     key = "target_hidden_size" if ctx.draft.target_hidden_size is not None else "hidden_size"
     return [
-        Diagnostic(
+        pairing_diagnostic(
             "error", "hidden-size",
             f"The draft expects target hidden states of width {have} (draft {key}) but the target's hidden_size is "
             f"{want}: SGLang builds fc for {have} per layer, so weight loading fails or the draft reads garbage.",
@@ -204,7 +205,7 @@ def check_fc_width(ctx: PairContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if width % hidden:
         return [
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "fc-width",
                 f"fc.weight takes {width} inputs, which is not a multiple of the target hidden size {hidden}: the "
                 "draft was trained for a different target.",
@@ -215,7 +216,7 @@ def check_fc_width(ctx: PairContext) -> list[Diagnostic]:
     states = len(set(b for b in ctx.captured if _in_range(ctx, b)))
     if ctx.captured and ctx.draft.use_aux_hidden_state and states != k:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "fc-width",
                 f"fc.weight takes {width} = {k} x {hidden} inputs ({k} target layers) but SGLang will feed "
                 f"{states} hidden state(s) ({states * hidden} values): the first draft step crashes with a shape error.",
@@ -227,7 +228,7 @@ def check_fc_width(ctx: PairContext) -> list[Diagnostic]:
         declared = len(ctx.draft.nested_ids) if ctx.draft.nested_ids else 3
     if declared != k:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "fc-width",
                 f"The draft config makes SGLang build fc for {declared} aux states but fc.weight holds {k}: weight "
                 "loading fails with a shape mismatch.",
@@ -258,7 +259,7 @@ def check_boundary_range(ctx: PairContext) -> list[Diagnostic]:
             else:
                 parts.append(f"{b} (past the last capturable boundary {hi}; the layer loop never reaches it)")
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "boundary-range",
                 f"SGLang would capture boundaries {ctx.captured} for a {ctx.n}-layer target; "
                 + "; ".join(parts)
@@ -269,7 +270,7 @@ def check_boundary_range(ctx: PairContext) -> list[Diagnostic]:
         )
     if len(set(ctx.captured)) != len(ctx.captured):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "boundary-duplicate",
                 f"The ids map to duplicate boundaries {ctx.captured}; SGLang captures each layer once, so the draft "
                 "gets fewer states than its fc expects.",
@@ -278,7 +279,7 @@ def check_boundary_range(ctx: PairContext) -> list[Diagnostic]:
         )
     elif ctx.captured != sorted(ctx.captured):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "boundary-order",
                 f"The ids are not ascending ({ctx.captured}); SGLang concatenates captured states in layer order "
                 f"{sorted(ctx.captured)}, not in list order.",
@@ -312,7 +313,7 @@ def check_ids_location(ctx: PairContext) -> list[Diagnostic]:
     fix = _fix_ids_text(fix_ids) if fix_ids is not None else "move the ids into eagle_config"
     if matching:
         return [
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "ids-top-level-only",
                 f"The draft's eagle_aux_hidden_state_layer_ids {ids} are at the top level, which SGLang ignores; it "
                 f"captures its default {describe_boundaries(default)} — the same layers when the ids are read "
@@ -321,7 +322,7 @@ def check_ids_location(ctx: PairContext) -> list[Diagnostic]:
             )
         ]
     return [
-        Diagnostic(
+        pairing_diagnostic(
             "error", "ids-top-level-only",
             f"The draft's eagle_aux_hidden_state_layer_ids {ids} are at the top level (vLLM/speculators style); SGLang "
             f"reads only eagle_config.eagle_aux_hidden_state_layer_ids, so it silently captures its default "
@@ -341,7 +342,7 @@ def check_id_convention(ctx: PairContext) -> list[Diagnostic]:
     ids = d.nested_ids
     if ids is None:
         return [
-            Diagnostic(
+            pairing_diagnostic(
                 "info", "ids-default",
                 f"The draft declares no eagle_config ids: SGLang captures its default "
                 f"{describe_boundaries(ctx.captured)}, which is every common trainer's default.",
@@ -355,7 +356,7 @@ def check_id_convention(ctx: PairContext) -> list[Diagnostic]:
         other = [i + 1 for i in ids] if captured == list(ids) else list(ids)
         alt_ids = ctx.rule.ids_for(other, n)
         return [
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "id-convention",
                 f"The draft's ids {ids} do not record their convention. {rule_text[0].upper() + rule_text[1:]}, so "
                 f"SGLang captures {describe_boundaries(captured)}. If the trainer meant boundaries {other} instead, "
@@ -367,7 +368,7 @@ def check_id_convention(ctx: PairContext) -> list[Diagnostic]:
     trained = list(guess.boundaries)
     if sorted(captured) == sorted(trained):
         return [
-            Diagnostic(
+            pairing_diagnostic(
                 "info", "id-convention",
                 f"The draft's ids {ids} read as {guess.convention} ids ({guess.reason}); {rule_text}, so SGLang "
                 f"captures {describe_boundaries(captured)} — the trained layers.",
@@ -377,7 +378,7 @@ def check_id_convention(ctx: PairContext) -> list[Diagnostic]:
     ctx.suggested_ids = fix_ids
     severity = "error" if guess.strength == "strong" else "warning"
     return [
-        Diagnostic(
+        pairing_diagnostic(
             severity, "id-convention",
             f"SGLang will feed the draft boundaries {describe_boundaries(captured)}, but it was most likely trained on "
             f"{describe_boundaries(trained)}: {rule_text}, while {guess.reason}. Every aux state is "
@@ -437,7 +438,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
     full = t.vocab_size or d.vocab_size
     if d.vocab_size is not None and t.vocab_size is not None and d.vocab_size != t.vocab_size:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "vocab-size",
                 f"The draft's vocab_size {d.vocab_size} differs from the target's {t.vocab_size}; EAGLE-3 drafts copy "
                 "the target's vocabulary, so this hints at a draft for another model family.",
@@ -449,7 +450,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
         tensors = ctx.tensors
         if tensors is not None and not tensors.has_d2t:
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "error", "d2t-missing",
                     f"draft_vocab_size {d.draft_vocab_size} < vocab_size {full} but the draft weights have no d2t "
                     "tensor: SGLang reads draft token indices as target ids and almost nothing is accepted.",
@@ -458,7 +459,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
             )
         elif tensors is not None and tensors.d2t_shape is not None and tuple(tensors.d2t_shape) != (d.draft_vocab_size,):
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "error", "d2t-shape",
                     f"d2t has shape {list(tensors.d2t_shape)} but draft_vocab_size is {d.draft_vocab_size}: the token "
                     "map does not belong to this head.",
@@ -467,7 +468,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
             )
         elif tensors is None:
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "info", "d2t-unchecked",
                     f"draft_vocab_size {d.draft_vocab_size} < vocab_size {full}: a d2t tensor is required; the draft "
                     "weights were not read, so it was not checked.",
@@ -475,7 +476,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
             )
         if d.tie_word_embeddings:
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "warning", "tie-embeddings-vocab",
                     f"tie_word_embeddings is true, which makes the draft lm_head the (full-vocabulary) embedding, but "
                     f"draft_vocab_size is {d.draft_vocab_size} < {full}.",
@@ -491,7 +492,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
         and not ctx.tensors.has_embed
     ):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "embed-missing",
                 f"target_hidden_size {d.target_hidden_size} != hidden_size {d.hidden_size}, so SGLang does not share "
                 "the target's embedding, yet the draft weights have no embed_tokens.weight: the draft embedding stays "
@@ -511,7 +512,7 @@ def check_standalone_vocab(ctx: PairContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if t.vocab_size is not None and d.vocab_size is not None and t.vocab_size != d.vocab_size:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "standalone-vocab",
                 f"STANDALONE draft and target must share one tokenizer: target vocab_size {t.vocab_size}, draft "
                 f"vocab_size {d.vocab_size}. Newer SGLang refuses to start; older ones start and every accepted draft "
@@ -522,7 +523,7 @@ def check_standalone_vocab(ctx: PairContext) -> list[Diagnostic]:
     fps = ctx.tokenizer_fingerprints
     if fps and fps[0] and fps[1] and fps[0] != fps[1]:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "standalone-tokenizer",
                 "STANDALONE draft and target tokenizers differ (their vocabularies do not match); SGLang ≥ PR #23838 "
                 "refuses to start, older builds corrupt the output silently.",
@@ -542,7 +543,7 @@ def check_nextn(ctx: PairContext) -> list[Diagnostic]:
     deepseek = (t.architecture or "").startswith("Deepseek")
     if not t.has_nextn_key:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "nextn-missing",
                 "NEXTN needs num_nextn_predict_layers in the target config; SGLang stops with "
                 "\"num_nextn_predict_layers is not in the config\".",
@@ -551,7 +552,7 @@ def check_nextn(ctx: PairContext) -> list[Diagnostic]:
         )
     elif t.num_nextn_predict_layers is not None and t.num_nextn_predict_layers < 1:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "nextn-missing",
                 f"num_nextn_predict_layers is {t.num_nextn_predict_layers}: the checkpoint has no MTP head.",
                 "use a checkpoint with MTP layers (or EAGLE3 with a separate draft)",
@@ -559,7 +560,7 @@ def check_nextn(ctx: PairContext) -> list[Diagnostic]:
         )
     elif deepseek and t.num_nextn_predict_layers not in (None, 1):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "nextn-count",
                 f"num_nextn_predict_layers is {t.num_nextn_predict_layers}; the DeepSeek NextN loader says "
                 "\"Only 1 nextn layer is supported\".",
@@ -571,7 +572,7 @@ def check_nextn(ctx: PairContext) -> list[Diagnostic]:
         name = f"model.layers.{t.num_layers}.eh_proj.weight"
         if name not in index["weight_map"]:
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "error", "nextn-weights",
                     f"The weight index has no {name}: the MTP block SGLang loads for NEXTN is missing.",
                     "use the checkpoint that ships the MTP layer weights",
@@ -593,7 +594,7 @@ def check_soft_differences(ctx: PairContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if t.torch_dtype and d.torch_dtype and t.torch_dtype != d.torch_dtype:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "dtype",
                 f"The draft's torch_dtype is {d.torch_dtype}, the target's {t.torch_dtype}; SGLang loads the draft in "
                 "its own config dtype unless --dtype is given, which can fail or slow the draft.",
@@ -605,7 +606,7 @@ def check_soft_differences(ctx: PairContext) -> list[Diagnostic]:
         and d.max_position_embeddings < t.max_position_embeddings
     ):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "context-length",
                 f"The draft's max_position_embeddings is {d.max_position_embeddings}, the target's "
                 f"{t.max_position_embeddings}: past {d.max_position_embeddings} tokens the draft runs outside its "
@@ -618,7 +619,7 @@ def check_soft_differences(ctx: PairContext) -> list[Diagnostic]:
         tv, dv = getattr(t, key), getattr(d, key)
         if tv is not None and dv is not None and _norm_tok(tv) != _norm_tok(dv):
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "warning", "special-tokens",
                     f"{key} differs (target {tv}, draft {dv}): a hint that the draft was made for another tokenizer.",
                     "check that the draft was trained for this target",
@@ -628,7 +629,7 @@ def check_soft_differences(ctx: PairContext) -> list[Diagnostic]:
         name = ctx.target_config.get("_name_or_path")
         if isinstance(name, str) and name and _basename(name) != _basename(d.verifier):
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "warning", "verifier-name",
                     f"The draft's speculators_config names its verifier {d.verifier!r}, the target is {name!r}.",
                     "use a draft made for this target",
@@ -649,7 +650,7 @@ def check_aux_flags(ctx: PairContext) -> list[Diagnostic]:
     """Info: ``eagle_config.use_aux_hidden_state: false`` (SGLang then captures one hidden state)."""
     if ctx.is_eagle3 and not ctx.draft.use_aux_hidden_state:
         return [
-            Diagnostic(
+            pairing_diagnostic(
                 "info", "aux-off",
                 "eagle_config.use_aux_hidden_state is false: SGLang captures no extra target layers and the draft "
                 "gets only the last hidden state.",
