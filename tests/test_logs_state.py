@@ -6,6 +6,8 @@ from __future__ import annotations
 import pathlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from specdash.logs.state import ServerState, read_log_tail
 
@@ -105,3 +107,19 @@ def test_exit_reason_from_a_draft_cuda_graph_capture_failure():
     raw = "\n".join(line for line in text.splitlines() if not line.startswith("→"))  # reporter's summary lines
     assert exit_reason_from_log(raw).startswith(
         "torch.AcceleratorError: CUDA error: operation not permitted when stream is capturing")
+
+
+@given(st.text(max_size=400))
+@settings(max_examples=200, deadline=None)
+def test_any_tail_never_raises(text):
+    reading = read_log_tail(text)
+    assert reading.state in set(ServerState) - {ServerState.STOPPED}
+    assert reading.exit_reason is None or len(reading.exit_reason) <= 200
+
+
+@given(st.lists(st.sampled_from(
+    [line for group in GROUPS.values() for line in group] + ["\r", "Capturing batches (bs=8):  50%| | 5/10 [", ""]),
+    max_size=40))
+@settings(max_examples=200, deadline=None)
+def test_any_mix_of_real_lines_never_raises(lines):
+    read_log_tail("\n".join(lines))
