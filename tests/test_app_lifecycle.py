@@ -10,7 +10,7 @@ from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.hosts.local import LocalHost
-from support.pilot import wait_until
+from support.pilot import benchmark_from_the_bench_pane, wait_until
 
 from support.double import harness, host_env
 
@@ -117,11 +117,6 @@ async def test_abbreviated_port_flag_is_launched_forwarded_probed_and_benchmarke
         started_groups.append(app.run_handle.pgid)
         assert app.run_handle.port == port
         await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready (probe on the port)")
-        bench = app.bench_pane
-        await wait_until(pilot, lambda: bench.server_url == f"http://127.0.0.1:{port}", what="forwarded port")
-        bench.bench_overrides = {"num_requests": 2, "concurrency": 1, "output_len": 8, "warmup_requests": 0}
-        await pilot.press("f4")
-        await pilot.pause(0.2)
-        await pilot.press("b")
-        await wait_until(pilot, lambda: bench.results, timeout_s=60, what="benchmark result")
-        assert bench.results[-1].completed == 2 and bench.results[-1].errors == 0
+        # the forward and the benchmark use the port too
+        result = await benchmark_from_the_bench_pane(pilot, app, port, num_requests=2, concurrency=1, output_len=8)
+        assert result.completed == 2 and result.errors == 0
