@@ -99,6 +99,18 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_group
         await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready after relaunch")
 
 
+class ForwardsNoted(LocalHost):
+    """LocalHost that notes which remote ports it was asked to forward (an SSH host forwards the same way)."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.forwarded: list[int] = []
+
+    async def forward_port(self, remote_port: int, remote_host: str = "127.0.0.1") -> str:
+        self.forwarded.append(remote_port)
+        return await super().forward_port(remote_port, remote_host)
+
+
 async def test_abbreviated_port_flag_is_launched_forwarded_probed_and_benchmarked(tmp_path, started_groups,
                                                                                    monkeypatch):
     """``--po N`` is argparse's abbreviation of ``--port N``: the validator, the recorded port, the forward, the
@@ -107,7 +119,8 @@ async def test_abbreviated_port_flag_is_launched_forwarded_probed_and_benchmarke
     env = host_env(tmp_path, "fast")
     port = harness.free_port()
     command = harness.launch_command(port).replace(f"--port {port}", f"--po {port}")
-    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.5)
+    host = ForwardsNoted(env=env)
+    app = SpecdashApp(host, log_path=None, gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
         app.builder_pane.set_command(command)
         await pilot.pause(0.2)
@@ -120,3 +133,4 @@ async def test_abbreviated_port_flag_is_launched_forwarded_probed_and_benchmarke
         # the forward and the benchmark use the port too
         result = await benchmark_from_the_bench_pane(pilot, app, port, num_requests=2, concurrency=1, output_len=8)
         assert result.completed == 2 and result.errors == 0
+        assert host.forwarded and set(host.forwarded) == {port}
