@@ -1,6 +1,6 @@
 """Client overhead of specdash's benchmark runner: streamed tokens/s one core can receive, and the timing error.
 
-Target (issue #6): the client alone receives >= 5 000 streamed tokens/s on one core without its own timing error
+Target: the client alone receives >= 5 000 streamed tokens/s on one core without its own timing error
 exceeding 1 %.
 
 Method: tests/bench_server.py runs in its own process (``--pin``: on the other cores) and streams ONE

@@ -1,4 +1,4 @@
-"""Session size per hour and replay open time, for a generated busy hour (issue 7).
+"""Session size per hour and replay open time, for a generated busy hour.
 
 The busy hour, recorded through the real :class:`specdash.session.recorder.Recorder` with synthetic times:
 20 SGLang decode lines per second (real v0.5.x format, in batches as the tail delivers them, 4 per 0.2 s),

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 from typing import Sequence
 
 from specdash import __version__
 
-#: Subcommands in the order ``--help`` lists them. A module that does not exist yet is skipped.
+#: Subcommands in the order ``--help`` lists them (modules of :mod:`specdash.commands`).
 COMMAND_MODULES: tuple[str, ...] = (
     "connect",
     "replay",
@@ -50,13 +49,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _load_commands() -> list:
-    modules = []
-    for name in COMMAND_MODULES:
-        qualified = f"specdash.commands.{name}"
-        if importlib.util.find_spec(qualified) is None:
-            continue
-        modules.append(importlib.import_module(qualified))
-    return modules
+    return [importlib.import_module(f"specdash.commands.{name}") for name in COMMAND_MODULES]
 
 
 def build_parser() -> argparse.ArgumentParser:

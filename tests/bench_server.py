@@ -1,6 +1,6 @@
 """A real HTTP server on 127.0.0.1 with exactly known timings, for benchmark tests and benchmarks/.
 
-It speaks what SGLang speaks (facts sheet §8): streaming ``POST /v1/chat/completions``, ``POST /v1/completions``
+It speaks what SGLang speaks (SGLang's ``http_server.py``): streaming ``POST /v1/chat/completions``, ``POST /v1/completions``
 (SSE ``data: {...}\\n\\n`` events, ``data: [DONE]``, usage in the last chunk and - when the client asks with
 ``stream_options.continuous_usage_stats`` - in every chunk), streaming ``POST /generate`` (cumulative ``text`` and
 ``meta_info`` with ``completion_tokens`` and ``spec_verify_ct``), ``GET /health``, ``GET /server_info`` and

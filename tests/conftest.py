@@ -38,7 +38,7 @@ def sshd(sshd_server):
 def started_groups():
     """PGIDs of servers a test started (through the SGLang test double); any still alive at the end are SIGKILLed
     by process group — only groups the test itself started."""
-    from double_support import harness
+    from support.double import harness
 
     groups: list[int] = []
     yield groups

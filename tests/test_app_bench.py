@@ -7,9 +7,9 @@ from __future__ import annotations
 from specdash.app.main import SpecdashApp
 from specdash.bench.sweep import SweepDefinition, SweepPoint
 from specdash.hosts.local import LocalHost
-from pilot_helpers import wait_until
-from double_support import harness
-from test_app_lifecycle import host_env
+from support.pilot import benchmark_from_the_bench_pane, wait_until
+from support.double import harness
+from support.double import host_env
 
 
 async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, started_groups, monkeypatch):
@@ -25,14 +25,7 @@ async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, started_g
         started_groups.append(app.run_handle.pgid)
         await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready")
         bench = app.bench_pane
-        await wait_until(pilot, lambda: bench.server_url == f"http://127.0.0.1:{port}", what="bench URL")
-        bench.bench_overrides = {"num_requests": 4, "concurrency": 2, "output_len": 32, "warmup_requests": 0}
-
-        await pilot.press("f4")
-        await pilot.pause(0.2)
-        await pilot.press("b")
-        await wait_until(pilot, lambda: bench.results, timeout_s=60, what="benchmark result")
-        result = bench.results[-1]
+        result = await benchmark_from_the_bench_pane(pilot, app, port, num_requests=4, concurrency=2, output_len=32)
         assert result.completed == 4 and result.errors == 0
         assert result.output_tokens_per_s > 0
         assert result.ttft_ms.p50 is not None and result.ttft_ms.p50 > 0

@@ -1,6 +1,6 @@
 """End to end: the console connected to a real sshd shows the live server log and the (fake) GPUs.
 
-The log is the demo log shipped in sessions/ (real SGLang 0.5.x line formats from shared/fixtures); the GPUs
+The log is the demo log shipped in sessions/ (real SGLang 0.5.x line formats); the GPUs
 come from the fake nvidia-smi that the test sshd puts first on the remote PATH.
 """
 
@@ -16,7 +16,7 @@ from specdash.app.main import SpecdashApp
 from specdash.hosts.base import ConnState
 from specdash.logs.parser import LineKind
 from test_gpu_support import FakeGpuState
-from pilot_helpers import wait_until
+from support.pilot import wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()

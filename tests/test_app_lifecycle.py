@@ -10,17 +10,11 @@ from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.hosts.local import LocalHost
-from pilot_helpers import wait_until
+from support.pilot import benchmark_from_the_bench_pane, wait_until
 
-from double_support import harness
+from support.double import harness, host_env
 
 
-def host_env(tmp_path, scenario: str) -> dict[str, str]:
-    """The double's environment with the fake nvidia-smi first on PATH (it reads the double's GPU state)."""
-    env = harness.double_env(tmp_path, scenario)
-    fakes = pathlib.Path(__file__).parent / "fakes" / "bin"
-    env["PATH"] = f"{fakes}:{env['PATH']}"
-    return env
 
 
 def log_text(app) -> str:
@@ -103,3 +97,40 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_group
         await wait_until(pilot, lambda: app.run_handle.pgid != pgid, what="new run")
         started_groups.append(app.run_handle.pgid)
         await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready after relaunch")
+
+
+class ForwardsNoted(LocalHost):
+    """LocalHost that notes which remote ports it was asked to forward (an SSH host forwards the same way)."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.forwarded: list[int] = []
+
+    async def forward_port(self, remote_port: int, remote_host: str = "127.0.0.1") -> str:
+        self.forwarded.append(remote_port)
+        return await super().forward_port(remote_port, remote_host)
+
+
+async def test_abbreviated_port_flag_is_launched_forwarded_probed_and_benchmarked(tmp_path, started_groups,
+                                                                                   monkeypatch):
+    """``--po N`` is argparse's abbreviation of ``--port N``: the validator, the recorded port, the forward, the
+    /health probe and the benchmark all use N (the server listens on nothing else)."""
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
+    env = host_env(tmp_path, "fast")
+    port = harness.free_port()
+    command = harness.launch_command(port).replace(f"--port {port}", f"--po {port}")
+    host = ForwardsNoted(env=env)
+    app = SpecdashApp(host, log_path=None, gpu_interval_s=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.builder_pane.set_command(command)
+        await pilot.pause(0.2)
+        assert any(d.code == "abbreviation" and "--port" in d.flags for d in app.builder_pane.report.diagnostics)
+        await pilot.press("l")
+        await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
+        started_groups.append(app.run_handle.pgid)
+        assert app.run_handle.port == port
+        await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready (probe on the port)")
+        # the forward and the benchmark use the port too
+        result = await benchmark_from_the_bench_pane(pilot, app, port, num_requests=2, concurrency=1, output_len=8)
+        assert result.completed == 2 and result.errors == 0
+        assert host.forwarded and set(host.forwarded) == {port}

@@ -19,13 +19,13 @@ import pytest
 
 from specdash.app.bench.pane import BenchPane
 from specdash.app.main import SpecdashApp
-from specdash.app.recording import line_offsets
+from specdash.app import recording
 from specdash.app.replay import ReplayApp
 from specdash.bench.sweep import SweepResult
 from specdash.session.reader import read_session
 from specdash.session.recorder import Recorder
 from test_gpu_support import FakeGpuState
-from pilot_helpers import wait_until
+from support.pilot import wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()
@@ -48,10 +48,30 @@ def holder():
     proc.wait()
 
 
-def test_line_offsets_count_back_from_the_end_offset():
-    # "ab\nc\n" follows 10 bytes already read
-    assert line_offsets([b"ab", b"c"], 15) == [10, 13]
-    assert line_offsets([], 7) == []
+class ListRecorder:
+    """Keeps what the mixin records (the app's real recorder writes a file; here only the offsets matter)."""
+
+    error = None
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict]] = []
+
+    def record(self, kind: str, **fields) -> None:
+        self.events.append((kind, fields))
+
+
+def test_line_offsets_are_the_followers_and_only_the_latest_are_kept(monkeypatch):
+    monkeypatch.setattr(recording, "LINE_OFFSETS_KEPT", 3)
+    mixin = recording.RecordingMixin()
+    mixin.recorder = ListRecorder()
+    mixin.set_interval = lambda *args: None
+    mixin.start_recording_hooks()
+    mixin.record_log_batch(["a", "b"], [0, 5], "server.log")
+    mixin.record_log_batch(["c", "d"], [9, 20], "server.log")  # offsets as read: not len + 1 apart
+    assert mixin.recorder.events[1] == ("log", {"lines": [[9, "c"], [20, "d"]], "source": "server.log"})
+    assert [mixin._offset_of_line(n) for n in (1, 2, 3, 4, 5)] == [None, 5, 9, 20, None]
+    mixin.record_log_batch(["x"], [0], "other.log")  # another file: its lines count from 1 again
+    assert mixin._offset_of_line(1) == 0 and mixin._offset_of_line(2) is None
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from specdash.session.reader import read_session
 from specdash.session.recorder import Recorder
 
 import pytest
-from pilot_helpers import wait_until
+from support.pilot import wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()

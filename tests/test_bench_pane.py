@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Static
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_server import BenchServerProcess  # noqa: E402
-from test_bench_sweep import BASE, FakeLifecycle  # noqa: E402
+from support.sweep import BASE, FakeLifecycle  # noqa: E402
 
 from specdash.app.bench import BenchPane  # noqa: E402
 from specdash.bench.sweep import SweepDefinition, SweepPoint, SweepResult  # noqa: E402

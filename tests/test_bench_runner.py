@@ -127,7 +127,7 @@ async def test_every_metric_matches_the_servers_truth_within_one_percent(timed_s
 
 
 async def test_numbers_equal_sglang_bench_serving_math_on_the_same_run(timed_server):
-    """Reference math written here from the facts sheet §9 (bench_serving / bench_sglang_eagle definitions),
+    """Reference math written here from SGLang's bench_serving.py / bench_sglang_eagle.py definitions,
     independently of specdash: TTFT, output throughput, ITL (chunk gap spread over its new tokens), p99 by
     linear interpolation (numpy default == statistics.quantiles 'inclusive'), accept length = Σ completion / Σ verify.
     """
@@ -251,7 +251,7 @@ async def test_effective_configuration_merges_server_info_and_caller():
     cfg = result.effective_config
     assert cfg["speculative_algorithm"] == "EAGLE3" and cfg["speculative_num_steps"] == 3
     assert cfg["gpu_name"] == "NVIDIA H100 80GB HBM3"
-    # the server's post-rewrite value wins; what the caller asked for is kept next to it (silent rewrite, C09)
+    # the server's post-rewrite value wins; what the caller asked for is kept next to it (silent rewrite, as in the nextn-changes-backend-and-page-size case)
     assert cfg["attention_backend"] == "fa3"
     assert cfg["requested"] == {"attention_backend": "flashinfer"}
     assert cfg["version"] == "0.0.test"

@@ -64,7 +64,7 @@ def test_chain_model_matches_leviathan_formula_and_inverts():
 
 
 def test_fit_at_one_depth_predicts_others():
-    # case C35: EAGLE-3 on Llama-3.1-8B, steps 5 (6 draft tokens) accept length 4.68
+    # a reported run: EAGLE-3 on Llama-3.1-8B, steps 5 (6 draft tokens) accept length 4.68
     model = fit_chain_model(4.68, num_draft_tokens=6)
     assert 0.85 < model.alpha < 0.95
     assert model.predict(5).accept_length == pytest.approx(4.68, rel=1e-6)
@@ -76,16 +76,16 @@ def test_fit_at_one_depth_predicts_others():
 
 
 def test_low_acceptance_flag():
-    # case C06: accept length ~1.0 with 5 draft tokens -> pairing problem, not depth
+    # the multimodal-eagle3-draft-tokens-reset case: accept length ~1.0 with 5 draft tokens -> pairing problem, not depth
     warning = low_acceptance_warning(1.05, 5)
     assert warning and "hidden-state layers, tokenizer, chat template, revision" in warning
     assert fit_chain_model(1.05, 5).low_acceptance
     assert low_acceptance_warning(1.2, 3) is None  # too few draft tokens to judge
-    assert low_acceptance_warning(1.9, 4) is None  # case C18: modest but working
+    assert low_acceptance_warning(1.9, 4) is None  # qwen3-eagle3-accept-rate case: modest but working
 
 
 def test_accept_rate_is_version_independent():
-    # case C22: accept len 2.73 at 4 steps -> 0.43
+    # prefill-dominated-samples case: accept len 2.73 at 4 steps -> 0.43
     assert accept_rate_from_length(2.73, 4) == pytest.approx(0.4325)
 
 

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_server import BenchServerProcess  # noqa: E402
+from support.sweep import BASE, FakeLifecycle  # noqa: E402
 
-from specdash.bench.command_edit import flag_value, remove_speculative_flags, set_flag  # noqa: E402
 from specdash.bench.runner import BenchSettings  # noqa: E402
 from specdash.bench.stats import repeat_spread  # noqa: E402
 from specdash.bench.sweep import (  # noqa: E402
@@ -30,52 +29,7 @@ from specdash.bench.sweep import (  # noqa: E402
     load_sweep_yaml,
 )
 from specdash.bench.workload import Workload  # noqa: E402
-
-BASE = (
-    "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algo EAGLE3 "
-    "--speculative-draft-model-path jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B --speculative_num_steps 3 "
-    "--speculative-eagle-topk=1 --speculative-num-draft-tokens 4 --cuda-graph-max-bs 8 --port 30000"
-)
-
-# per depth (SGLang speculative_num_draft_tokens; 0 = no speculation): tokens per verify chunk and its delay.
-# Coarse on purpose (tens of ms), so that a loaded test machine's hiccups stay small against them. Output tokens/s
-# per request with 9 tokens: baseline ~26, 16 ~33, 10 ~50, 5 ~75 -> chain-5 wins clearly.
-TIMINGS = {
-    0: {"tokens_per_chunk": 1, "chunk_delay_s": 0.04, "speculative": False},
-    16: {"tokens_per_chunk": 4, "chunk_delay_s": 0.12},
-    10: {"tokens_per_chunk": 4, "chunk_delay_s": 0.08},
-    5: {"tokens_per_chunk": 4, "chunk_delay_s": 0.05},
-}
-
-
-class FakeLifecycle:
-    """restart(command) -> url: stops the previous server (its own process) and starts one whose timings
-    depend on the command's draft tokens, read here with shlex independently of specdash."""
-
-    def __init__(self, extra: dict | None = None, hang_on_call: int | None = None, timings: dict | None = None):
-        self.timings = timings or TIMINGS
-        self.commands: list[str] = []
-        self.servers: list[BenchServerProcess] = []
-        self.extra = extra or {}
-        self.hang_on_call = hang_on_call
-
-    async def restart(self, command: str) -> str:
-        self.commands.append(command)
-        if self.hang_on_call and len(self.commands) == self.hang_on_call:
-            await asyncio.Event().wait()  # a restart that never finishes: the sweep gets interrupted here
-        for server in self.servers:
-            server.stop()
-        words = shlex.split(command)
-        depth = int(words[words.index("--speculative-num-draft-tokens") + 1]) if "--speculative-num-draft-tokens" in words else 0
-        config = {"ttft_s": 0.02, **self.timings[depth], **self.extra}
-        server = await asyncio.to_thread(BenchServerProcess(config).start)
-        self.servers.append(server)
-        return server.url
-
-    def close(self):
-        for server in self.servers:
-            server.stop()
-
+from specdash.sglang.command_edit import flag_value, remove_speculative_flags, set_flag  # noqa: E402
 
 @pytest.fixture
 def lifecycle():
@@ -225,7 +179,7 @@ def test_unstable_points_are_never_recommended_and_say_so():
 
 
 def test_baseline_recommended_when_no_speculative_config_beats_it():
-    # case C37: every EAGLE3 config slower than the baseline at batch 1
+    # a reported sweep: every EAGLE3 config slower than the baseline at batch 1
     result = sweep_of(point("baseline", 0, [222.47, 222.0]), point("chain-4", 4, [159.78, 160.1]), point("tree-8", 8, [207.62, 207.0]))
     rec = result.recommendation()
     assert rec.name == "baseline" and "leave speculation off" in rec.reason
@@ -251,7 +205,8 @@ def test_sweep_yaml_with_extra_flags():
     )
     assert d.repeats == 2 and d.points[1].depth == 8
     cmd = command_for_point(BASE, d.points[1])
-    assert flag_value(cmd, "--cuda-graph-max-bs") == "16"
+    # 0.5.23 splits it into -decode/-prefill, so argparse finds it ambiguous: the raw text comes back
+    assert flag_value(cmd, "--cuda-graph-max-bs") == "16" and flag_value(cmd, "--cuda-graph-max-bs", "0.5.5") == 16
     with pytest.raises(SweepError, match="unknown key"):
         load_sweep_yaml("points:\n  - {name: x, num_steps: 3}\n")
 
@@ -259,15 +214,61 @@ def test_sweep_yaml_with_extra_flags():
 def test_command_edits_replace_every_spelling_of_a_flag():
     cmd = command_for_point(BASE, default_sweep().points[2])
     words = shlex.split(cmd)
+    # the underscore spelling SGLang's argparse rejects becomes the flag's name; no second copy is appended
     assert words.count("--speculative-num-steps") == 1 and "--speculative_num_steps" not in cmd
-    assert flag_value(cmd, "--speculative-num-steps") == "9"
-    assert flag_value(cmd, "--speculative-eagle-topk") == "1" and "--speculative-eagle-topk=1" not in cmd
+    assert flag_value(cmd, "--speculative-num-steps") == 9
+    # --flag=value keeps its form, with the new value
+    assert flag_value(cmd, "--speculative-eagle-topk") == 1 and "--speculative-eagle-topk=1 " in cmd
     assert flag_value(cmd, "--speculative-algorithm") == "EAGLE3"  # kept from the abbreviation --speculative-algo
-    assert flag_value(cmd, "--port") == "30000" and flag_value(cmd, "--model-path").startswith("meta-llama/")
+    assert "--speculative-algo EAGLE3" in cmd
+    assert flag_value(cmd, "--port") == 30000 and flag_value(cmd, "--model-path").startswith("meta-llama/")
     baseline = remove_speculative_flags(BASE)
     assert "speculative" not in baseline and "--cuda-graph-max-bs 8" in baseline
-    assert set_flag("python -m x --flag", "--flag", None) == "python -m x"
-    assert set_flag("python -m x", "--enable-metrics", True) == "python -m x --enable-metrics"
+    assert set_flag("python -m sglang.launch_server --enable-metrics", "--enable-metrics", None) == (
+        "python -m sglang.launch_server")
+    assert set_flag("python -m sglang.launch_server", "--enable-metrics", True) == (
+        "python -m sglang.launch_server --enable-metrics")
+    # repeated flags: argparse keeps the last, so the edit changes it and drops the ignored earlier ones
+    assert set_flag("python -m sglang.launch_server --tp 2 --model-path m --tp-size 4", "--tp-size", 8) == (
+        "python -m sglang.launch_server --model-path m --tp-size 8")
+
+
+USER_COMMAND = """\
+# EAGLE-3 on two GPUs
+export HF_HOME='/data/hf cache'   # shared cache
+CUDA_VISIBLE_DEVICES=0,1 python3 -m sglang.launch_server \\
+    --model-path "meta-llama/Llama-3.1-8B-Instruct" \\
+    --speculative-algo EAGLE3 \\
+    --speculative-draft-model-path 'jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B' \\
+    --speculative-num-steps 3   --speculative-eagle-topk=1 \\
+    --speculative-num-draft-tokens 4 \\
+    --tp 2 --po 31000  # abbreviated port
+"""
+
+
+def test_sweep_keeps_the_users_formatting_except_the_edited_values():
+    """Continuations, comments, quoting, spacing, export lines and env prefixes survive each point's edit."""
+    chain = command_for_point(USER_COMMAND, SweepPoint("c", True, None, 9, 1, 10))
+    assert chain == USER_COMMAND.replace("--speculative-num-steps 3", "--speculative-num-steps 9").replace(
+        "--speculative-num-draft-tokens 4", "--speculative-num-draft-tokens 10")
+    topk = command_for_point(USER_COMMAND, SweepPoint("t", True, "EAGLE", 4, 8, 16))
+    assert topk == (USER_COMMAND.replace("--speculative-algo EAGLE3", "--speculative-algo EAGLE")
+                    .replace("--speculative-num-steps 3", "--speculative-num-steps 4")
+                    .replace("--speculative-eagle-topk=1", "--speculative-eagle-topk=8")
+                    .replace("--speculative-num-draft-tokens 4", "--speculative-num-draft-tokens 16"))
+    baseline = command_for_point(USER_COMMAND, SweepPoint("baseline", speculative=False))
+    assert baseline == """\
+# EAGLE-3 on two GPUs
+export HF_HOME='/data/hf cache'   # shared cache
+CUDA_VISIBLE_DEVICES=0,1 python3 -m sglang.launch_server \\
+    --model-path "meta-llama/Llama-3.1-8B-Instruct" \\
+    --tp 2 --po 31000  # abbreviated port
+"""
+    extra = command_for_point(USER_COMMAND, SweepPoint("x", True, extra_flags=(("--cuda-graph-max-bs", 16),)))
+    assert extra == USER_COMMAND.replace("--po 31000  #", "--po 31000 --cuda-graph-max-bs 16  #")
+    # every point keeps the port the user typed (abbreviated), so the sweep benchmarks the same server address
+    for point in default_sweep().points:
+        assert flag_value(command_for_point(USER_COMMAND, point), "--port") == 31000
 
 
 def test_speculative_point_without_an_algorithm_is_refused():

@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from specdash.app.builder.pane import BuilderPane
 from specdash.app.pairing import PairingView
 from specdash.hosts.local import LocalHost
-from test_pairing_support import eagle3_tensors, load, write_model_dir
+from support.pairing import eagle3_tensors, load, write_model_dir
 
 
 class BuilderApp(App):

@@ -16,7 +16,7 @@ import pytest
 from specdash.hosts.local import LocalHost
 from specdash.server import ServerState, launch, server_status, stop, wait_for_state
 
-from double_support import harness
+from support.double import harness
 
 pytestmark = pytest.mark.timeout(60)
 

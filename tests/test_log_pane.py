@@ -14,14 +14,14 @@ from specdash.app.log import view as view_module
 from specdash.app.log.findings_panel import FindingsPanel
 from specdash.logs.parser import LineKind
 from specdash.logs.startup import StartupHistory
-from pilot_helpers import wait_until
+from support.pilot import wait_until
 
 DATA = Path(__file__).parent / "data" / "logs"
 SIZE = (160, 48)
 
 
 def fixture_lines() -> list[str]:
-    return [line for line in (DATA / "sglang-log-formats.txt").read_text(encoding="utf-8").splitlines()
+    return [line for line in (DATA.parent / "sglang-log-formats.txt").read_text(encoding="utf-8").splitlines()
             if not line.startswith("#")]
 
 
@@ -267,7 +267,7 @@ def test_log_pane_snapshot(snap_compare, tmp_path, monkeypatch):
     from specdash.app.log.startup_bar import StartupBar
 
     monkeypatch.setattr(StartupBar, "clock", staticmethod(lambda: 1000.0))  # a frozen ETA countdown
-    groups = (DATA / "sglang-log-formats.txt").read_text(encoding="utf-8").split("# ==== Group ")
+    groups = (DATA.parent / "sglang-log-formats.txt").read_text(encoding="utf-8").split("# ==== Group ")
     first = [line for line in groups[1].splitlines()[1:] if not line.startswith("#")]
     second = [line.replace("2025-08-12", "2025-04-02") for line in groups[2].splitlines()[1:]
               if not line.startswith("#")]

@@ -14,7 +14,7 @@ DATA = Path(__file__).parent / "data" / "logs"
 
 def group(n: int) -> list[str]:
     out, current = [], 0
-    for line in (DATA / "sglang-log-formats.txt").read_text(encoding="utf-8").splitlines():
+    for line in (DATA.parent / "sglang-log-formats.txt").read_text(encoding="utf-8").splitlines():
         if line.startswith("# ==== Group "):
             current = int(line.split("Group ")[1].split(":")[0])
         elif not line.startswith("#") and current == n:

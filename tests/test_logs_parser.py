@@ -1,5 +1,5 @@
 """The log parser, line kind by line kind, era by era, on the real-format fixture lines
-(tests/data/logs/sglang-log-formats.txt, copied from ../shared/fixtures)."""
+(tests/data/sglang-log-formats.txt: SGLang's log line shapes from 0.4.x to 2026 releases)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def fixture_groups() -> dict[int, list[str]]:
     """Log lines of each '==== Group N' section of the format fixtures (annotation lines removed)."""
     groups: dict[int, list[str]] = {}
     current = 0
-    for line in (DATA / "sglang-log-formats.txt").read_text(encoding="utf-8").splitlines():
+    for line in (DATA.parent / "sglang-log-formats.txt").read_text(encoding="utf-8").splitlines():
         if line.startswith("# ==== Group "):
             current = int(line.split("Group ")[1].split(":")[0])
             groups[current] = []

@@ -1,5 +1,5 @@
 """What real logs contain and a parser must survive: tqdm \\r storms, ANSI colour codes, 100 000+ character lines,
-invalid UTF-8, NUL bytes (issue 4, point 1)."""
+invalid UTF-8, NUL bytes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""`specdash scan` against every case in ../shared/fixtures/cases/ that contains a log excerpt (copied to
-tests/data/logs/cases/): the findings and figures the case's "expected" part asks for."""
+"""`specdash scan` against every case in tests/data/cases/ that contains a log excerpt: the findings and figures
+the case's "expected" part asks for."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ import pytest
 
 from specdash.cli import main
 
-DATA = Path(__file__).parent / "data" / "logs"
+CASES = Path(__file__).parent / "data" / "cases"
 
 
 def excerpt(case: str) -> str:
     """The input part of a case file (everything before '--- expected ---')."""
-    text = (DATA / "cases" / f"{case}.txt").read_text(encoding="utf-8")
+    text = (CASES / f"{case}.txt").read_text(encoding="utf-8")
     return text.split("--- expected ---")[0]
 
 
@@ -32,8 +32,8 @@ def by_kind(doc: dict, kind: str) -> list[dict]:
     return [f for f in doc["findings"] if f["kind"] == kind]
 
 
-def test_c01_vllm_flags_rejected_by_argparse(tmp_path, capsys):
-    rc, doc = scan(tmp_path, capsys, excerpt("C01"))
+def test_vllm_flags_rejected_by_argparse(tmp_path, capsys):
+    rc, doc = scan(tmp_path, capsys, excerpt("vllm-flags-argparse-error"))
     assert rc == 1 and doc["crashed"]
     (crash,) = by_kind(doc, "crash")
     assert crash["severity"] == "error" and "5 unrecognized" in crash["message"]
@@ -43,8 +43,8 @@ def test_c01_vllm_flags_rejected_by_argparse(tmp_path, capsys):
         assert flag in crash["explanation"] and sglang in crash["explanation"], flag
 
 
-def test_c11_eagle3_tensor_mismatch_grouped_under_the_error(tmp_path, capsys):
-    rc, doc = scan(tmp_path, capsys, excerpt("C11"))
+def test_eagle3_tensor_mismatch_grouped_under_the_error(tmp_path, capsys):
+    rc, doc = scan(tmp_path, capsys, excerpt("spec-v2-llama-eagle3-topk-4"))
     assert rc == 1
     (crash,) = by_kind(doc, "crash")
     assert "tensor size mismatch in the EAGLE3 draft forward" in crash["message"]
@@ -56,8 +56,8 @@ def test_c11_eagle3_tensor_mismatch_grouped_under_the_error(tmp_path, capsys):
     assert len([f for f in doc["findings"] if f["severity"] == "error"]) == 1
 
 
-def test_c17_single_decode_line_figures_and_request_cap(tmp_path, capsys):
-    rc, doc = scan(tmp_path, capsys, excerpt("C17"))
+def test_single_decode_line_figures_and_request_cap(tmp_path, capsys):
+    rc, doc = scan(tmp_path, capsys, excerpt("deepseek-r1-decode-line"))
     assert rc == 0
     m = doc["metrics"]
     assert m["accept_len"]["last"] == 2.54 and m["accept_len"]["samples"] == 1
@@ -68,8 +68,8 @@ def test_c17_single_decode_line_figures_and_request_cap(tmp_path, capsys):
     assert "48" in cap["explanation"]
 
 
-def test_c18_steady_state_acceptance_and_depth_check(tmp_path, capsys):
-    rc, doc = scan(tmp_path, capsys, excerpt("C18"))
+def test_steady_state_acceptance_and_depth_check(tmp_path, capsys):
+    rc, doc = scan(tmp_path, capsys, excerpt("qwen3-eagle3-accept-rate"))
     assert rc == 0
     m = doc["metrics"]
     assert m["accept_len"]["samples"] == 5 and m["accept_len"]["trusted_samples"] == 4  # first sample dropped
@@ -86,8 +86,8 @@ def test_c18_steady_state_acceptance_and_depth_check(tmp_path, capsys):
     assert "4 draft tokens" in check["message"]
 
 
-def test_c20_vllm_draft_never_accepted_vs_usable_run(tmp_path, capsys):
-    rc, doc = scan(tmp_path, capsys, excerpt("C20"))
+def test_vllm_draft_never_accepted_vs_usable_run(tmp_path, capsys):
+    rc, doc = scan(tmp_path, capsys, excerpt("vllm-serve-command"))
     assert rc == 0
     (never,) = [f for f in by_kind(doc, "low_acceptance") if "pid=6485" in f["message"]]
     assert never["severity"] == "error" and never["count"] == 3
@@ -96,8 +96,8 @@ def test_c20_vllm_draft_never_accepted_vs_usable_run(tmp_path, capsys):
     assert "2.67" in usable["message"] and "usable" in usable["message"]
 
 
-def test_c22_prefill_dominated_samples_are_not_trusted_and_no_trend_claimed(tmp_path, capsys):
-    rc, doc = scan(tmp_path, capsys, (DATA / "c22_reconstructed.log").read_text(encoding="utf-8"))
+def test_prefill_dominated_samples_are_not_trusted_and_no_trend_claimed(tmp_path, capsys):
+    rc, doc = scan(tmp_path, capsys, (CASES.parent / "logs" / "prefill-dominated-samples-reconstructed.log").read_text(encoding="utf-8"))
     assert rc == 0
     m = doc["metrics"]["accept_len"]
     assert m["samples"] == 3 and m["trusted_samples"] == 0
@@ -110,15 +110,15 @@ def test_c22_prefill_dominated_samples_are_not_trusted_and_no_trend_claimed(tmp_
     assert "do not compare it raw across versions" in check["message"]
 
 
-def test_c22_condensed_quote_as_given_is_read_as_three_samples(tmp_path, capsys):
-    rc, doc = scan(tmp_path, capsys, excerpt("C22"))
+def test_condensed_quote_as_given_is_read_as_three_samples(tmp_path, capsys):
+    rc, doc = scan(tmp_path, capsys, excerpt("prefill-dominated-samples"))
     assert rc == 0
     assert doc["metrics"]["accept_len"]["samples"] == 3
     assert doc["consistency"]["formula"] == "(accept_len-1)/N" and doc["consistency"]["n"] == 4
 
 
-def test_c27_draft_capture_dominates_startup_across_ranks(tmp_path, capsys):
-    rc, doc = scan(tmp_path, capsys, excerpt("C27"))
+def test_draft_capture_dominates_startup_across_ranks(tmp_path, capsys):
+    rc, doc = scan(tmp_path, capsys, excerpt("draft-capture-dominates-start-up"))
     assert rc == 0
     phases = {p["phase"]: p for p in doc["startup"]["phases"]}
     assert phases["graph_target"]["elapsed_s"] == 12.11 and phases["graph_target"]["mem_usage_gb"] == 0.54
@@ -131,8 +131,8 @@ def test_c27_draft_capture_dominates_startup_across_ranks(tmp_path, capsys):
     assert "--cuda-graph-max-bs" in cap["explanation"]
 
 
-def test_c30_draft_cuda_graph_capture_failure_and_crash_loop(tmp_path, capsys):
-    text = excerpt("C30")
+def test_draft_cuda_graph_capture_failure_and_crash_loop(tmp_path, capsys):
+    text = excerpt("draft-cuda-graph-capture-failure")
     rc, doc = scan(tmp_path, capsys, text)
     assert rc == 1
     (crash,) = by_kind(doc, "crash")
@@ -144,8 +144,8 @@ def test_c30_draft_cuda_graph_capture_failure_and_crash_loop(tmp_path, capsys):
     assert crash["count"] == 3 and "crash loop: 3 times" in crash["message"]
 
 
-def test_c33_oom_per_gpu_picture_and_knobs(tmp_path, capsys):
-    rc, doc = scan(tmp_path, capsys, excerpt("C33"))
+def test_oom_per_gpu_picture_and_knobs(tmp_path, capsys):
+    rc, doc = scan(tmp_path, capsys, excerpt("vllm-v0-underscore-flags"))
     assert rc == 1
     (oom,) = by_kind(doc, "oom")
     assert "GPU 0" in oom["message"]
@@ -156,8 +156,8 @@ def test_c33_oom_per_gpu_picture_and_knobs(tmp_path, capsys):
     assert "--mem-fraction-static" in oom["fix"] and "--cuda-graph-max-bs" in oom["fix"]
 
 
-def test_c05_override_line_linked_to_the_flag(tmp_path, capsys):
-    # C05 asks the log pane to highlight SGLang's adjustment line as an override linked to the flag
+def test_override_line_linked_to_the_flag(tmp_path, capsys):
+    # the qwen2-72b-eagle-chain case asks the log pane to highlight SGLang's adjustment line as an override linked to the flag
     line = "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1\n"
     rc, doc = scan(tmp_path, capsys, line + line)
     (override,) = by_kind(doc, "override")
@@ -168,9 +168,9 @@ def test_c05_override_line_linked_to_the_flag(tmp_path, capsys):
 
 def test_text_output_and_exit_codes_through_the_real_command(tmp_path):
     ok = tmp_path / "ok.log"
-    ok.write_text(excerpt("C18"), encoding="utf-8")
+    ok.write_text(excerpt("qwen3-eagle3-accept-rate"), encoding="utf-8")
     crash = tmp_path / "crash.log"
-    crash.write_text(excerpt("C30"), encoding="utf-8")
+    crash.write_text(excerpt("draft-cuda-graph-capture-failure"), encoding="utf-8")
     run = lambda *a, **kw: subprocess.run([sys.executable, "-m", "specdash", "scan", *a], capture_output=True,
                                           text=True, timeout=60, **kw)
     good = run(str(ok))

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from specdash.cli import main
-from test_pairing_support import DATA, eagle3_tensors, load, write_model_dir
+from support.pairing import DATA, eagle3_tensors, load, write_model_dir
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Every pairing check with a failing and a passing pair (issue 8, point 2)."""
+"""Every pairing check with a failing and a passing pair."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from specdash.sglang.pairing import analyze_pairing
-from test_pairing_support import eagle3_tensors, header_of, load
+from support.pairing import eagle3_tensors, header_of, load
 
 
 def codes(report, severity=None):
@@ -34,7 +34,7 @@ def test_field_report_case_is_explained_before_launch():
     assert report.captured_boundaries == [3, 31, 59]
     assert "[3, 31, 59]" in diag.message and "[2, 30, 58]" in diag.message  # which layers
     assert "adds 1 to every id" in diag.message and "layers.0" in diag.message  # why
-    assert '"eagle_aux_hidden_state_layer_ids": [1, 29, 57]' in diag.fix  # the ids to write
+    assert '"eagle_aux_hidden_state_layer_ids": [1, 29, 57]' in diag.fix.description  # the ids to write
     assert report.suggested_ids == [1, 29, 57]
     assert report.has_errors
     # the suggested ids give the trained boundaries on this version and on the newest one
@@ -86,7 +86,7 @@ def test_unknown_convention_warns_and_offers_the_other_reading():
     report = analyze_pairing(load("llama31_8b_target"), draft, sglang_version="0.5.23")
     (diag,) = report.by_code("id-convention")
     assert diag.severity == "warning" and "do not record their convention" in diag.message
-    assert "[2, 16, 26]" in diag.fix  # ids that would capture boundaries [3, 17, 27]
+    assert "[2, 16, 26]" in diag.fix.description  # ids that would capture boundaries [3, 17, 27]
 
 
 # -- algorithm / architecture -------------------------------------------------------------------------------------
@@ -97,7 +97,7 @@ def test_eagle3_draft_served_as_eagle_is_an_error(algorithm):
     report = analyze_pairing(*llama_pair(), algorithm=algorithm, sglang_version="0.5.23")
     (diag,) = report.by_code("eagle3-draft-as-eagle")
     assert diag.severity == "error" and "exactly 1.0" in diag.message
-    assert "EAGLE3" in diag.fix
+    assert "EAGLE3" in diag.fix.description
     assert report.captured_boundaries == []
 
 
@@ -129,7 +129,7 @@ def test_unregistered_draft_architecture_is_an_error(arch):
     draft["architectures"] = [arch]
     report = analyze_pairing(load("llama31_8b_target"), draft, sglang_version="0.5.23")
     (diag,) = report.by_code("draft-arch-unregistered")
-    assert diag.severity == "error" and "LlamaForCausalLMEagle3" in diag.fix
+    assert diag.severity == "error" and "LlamaForCausalLMEagle3" in diag.fix.description
 
 
 def test_registered_draft_architecture_passes():
@@ -239,7 +239,7 @@ def test_top_level_ids_that_differ_from_the_default_are_an_error():
     (diag,) = report.by_code("ids-top-level-only")
     assert diag.severity == "error"
     assert report.captured_boundaries == [2, 16, 29]  # the default: SGLang ignored them
-    assert "eagle_config" in diag.fix and report.suggested_ids is not None
+    assert "eagle_config" in diag.fix.description and report.suggested_ids is not None
     assert report.layer_map.rows[1].label.startswith("draft top-level ids")
 
 
@@ -299,7 +299,7 @@ def test_tied_embeddings_with_a_small_draft_vocab_warn():
     assert not analyze_pairing(target, draft).by_code("tie-embeddings-vocab")
     draft["tie_word_embeddings"] = True
     (diag,) = analyze_pairing(target, draft).by_code("tie-embeddings-vocab")
-    assert diag.severity == "warning" and "false" in diag.fix
+    assert diag.severity == "warning" and "false" in diag.fix.description
 
 
 def test_missing_embedding_when_target_hidden_differs():
@@ -318,8 +318,8 @@ def test_missing_embedding_when_target_hidden_differs():
 # -- STANDALONE, NEXTN -----------------------------------------------------------------------------------------------
 
 
-def test_standalone_with_another_vocabulary_case_c14():
-    """Case C14: gemma-2-9b + tiny_starcoder_py under STANDALONE: vocab 256000 vs 49152."""
+def test_standalone_with_another_vocabulary():
+    """The standalone-two-tokenizers case: gemma-2-9b + tiny_starcoder_py under STANDALONE: vocab 256000 vs 49152."""
     report = analyze_pairing(load("gemma2_9b_target"), load("tiny_starcoder_draft"), algorithm="STANDALONE")
     (diag,) = report.by_code("standalone-vocab")
     assert diag.severity == "error" and "256000" in diag.message and "49152" in diag.message
@@ -365,7 +365,7 @@ def test_dtype_context_and_special_tokens_differences_warn():
     report = analyze_pairing(target, draft)
     for code in ("dtype", "context-length", "special-tokens", "vocab-size"):
         assert report.by_code(code) and all(d.severity == "warning" for d in report.by_code(code)), code
-    assert "--dtype bfloat16" in report.by_code("dtype")[0].fix
+    assert "--dtype bfloat16" in report.by_code("dtype")[0].fix.description
     assert not report.has_errors
 
 

@@ -1,4 +1,4 @@
-"""Captured boundaries for the facts sheet's worked examples (draft-pairing-facts §2.4), per SGLang rule version.
+"""Captured boundaries for the worked examples of docs/pairing.md, per SGLang rule version.
 
 Rule versions: 0.5.12 (before the DeepSeek first-id rule, PR #25454), 0.5.16 (first-id rule, before the gpt-oss
 boundary rule, PR #32334), 0.5.23 (both; read from the 0.5.23 wheel).
@@ -9,32 +9,7 @@ from __future__ import annotations
 import pytest
 
 from specdash.sglang.pairing import analyze_pairing, parse_version, rule_for
-from test_pairing_support import load
-
-ALL = ("0.5.12", "0.5.16", "0.5.23")
-
-# (target, draft, {version: boundaries})
-WORKED = [
-    ("llama31_8b", "llama31_8b_draft_noids", dict.fromkeys(ALL, [2, 16, 29])),
-    ("llama31_8b", "llama31_8b_draft_trainer_ids", dict.fromkeys(ALL, [2, 16, 29])),
-    ("llama31_8b", "llama31_8b_draft_vllm_ids", dict.fromkeys(ALL, [3, 17, 30])),
-    ("qwen3_235b", "qwen3_235b_draft_noids", dict.fromkeys(ALL, [2, 47, 91])),
-    ("qwen3_235b", "qwen3_235b_draft_specforge", dict.fromkeys(ALL, [2, 47, 91])),
-    ("qwen3_235b", "qwen3_235b_draft_vllm_ids", dict.fromkeys(ALL, [3, 48, 92])),
-    ("deepseek_v3", "deepseek_v3_draft_noids", dict.fromkeys(ALL, [2, 30, 58])),
-    ("deepseek_v3", "deepseek_v3_draft_specforge", dict.fromkeys(ALL, [2, 30, 58])),
-    ("deepseek_v3", "deepseek_v3_draft_vllm_ids", {"0.5.12": [3, 31, 59], "0.5.16": [2, 30, 58], "0.5.23": [2, 30, 58]}),
-    ("kimi_k25", "kimi_k25_draft_noids", dict.fromkeys(ALL, [2, 30, 58])),
-    ("kimi_k25", "kimi_k25_draft_torchspec", dict.fromkeys(ALL, [2, 30, 58])),
-    ("kimi_k25", "kimi_k25_draft_vllm_export", {"0.5.12": [3, 31, 59], "0.5.16": [2, 30, 58], "0.5.23": [2, 30, 58]}),
-    ("gpt_oss_120b", "gpt_oss_draft_noids", dict.fromkeys(ALL, [2, 18, 33])),
-    # SpecForge ships [1,17,33]: +1 everywhere (max id 33 != N)
-    ("gpt_oss_120b", "gpt_oss_draft_specforge", dict.fromkeys(ALL, [2, 18, 34])),
-    # nvidia/gpt-oss-120b-Eagle3-v3 [24,30,36]: 36 == N, kept as boundaries from 0.5.17 on
-    ("gpt_oss_120b", "gpt_oss_draft_nvidia_v3", {"0.5.12": [25, 31, 37], "0.5.16": [25, 31, 37], "0.5.23": [24, 30, 36]}),
-    # ModelOpt long-context [1,17,32]: the 0.5.23 code keeps the +1 (max id != N) -> [2,18,33]
-    ("gpt_oss_120b", "gpt_oss_draft_modelopt_long_context", dict.fromkeys(ALL, [2, 18, 33])),
-]
+from support.pairing import ALL, WORKED, load
 
 
 @pytest.mark.parametrize("target, draft, expected", WORKED, ids=[w[1] for w in WORKED])
@@ -87,7 +62,7 @@ def test_unknown_version_warns_when_the_answer_depends_on_it():
     (diag,) = report.by_code("version-dependent")
     assert diag.severity == "warning"
     assert "[3, 31, 59]" in diag.message and "[2, 30, 58]" in diag.message
-    assert "[1, 29, 57]" in diag.fix  # ids that work on every version
+    assert "[1, 29, 57]" in diag.fix.description  # ids that work on every version
     assert report.source == "rules:0.5.23"
     # a pair whose answer is the same on every version gets no such warning
     steady = analyze_pairing(load("llama31_8b_target"), load("llama31_8b_draft_trainer_ids"))

@@ -10,7 +10,7 @@ import pytest
 from specdash.hosts.local import LocalHost
 from specdash.sglang.pairing import PairLoadError, load_pair_from_host
 from specdash.sglang.pairing.loader import read_safetensors_header_from_host
-from test_pairing_support import eagle3_tensors, load, write_model_dir
+from support.pairing import eagle3_tensors, load, write_model_dir
 
 
 class CountingHost(LocalHost):
@@ -111,7 +111,7 @@ async def test_service_caches_files_and_probe(tmp_path, monkeypatch):
     import sys
 
     from specdash.sglang.pairing import PairingService
-    from test_pairing_support import DATA
+    from support.pairing import DATA
 
     class Host(CountingHost):
         def __init__(self):

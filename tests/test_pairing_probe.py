@@ -20,8 +20,8 @@ from specdash.hosts.local import LocalHost
 from specdash.sglang.pairing import analyze_pairing, parse_probe_output, run_probe
 from specdash.sglang.pairing.probe import PROBE_SCRIPT, probe_request, run_probe_batch
 from specdash.sglang.pairing.configs import draft_facts
-from test_pairing_layers import WORKED
-from test_pairing_support import DATA, load
+from support.pairing import WORKED
+from support.pairing import DATA, load
 
 FAKE = DATA / "fake_sglang"
 ORACLE_DIR = Path.home() / ".cache" / "specdash-oracle"

@@ -6,7 +6,7 @@ from textual.app import App, ComposeResult
 
 from specdash.app.pairing import PairingView
 from specdash.sglang.pairing import analyze_pairing
-from test_pairing_support import eagle3_tensors, header_of, load
+from support.pairing import eagle3_tensors, header_of, load
 
 
 class PairingApp(App):

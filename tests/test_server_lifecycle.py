@@ -17,7 +17,6 @@ from specdash.server import (
     ServerState,
     find_runs,
     launch,
-    port_of_command,
     probe,
     probe_http,
     probe_via_host,
@@ -26,8 +25,10 @@ from specdash.server import (
     stop,
     wait_for_state,
 )
+from specdash.logs.startup import PHASES
+from specdash.sglang.command_edit import launch_port
 
-from double_support import harness
+from support.double import harness
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -44,10 +45,32 @@ def held_by_group(env: dict[str, str]):
     return held
 
 
-def test_port_of_command():
-    assert port_of_command("python3 -m sglang.launch_server --model-path m --port 31000") == 31000
-    assert port_of_command("sglang serve --model-path m --port=8080 --tp 2") == 8080
-    assert port_of_command("python3 -m sglang.launch_server --model-path m") == 30000
+def test_launch_port_reads_the_command_as_sglangs_argparse_does():
+    assert launch_port("python3 -m sglang.launch_server --model-path m --port 31000") == 31000
+    assert launch_port("sglang serve --model-path m --port=8080 --tp 2") == 8080
+    assert launch_port("python3 -m sglang.launch_server --model-path m") == 30000
+    # argparse's abbreviation (allow_abbrev, every release): the validator and the launch agree
+    assert launch_port("python3 -m sglang.launch_server --model-path m --po 31000") == 31000
+    assert launch_port("python3 -m sglang.launch_server --model-path m --po=31000", "0.4.1") == 31000
+    # the last occurrence wins; continuations, comments and env prefixes are no obstacle
+    assert launch_port("A=1 python3 -m sglang.launch_server --port 1 \\\n  --port 31000 # c\n") == 31000
+    # a value SGLang would refuse gives the default, never a made-up port
+    assert launch_port("python3 -m sglang.launch_server --model-path m --port abc") == 30000
+
+
+async def test_launch_with_an_abbreviated_port_flag_records_and_probes_that_port(tmp_path, started_groups):
+    env = harness.double_env(tmp_path, "fast")
+    host = LocalHost(env=env)
+    port = harness.free_port()
+    command = harness.launch_command(port).replace(f"--port {port}", f"--po {port}")
+    assert "--port" not in command
+    handle = await launch(host, command)
+    started_groups.append(handle.pgid)
+    assert handle.port == port and pathlib.Path(handle.run_dir).name.endswith(f"-{port}")
+    assert json.loads((pathlib.Path(handle.run_dir) / "run.json").read_text())["port"] == port
+    status = await wait_for_state(host, handle, SETTLED, timeout_s=30)
+    assert status.state is ServerState.READY  # the /health probe asked the port the server listens on
+    assert (await probe_http(f"http://127.0.0.1:{port}")).health_status == 200
 
 
 async def test_launch_runs_detached_and_reaches_ready_then_stops(tmp_path, started_groups):
@@ -73,8 +96,8 @@ async def test_launch_runs_detached_and_reaches_ready_then_stops(tmp_path, start
 
     first = await server_status(host, handle)
     assert first.state is ServerState.STARTING
-    known = ("waiting for the first log line", "starting workers", "loading weights", "allocating KV cache",
-             "capturing CUDA graphs", "capturing draft CUDA graphs", "starting HTTP server", "warming up")
+    # the log pane's phase vocabulary (one reader: specdash.logs)
+    known = ("waiting for the first log line",) + tuple(label for _, label in PHASES)
     status = first
     while status.state is ServerState.STARTING:
         assert status.detail.startswith(known), status.detail

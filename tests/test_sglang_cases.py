@@ -1,4 +1,4 @@
-"""Every real case whose input is a launch command (tests/data/sglang/cases, copied from shared/fixtures/cases):
+"""Every real case whose input is a launch command (tests/data/cases, reported launches with what a user should see):
 the verdict and the effective values a user would see, for the SGLang version of the case's era."""
 
 from __future__ import annotations
@@ -8,11 +8,15 @@ from pathlib import Path
 
 from specdash.sglang.validate import validate_command
 
-CASES = Path(__file__).parent / "data" / "sglang" / "cases"
+CASES = Path(__file__).parent / "data" / "cases"
 
 
 def case_input(name: str) -> str:
     return (CASES / f"{name}.txt").read_text().split("--- expected ---")[0]
+
+
+#: Cases whose input is a log excerpt, not a launch command (see test_logs_scan_cases.py).
+LOG_ONLY = {"prefill-dominated-samples", "draft-capture-dominates-start-up", "draft-cuda-graph-capture-failure"}
 
 
 def triple(report):
@@ -21,13 +25,18 @@ def triple(report):
 
 
 def test_every_launch_case_is_covered():
-    covered = {"C01", "C02", "C04", "C05", "C06", "C08", "C09", "C10", "C11", "C13", "C14", "C17", "C18", "C20",
-               "C29", "C31", "C33", "C38"}
-    assert {p.stem for p in CASES.glob("C*.txt")} == covered
+    covered = {"cuda-graph-max-bs-too-small", "deepseek-r1-decode-line", "eagle3-without-draft-model",
+               "gpt-oss-automatic-depth", "large-tree-cuda-graph-memory", "llama2-no-cuda-graph",
+               "multimodal-eagle3-draft-tokens-reset", "nextn-changes-backend-and-page-size", "pre-merge-eagle-flags",
+               "qwen2-72b-eagle-chain", "qwen3-eagle3-accept-rate", "spec-v2-gpt-oss-topk-4",
+               "spec-v2-llama-eagle3-topk-4", "spec-v2-nextn-steps-without-topk", "standalone-two-tokenizers",
+               "vllm-flags-argparse-error", "vllm-serve-command", "vllm-v0-underscore-flags"}
+    launches = {p.stem for p in CASES.glob("*.txt") if not p.read_text().lstrip().startswith("[")}
+    assert covered <= launches and launches - covered <= LOG_ONLY
 
 
-def test_c01_vllm_flags_in_error_line_are_mapped():
-    report = validate_command(case_input("C01"))
+def test_vllm_flags_in_error_line_are_mapped():
+    report = validate_command(case_input("vllm-flags-argparse-error"))
     foreign = {d.flags[0]: d for d in report.diagnostics if d.code == "foreign-flag"}
     assert set(foreign) == {"--speculative-model", "--num-speculative-tokens", "--ngram-prompt-lookup-max",
                             "--use-v2-block-manager"}
@@ -41,14 +50,14 @@ def test_c01_vllm_flags_in_error_line_are_mapped():
     assert report.find("from-error-line") is not None
 
 
-def test_c01_on_a_release_without_speculative_decoding():
-    report = validate_command(case_input("C01"), "0.2.5")
+def test_on_a_release_without_speculative_decoding():
+    report = validate_command(case_input("vllm-flags-argparse-error"), "0.2.5")
     diag = report.find("no-speculative-support")
     assert diag is not None and "speculative support" in diag.message
 
 
-def test_c02_pre_merge_branch_names_renamed_then_consistent_tree():
-    report = validate_command(case_input("C02"), "0.4.1")
+def test_pre_merge_branch_names_renamed_then_consistent_tree():
+    report = validate_command(case_input("pre-merge-eagle-flags"), "0.4.1")
     renames = {d.flags[0]: d.fix.description for d in report.diagnostics if d.code == "foreign-flag"}
     assert renames == {
         "--draft-model-path": "replace --draft-model-path with --speculative-draft-model-path",
@@ -65,20 +74,20 @@ def test_c02_pre_merge_branch_names_renamed_then_consistent_tree():
     assert not report.by_severity("override")
 
 
-def test_c04_steps_alone_is_a_type_error_with_two_fixes():
-    report = validate_command(case_input("C04"), "0.5.9")
+def test_steps_alone_is_a_type_error_with_two_fixes():
+    report = validate_command(case_input("spec-v2-nextn-steps-without-topk"), "0.5.9")
     diag = report.find("topk-missing")
     assert diag.severity == "error" and diag.exception == "TypeError"
     assert "'>' not supported between instances of 'NoneType' and 'int'" in diag.message
     assert "--speculative-eagle-topk 1 --speculative-num-draft-tokens 2" in diag.fix.description
-    fixed = diag.fix.apply(case_input("C04"))
+    fixed = diag.fix.apply(case_input("spec-v2-nextn-steps-without-topk"))
     assert "--speculative-eagle-topk 1" in fixed and "--speculative-num-draft-tokens 2" in fixed
     assert validate_command(fixed, "0.5.9").find("topk-missing") is None
     assert report.find("placeholder-path").severity == "error"
 
 
-def test_c05_topk1_resets_draft_tokens_2_to_3():
-    report = validate_command(case_input("C05"), "0.4.10")
+def test_topk1_resets_draft_tokens_2_to_3():
+    report = validate_command(case_input("qwen2-72b-eagle-chain"), "0.4.10")
     diag = report.find("draft-tokens-adjusted")
     assert diag.severity == "override" and (diag.from_value, diag.to_value) == (2, 3)
     assert triple(report) == (2, 1, 3)
@@ -87,8 +96,8 @@ def test_c05_topk1_resets_draft_tokens_2_to_3():
     assert not report.has_errors
 
 
-def test_c06_24_draft_tokens_become_5_and_small_cuda_graph_bs():
-    report = validate_command(case_input("C06"), "0.5.2")
+def test_24_draft_tokens_become_5_and_small_cuda_graph_bs():
+    report = validate_command(case_input("multimodal-eagle3-draft-tokens-reset"), "0.5.2")
     diag = report.find("draft-tokens-adjusted")
     assert (diag.from_value, diag.to_value) == (24, 5)
     assert "topk must be > 1" in diag.message
@@ -97,27 +106,27 @@ def test_c06_24_draft_tokens_become_5_and_small_cuda_graph_bs():
     assert not report.has_errors
 
 
-def test_c06_in_current_sglang_cuda_graph_max_bs_is_ambiguous():
+def test_in_current_sglang_cuda_graph_max_bs_is_ambiguous():
     # 0.5.23 has --cuda-graph-max-bs-decode and --cuda-graph-max-bs-prefill, and no --cuda-graph-max-bs: argparse
     # refuses the old spelling (confirmed with the real SGLang 0.5.23 parser).
-    report = validate_command(case_input("C06"), "0.5.23")
+    report = validate_command(case_input("multimodal-eagle3-draft-tokens-reset"), "0.5.23")
     diag = report.find("ambiguous-flag")
     assert diag.severity == "error" and "--cuda-graph-max-bs-decode" in diag.fix.description
 
 
-def test_c08_no_depth_flags_gpt_oss_gets_3_1_4_and_48_requests():
-    report = validate_command(case_input("C08"), "0.5.1")
+def test_no_depth_flags_gpt_oss_gets_3_1_4_and_48_requests():
+    report = validate_command(case_input("gpt-oss-automatic-depth"), "0.5.1")
     assert not report.has_errors
     assert triple(report) == (3, 1, 4)
     assert report.find("auto-depth") is not None and "3/1/4" in report.find("auto-depth").message
     assert report.effective["max_running_requests"] == 48
     # with the real config.json the same answer, labelled as such
-    report = validate_command(case_input("C08"), "0.5.1", {"architectures": ["GptOssForCausalLM"]})
+    report = validate_command(case_input("gpt-oss-automatic-depth"), "0.5.1", {"architectures": ["GptOssForCausalLM"]})
     assert report.architecture_source == "config.json" and triple(report) == (3, 1, 4)
 
 
-def test_c08_followups_one_depth_flag_and_trtllm_topk():
-    base = case_input("C08").strip()
+def test_followups_one_depth_flag_and_trtllm_topk():
+    base = case_input("gpt-oss-automatic-depth").strip()
     report = validate_command(base + " --speculative-eagle-topk 4", "0.5.9")
     assert report.find("steps-missing").exception == "AssertionError"
     report = validate_command(base + " --speculative-num-steps 3 --speculative-eagle-topk 4 "
@@ -126,8 +135,8 @@ def test_c08_followups_one_depth_flag_and_trtllm_topk():
     assert diag.severity == "error" and "trtllm_mha backend only supports topk = 1" in diag.message
 
 
-def test_c09_picks_the_speculative_run_and_warns_about_auto_backend():
-    report = validate_command(case_input("C09"), "0.5.23")
+def test_picks_the_speculative_run_and_warns_about_auto_backend():
+    report = validate_command(case_input("nextn-changes-backend-and-page-size"), "0.5.23")
     assert report.typed["speculative_algorithm"] == "NEXTN"
     assert report.effective["speculative_algorithm"] == "EAGLE"
     assert report.find("more-commands") is not None
@@ -135,26 +144,26 @@ def test_c09_picks_the_speculative_run_and_warns_about_auto_backend():
     assert report.find("nextn-is-eagle") is not None
 
 
-def test_c10_spec_v2_with_topk4_is_refused():
-    report = validate_command(case_input("C10"), "0.5.9")
+def test_spec_v2_with_topk4_is_refused():
+    report = validate_command(case_input("spec-v2-gpt-oss-topk-4"), "0.5.9")
     diag = report.find("spec-v2-topk")
     assert diag.severity == "error" and diag.exception == "ValueError"
     assert "Spec v2 currently only supports topk = 1" in diag.message
     assert report.typed["tp_size"] == 8 and report.typed["port"] == 7080  # --flag=value forms parsed
-    fixed = diag.fix.apply(case_input("C10"))
+    fixed = diag.fix.apply(case_input("spec-v2-gpt-oss-topk-4"))
     assert "SGLANG_ENABLE_SPEC_V2" not in fixed
     assert validate_command(fixed, "0.5.9").find("spec-v2-topk") is None
 
 
-def test_c11_spec_v2_topk4_fails_at_run_time_in_055_and_cuda_graph_warning():
-    report = validate_command(case_input("C11"), "0.5.5")
+def test_spec_v2_topk4_fails_at_run_time_in_055_and_cuda_graph_warning():
+    report = validate_command(case_input("spec-v2-llama-eagle3-topk-4"), "0.5.5")
     diag = report.find("spec-v2-topk")
     assert diag.severity == "error" and diag.stage == "runtime"
     assert report.find("cuda-graph-off").severity == "warning"
 
 
-def test_c13_eagle3_without_draft_for_qwen2():
-    report = validate_command(case_input("C13"), "0.5.23", {"architectures": ["Qwen2ForCausalLM"]})
+def test_eagle3_without_draft_for_qwen2():
+    report = validate_command(case_input("eagle3-without-draft-model"), "0.5.23", {"architectures": ["Qwen2ForCausalLM"]})
     diag = report.find("draft-path-missing")
     assert diag.severity == "error" and "Qwen2ForCausalLM" in diag.message
     # DeepSeek V3 carries its own MTP head: NEXTN without a draft path is fine there
@@ -164,36 +173,36 @@ def test_c13_eagle3_without_draft_for_qwen2():
     assert report.effective["speculative_draft_model_path"] == "/m/DeepSeek-V3"
 
 
-def test_c14_standalone_tokenizer_mismatch_and_auto_depth():
-    report = validate_command(case_input("C14"), "0.5.9", {"architectures": ["Gemma2ForCausalLM"], "vocab_size": 256000},
+def test_standalone_tokenizer_mismatch_and_auto_depth():
+    report = validate_command(case_input("standalone-two-tokenizers"), "0.5.9", {"architectures": ["Gemma2ForCausalLM"], "vocab_size": 256000},
                               draft_config={"architectures": ["GPTBigCodeForCausalLM"], "vocab_size": 49152})
     diag = report.find("standalone-vocab-mismatch")
     assert diag.severity == "error" and "256000" in diag.message and "49152" in diag.message
     assert triple(report) == (3, 1, 4)
 
 
-def test_c17_no_speculation_cuda_graph_off():
-    report = validate_command(case_input("C17"), "0.4.3")
+def test_no_speculation_cuda_graph_off():
+    report = validate_command(case_input("deepseek-r1-decode-line"), "0.4.3")
     assert not report.has_errors
     assert report.find("cuda-graph-off").severity == "warning"
     assert report.effective["speculative_algorithm"] is None
     # the same command with EAGLE shows the lowered request cap
-    spec = case_input("C17").splitlines()[0] + " --speculative-algorithm EAGLE --speculative-draft-model-path /d"
+    spec = case_input("deepseek-r1-decode-line").splitlines()[0] + " --speculative-algorithm EAGLE --speculative-draft-model-path /d"
     assert validate_command(spec, "0.4.3").effective["max_running_requests"] == 32
     assert validate_command(spec, "0.5.9").effective["max_running_requests"] == 48
 
 
-def test_c18_consistent_chain_no_override():
-    report = validate_command(case_input("C18"), "0.5.3.post3")
+def test_consistent_chain_no_override():
+    report = validate_command(case_input("qwen3-eagle3-accept-rate"), "0.5.3.post3")
     assert not report.has_errors and not report.by_severity("override")
     assert triple(report) == (3, 1, 4)
 
 
-def test_c20_vllm_speculative_config_translated():
-    report = validate_command(case_input("C20"))
+def test_vllm_speculative_config_translated():
+    report = validate_command(case_input("vllm-serve-command"))
     diag = report.find("not-sglang")
     assert diag.severity == "error"
-    translated = diag.fix.apply(case_input("C20"))
+    translated = diag.fix.apply(case_input("vllm-serve-command"))
     assert translated.startswith("python -m sglang.launch_server --model-path /models/Qwen3-8B-W8A8")
     assert "--speculative-algorithm STANDALONE" in translated
     assert "--speculative-draft-model-path /models/qwen3_8b_eagle3" in translated
@@ -202,30 +211,30 @@ def test_c20_vllm_speculative_config_translated():
     assert triple(report) == (5, 1, 6)
 
 
-def test_c29_small_cuda_graph_bs_with_wide_tree():
-    report = validate_command(case_input("C29"), "0.5.2")
+def test_small_cuda_graph_bs_with_wide_tree():
+    report = validate_command(case_input("cuda-graph-max-bs-too-small"), "0.5.2")
     assert report.find("cuda-graph-max-bs-small").severity == "warning"
     assert triple(report) == (6, 10, 32)
     assert not report.has_errors
 
 
-def test_c31_abbreviations_accepted_then_ambiguous():
-    early = validate_command(case_input("C31"), "0.4.1")
+def test_abbreviations_accepted_then_ambiguous():
+    early = validate_command(case_input("large-tree-cuda-graph-memory"), "0.4.1")
     assert not early.has_errors
     assert early.typed["speculative_draft_model_path"] == "yuhuili/EAGLE-Qwen2-7B-Instruct-sglang"
     assert early.find("large-tree-cuda-graph-memory").severity == "warning"
     assert {d.flags[0] for d in early.diagnostics if d.code == "abbreviation"} >= {
         "--speculative-algorithm", "--speculative-draft-model-path", "--mem-fraction-static"}
-    late = validate_command(case_input("C31"), "0.5.9")
+    late = validate_command(case_input("large-tree-cuda-graph-memory"), "0.5.9")
     diag = late.find("ambiguous-flag")
     assert diag.severity == "error" and diag.flags == ("--speculative-draft",)
     assert diag.fix.description == "replace --speculative-draft with --speculative-draft-model-path"
     assert late.effective["speculative_draft_model_path"] == "yuhuili/EAGLE-Qwen2-7B-Instruct-sglang"
 
 
-def test_c33_vllm_command_mapped_to_standalone_chain():
-    report = validate_command(case_input("C33"))
-    translated = report.find("not-sglang").fix.apply(case_input("C33"))
+def test_vllm_command_mapped_to_standalone_chain():
+    report = validate_command(case_input("vllm-v0-underscore-flags"))
+    translated = report.find("not-sglang").fix.apply(case_input("vllm-v0-underscore-flags"))
     assert "--speculative-algorithm STANDALONE" in translated
     assert "--speculative-draft-model-path Qwen2.5-7B-Instruct" in translated
     assert "--tp-size 4" in translated and "--mem-fraction-static 0.9" in translated
@@ -234,8 +243,8 @@ def test_c33_vllm_command_mapped_to_standalone_chain():
     assert report.effective["tp_size"] == 4
 
 
-def test_c38_short_forms_normalised_in_043():
-    report = validate_command(case_input("C38"), "0.4.3")
+def test_short_forms_normalised_in_043():
+    report = validate_command(case_input("llama2-no-cuda-graph"), "0.4.3")
     assert not report.has_errors
     typed = {d.flags[0] for d in report.diagnostics if d.code == "abbreviation"}
     assert {"--disable-radix-cache", "--speculative-algorithm", "--speculative-draft-model-path",

@@ -10,7 +10,7 @@ from pathlib import Path
 from specdash.hosts.local import LocalHost
 from specdash.hosts.tail import LogFollower, TailLines, TailMarker, TailPartial
 
-DATA = Path(__file__).parent / "data" / "hosts" / "sglang-log-formats.txt"
+DATA = Path(__file__).parent / "data" / "sglang-log-formats.txt"
 LINES = [line for line in DATA.read_bytes().split(b"\n") if line and not line.startswith(b"#")]
 
 
@@ -172,3 +172,29 @@ async def test_a_bar_updating_in_place_is_announced_before_its_newline(tmp_path)
     await follower.aclose()
     assert _lines(done)[0].endswith(b"100%|##########| 10/10") and _lines(done)[0].count(b"\r") == 3
     assert not [e for e in done if isinstance(e, TailPartial)]
+
+
+async def test_each_line_carries_its_start_offset_also_after_a_line_cut_at_the_limit(tmp_path):
+    """A line still growing past MAX_LINE_BYTES is delivered cut, without a newline: counting back from the end
+    with ``len + 1`` bytes per line would put every earlier line of the batch one byte off."""
+    from specdash.hosts.tail import MAX_LINE_BYTES
+
+    host = LocalHost()
+    await host.connect()
+    log = tmp_path / "long.log"
+    head = b"ab\n" + b"x" * (MAX_LINE_BYTES + 10)  # the long line has no newline yet
+    log.write_bytes(head)
+    follower = LogFollower(host, str(log), poll_interval_s=0.05)
+    events = await _collect_until(follower, lambda evs: sum(len(line) for line in _lines(evs)) >= MAX_LINE_BYTES)
+    with log.open("ab") as out:
+        out.write(b"\nc\n")
+    events += await _collect_until(follower, lambda evs: b"c" in _lines(evs))
+    await follower.aclose()
+    content = log.read_bytes()
+    batches = [ev for ev in events if isinstance(ev, TailLines)]
+    pairs = [(offset, line) for ev in batches for offset, line in zip(ev.offsets, ev.lines)]
+    assert all(len(ev.offsets) == len(ev.lines) for ev in batches)
+    assert any(len(line) >= MAX_LINE_BYTES for _, line in pairs)  # the cut happened
+    for offset, line in pairs:
+        assert content[offset:offset + len(line)] == line  # each offset is where its bytes are in the file
+    assert pairs[0] == (0, b"ab") and pairs[-1] == (len(content) - 2, b"c")

@@ -15,7 +15,7 @@ from specdash.hosts.tail import LogFollower, TailLines, TailMarker
 
 pytestmark = pytest.mark.ssh
 
-DATA = Path(__file__).parent / "data" / "hosts" / "sglang-log-formats.txt"
+DATA = Path(__file__).parent / "data" / "sglang-log-formats.txt"
 
 
 def real_log_lines() -> list[bytes]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from specdash.cli import main
-from test_pairing_support import eagle3_tensors, load, write_model_dir
+from support.pairing import eagle3_tensors, load, write_model_dir
 
 
 def command(target, draft) -> list[str]:

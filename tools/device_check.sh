@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device check for specdash's GPU code on a machine with a real NVIDIA GPU (issue #5, "GPU machine").
+# Device check for specdash's GPU code on a machine with a real NVIDIA GPU.
 #
 # What it does (about 1-2 minutes, hard limit ~5):
 #   1. shows the driver's view (nvidia-smi -L / CSV queries) and makes `import specdash` work (pip install -e .

@@ -52,11 +52,16 @@ OVERRIDE = BASE + " --speculative-num-steps 1 --speculative-eagle-topk 1 --specu
 HEALTHY = BASE + " --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
 
 
-def _harness():
-    spec = importlib.util.spec_from_file_location("sglang_double_harness", REPO / "tests" / "double" / "harness.py")
+def _load(name: str, path: Path):
+    """A test helper module loaded by path (tests/ is not a package on sys.path here)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _harness():
+    return _load("sglang_double_harness", REPO / "tests" / "double" / "harness.py")
 
 
 def say(text: str) -> None:
@@ -64,11 +69,12 @@ def say(text: str) -> None:
 
 
 async def wait_until(pilot, predicate, timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"make_demo_session: timed out waiting for {what}")
-        await pilot.pause(0.1)
+    """The tests' wait (tests/support/pilot.py), ending the script with one line on a timeout."""
+    pilot_support = _load("specdash_tests_pilot", REPO / "tests" / "support" / "pilot.py")
+    try:
+        await pilot_support.wait_until(pilot, predicate, timeout_s=timeout_s, what=what)
+    except AssertionError as exc:
+        raise SystemExit(f"make_demo_session: {exc}") from None
 
 
 async def record(out: Path, workdir: Path) -> None:

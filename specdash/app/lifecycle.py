@@ -9,12 +9,14 @@ Every mutating action checks ``readonly`` itself and asks before it stops or kil
 from __future__ import annotations
 
 import asyncio
-import shlex
+from typing import Any, Protocol
 
 from textual import work
 from textual.binding import Binding
 
 from specdash.app.modals.confirm import ConfirmScreen
+from specdash.hosts.base import Host
+from specdash.sglang.command import parse_command
 
 LIFECYCLE_BINDINGS = [
     Binding("l", "launch(False)", "Launch", id="server.launch"),
@@ -24,14 +26,27 @@ LIFECYCLE_BINDINGS = [
 ]
 
 
+class LifecycleApp(Protocol):
+    """What :class:`LifecycleActions` needs from the app it is mixed into (besides Textual's ``App``)."""
+
+    host: Host
+    readonly: bool
+    status_bar: Any  # specdash.app.status_bar.StatusBar: server_state / server_detail
+    builder_pane: Any  # BuilderPane | None: the command and its validation report
+    bench_pane: Any  # BenchPane | None: gets the server's URL
+    gpu_pane: Any  # GpuPane | None: told which process group is the server
+
+    def follow(self, path: str, *, reset: bool = True) -> None:
+        """Follow ``path`` on the host in the log pane."""
+
+    def record_command(self, action: str, command: str | None, **fields: Any) -> None:
+        """Record a lifecycle command in the session (:class:`specdash.app.recording.RecordingMixin`)."""
+
+
 class LifecycleActions:
-    """Mixin: expects ``self.host``, ``self.readonly``, ``self.follow(path)``, ``self.status_bar``,
-    ``self.builder_pane``, ``self.bench_pane`` and ``self.gpu_pane`` on the app."""
+    """Mixin for the app (needs :class:`LifecycleApp`): the lifecycle keys and the sweep's restart hook."""
 
     run_handle = None  # specdash.server.RunHandle of the server specdash launched, if any
-
-    def record_command(self, action: str, command: str | None, **fields) -> None:
-        """Session-recording hook (see :class:`specdash.app.recording.RecordingMixin`); no-op without it."""
 
     def _refuse_readonly(self, what: str) -> bool:
         if self.readonly:
@@ -46,6 +61,12 @@ class LifecycleActions:
         report = getattr(pane, "report", None)
         errors = sum(1 for d in getattr(report, "diagnostics", []) if d.severity == "error") if report else 0
         return (pane.command or "").strip() or None, errors
+
+    def _flag_release(self) -> str | None:
+        """The flag-table release whose argparse reads the builder's command (the builder's SGLang version, probed
+        on the host or typed); None (the newest) without a builder."""
+        report = getattr(self.builder_pane, "report", None)
+        return report.profile.flag_release if report is not None else None
 
     def action_launch(self, force: bool = False) -> None:
         if self._refuse_readonly("launching a server"):
@@ -69,7 +90,7 @@ class LifecycleActions:
         from specdash.server import launch
 
         try:
-            handle = await launch(self.host, command)
+            handle = await launch(self.host, command, flag_release=self._flag_release())
         except Exception as exc:  # noqa: BLE001 - a failed launch is shown, never fatal
             self.notify(f"Launch failed: {exc}", severity="error", timeout=15)
             return
@@ -97,9 +118,6 @@ class LifecycleActions:
             bench.server_url = await self.host.forward_port(handle.port)
         except Exception as exc:  # noqa: BLE001 - benchmarks unavailable, the rest works
             self.notify(f"Benchmarks cannot reach the server: {exc}", severity="warning")
-            return
-        bench.base_command = handle.command
-        bench.restart_server = self.restart_for_sweep
 
     async def restart_for_sweep(self, command: str) -> str:
         """For the depth sweep: (re)start the server with ``command``, wait until ready, return its base URL.
@@ -116,7 +134,7 @@ class LifecycleActions:
             sampler = make_sampler(self.host)
             try:
                 result = await restart(
-                    self.host, self.run_handle, command=command,
+                    self.host, self.run_handle, command=command, flag_release=self._flag_release(),
                     gpu_memory_held_by=lambda pgid: memory_held_by_group(self.host, pgid, sampler.sample_once))
             finally:
                 await sampler.close()
@@ -124,7 +142,7 @@ class LifecycleActions:
                 raise RuntimeError(result.describe())
             handle = result.new_handle
         else:
-            handle = await launch(self.host, command)
+            handle = await launch(self.host, command, flag_release=self._flag_release())
         self._adopt(handle)
         status = await wait_for_state(self.host, handle, {ServerState.READY, ServerState.CRASHED,
                                                           ServerState.STOPPED}, timeout_s=3600)
@@ -143,7 +161,7 @@ class LifecycleActions:
             except Exception as exc:  # noqa: BLE001 - connection trouble: keep polling
                 self.status_bar.server_detail = f"status unknown: {exc}"
             else:
-                self.status_bar.server_state = status.state.value
+                self.status_bar.server_state = status.state
                 self.status_bar.server_detail = status.detail
                 self._server_alive = status.state in (ServerState.STARTING, ServerState.READY)
                 if status.state in (ServerState.CRASHED, ServerState.STOPPED) and self.gpu_pane is not None:
@@ -164,7 +182,7 @@ class LifecycleActions:
                         severity="warning")
             return
         details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {self.host.name}\n"
-                   f"{shlex.split(handle.command)[0] if handle.command else ''} … port {handle.port}\n"
+                   f"{parse_command(handle.command).launcher or 'server'} … port {handle.port}\n"
                    "SIGTERM to the group, SIGKILL after 15 s.")
         self.push_screen(ConfirmScreen("Stop the server?", details, "Stop"), self._confirmed_stop)
 
@@ -207,7 +225,7 @@ class LifecycleActions:
             result = await restart(
                 self.host, self.run_handle,
                 gpu_memory_held_by=lambda pgid: memory_held_by_group(self.host, pgid, sampler.sample_once),
-                command=command)
+                command=command, flag_release=self._flag_release())
         finally:
             await sampler.close()
         if result.new_handle is None:

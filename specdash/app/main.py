@@ -7,9 +7,6 @@ lines to the log pane; each pane renders what the core computes.
 
 from __future__ import annotations
 
-import asyncio
-import importlib
-import importlib.util
 from pathlib import Path
 
 from textual import on, work
@@ -17,63 +14,36 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
-from textual.widget import MountError
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Footer, TabbedContent, TabPane
 
-from specdash import __version__
+from specdash.app.deferred_tabs import (
+    DEFERRED_BUILD_AFTER_S,
+    DEFERRED_TABS,
+    LOG_PAINTED_AFTER_S,
+    DeferredTabs,
+    deferred_class,
+)
 from specdash.app.gc_policy import apply_streaming_gc_policy
+from specdash.app.gpus.commands import GpuCommands
+from specdash.app.gpus.pane import GpuPane
+from specdash.app.log.pane import LogPane
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, ServerCommands
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
 from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
-from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, HostKeyChanged, HostKeyUnknown
+from specdash.hosts.base import ConnectionStatus, Host, HostError, HostKeyChanged, HostKeyUnknown
+from specdash.logs.startup import StartupHistory
 
 
-def _optional(module: str, name: str):
-    """The class ``name`` from ``module`` if that pane exists in this build, else None (absent, not faked)."""
-    try:
-        if importlib.util.find_spec(module) is None:
-            return None
-    except ModuleNotFoundError:  # parent package absent
-        return None
-    return getattr(importlib.import_module(module), name, None)
-
-
-def _package_exists(package: str) -> bool:
-    """Whether ``package`` is in this build, found without importing it (its parent must be importable)."""
-    try:
-        return importlib.util.find_spec(package) is not None
-    except ModuleNotFoundError:
-        return False
-
-
-#: Tabs hidden on the first frame: (tab id, tab label, package, pane module, pane class). Importing and composing
-#: them costs about as much as the rest of start-up together (httpx, textual-plotext, the validator, the pairing
-#: checks, ~100 widgets), so their tabs are created empty and the panes are imported and mounted right after the
-#: first frame and the first log lines — or earlier, the moment anything asks for them (see
-#: :meth:`SpecdashApp.deferred_pane`).
-DEFERRED_TABS: tuple[tuple[str, str, str, str, str], ...] = (
-    ("builder", "Launch builder", "specdash.app.builder", "specdash.app.builder.pane", "BuilderPane"),
-    ("bench", "Benchmarks", "specdash.app.bench", "specdash.app.bench.pane", "BenchPane"),
-)
-#: Unless something asks for them sooner, the hidden tabs are built once the followed log's first lines are on
-#: screen, or this many seconds after mount, whichever comes first: the log comes before panes nobody sees yet.
-DEFERRED_BUILD_AFTER_S = 1.0
-#: "On screen": this long after the first batch is fed to the log pane, which paints lines on a timer (1/30 s) and
-#: its findings/metrics panels every 0.25 s (specdash.app.log.view.SYNC_INTERVAL_S, .pane.PANEL_REFRESH_S).
-LOG_PAINTED_AFTER_S = 0.3
-
-
-class SpecdashApp(RecordingMixin, LifecycleActions, App):
+class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
     """The console. ``host`` is any Host (local, SSH, replay); ``log_path`` the server log to follow on it
     (None: discover the running server's log); ``readonly`` disables every mutating action."""
 
     CSS_PATH = "app.tcss"
     #: a replay must not record its replayed start-ups as new ones in the start-up history
     readonly_history = False
-    COMMANDS = App.COMMANDS | {ServerCommands} | (
-        {_optional("specdash.app.gpus.commands", "GpuCommands")} - {None})
+    COMMANDS = App.COMMANDS | {ServerCommands, GpuCommands}
     TITLE = "specdash"
     #: False in a replay: the GPU pane shows recorded samples instead of sampling the host.
     gpu_sampling = True
@@ -109,15 +79,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
         self.known_hosts = known_hosts
         self.gpu_interval_s = gpu_interval_s
         self.sub_title = host.name
-        self._log_pane_cls = _optional("specdash.app.log.pane", "LogPane") or _optional("specdash.app.log", "LogPane")
-        self._gpu_pane_cls = _optional("specdash.app.gpus.pane", "GpuPane") or _optional("specdash.app.gpus", "GpuPane")
-        #: the deferred tabs in this build (tab id -> its DEFERRED_TABS row); their classes load on first use
-        self._deferred_tabs = {row[0]: row for row in DEFERRED_TABS if _package_exists(row[2])}
-        self._deferred_panes: dict[str, object] = {}  # tab id -> the pane, once created
-        self._deferred_mounts: dict[str, object] = {}  # tab id -> AwaitMount of the pane
+        self.init_deferred_tabs()
         self._session_connected = False  # start_session connected: the deferred panes may be wired to the host
-        self._deferred_scheduled = asyncio.Event()  # set once every deferred pane has been created
-        self._deferred_build_started = False
         self._wired: set[str] = set()
 
     # -- layout -----------------------------------------------------------------------------------
@@ -127,110 +90,17 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
         with Vertical(id="main"):
             with TabbedContent(id="tabs", initial="log"):
                 with TabPane("Log", id="log"):
-                    if self._log_pane_cls is not None:
-                        from specdash.logs.startup import StartupHistory
-
-                        yield self._log_pane_cls(title=self.log_path or "log", host=self.host.name,
-                                                 history=StartupHistory(read_only=self.readonly_history))
-                    else:
-                        yield Static("log pane unavailable in this build", classes="absent")
-                for tab_id, label, *_ in self._deferred_tabs.values():
-                    yield TabPane(label, id=tab_id)  # its pane is mounted later: see DEFERRED_TABS
-            if self._gpu_pane_cls is not None:
-                yield self._gpu_pane_cls(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly,
-                                         sample=self.gpu_sampling)
+                    yield LogPane(title=self.log_path or "log", host=self.host.name,
+                                  history=StartupHistory(read_only=self.readonly_history))
+                for tab_id, label, *_ in DEFERRED_TABS:
+                    yield TabPane(label, id=tab_id)  # its pane is mounted later (specdash.app.deferred_tabs)
+            yield GpuPane(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly, sample=self.gpu_sampling)
         yield Footer()
 
     @property
     def status_bar(self) -> StatusBar:
         """The header line (kept as a reference: it stays usable while the app shuts down)."""
         return self._status_bar
-
-    def _pane(self, cls):
-        if cls is None:
-            return None
-        found = self.query(cls)
-        return found.first() if found else None
-
-    # -- the tabs built after the first frame ---------------------------------------------------------
-    def _deferred_class(self, tab_id: str):
-        row = self._deferred_tabs.get(tab_id)
-        return _optional(row[3], row[4]) if row else None
-
-    @property
-    def _builder_cls(self):
-        """BuilderPane (imported on first use), or None when absent from this build."""
-        return self._deferred_class("builder")
-
-    @property
-    def _bench_cls(self):
-        """BenchPane (imported on first use), or None when absent from this build."""
-        return self._deferred_class("bench")
-
-    def deferred_pane(self, tab_id: str):
-        """The pane of the deferred tab ``tab_id`` ("builder" or "bench"); if it is not built yet, every deferred
-        pane is imported and mounted into its tab now (so each is in the DOM from then on). None when the tab is
-        absent from this build, the layout is not composed yet or the app is shutting down. The pane exists at
-        once and its public methods accept calls before it is mounted (BuilderPane and BenchPane keep the state
-        and show it on mount); await :meth:`deferred_pane_mounted` before querying its children."""
-        pane = self._deferred_panes.get(tab_id)
-        if pane is not None or tab_id not in self._deferred_tabs or not self.is_running:
-            return pane  # (nothing is built while the app shuts down)
-        for each in self._deferred_tabs:  # in DEFERRED_TABS order: the builder before the bench pane
-            self._build_deferred_pane(each)
-        return self._deferred_panes.get(tab_id)
-
-    def _build_deferred_pane(self, tab_id: str):
-        """Import the pane of ``tab_id``, mount it into its tab and wire it; the pane, or None (see above)."""
-        pane = self._deferred_panes.get(tab_id)
-        if pane is not None or not self.is_running:
-            return pane
-        try:
-            tab = self.query_one(TabbedContent).get_pane(tab_id)
-        except NoMatches:  # not composed yet, or shutting down
-            return None
-        cls = self._deferred_class(tab_id)
-        if cls is None:
-            return None
-        pane = cls(readonly=self.readonly)
-        try:
-            self._deferred_mounts[tab_id] = tab.mount(pane)
-        except MountError:  # the app is shutting down
-            return None
-        self._deferred_panes[tab_id] = pane
-        self._wire_deferred_panes()
-        return pane
-
-    async def deferred_pane_mounted(self, tab_id: str):
-        """The pane of ``tab_id`` (built now if need be, alone), once it and its children are mounted; or None."""
-        pane = self._build_deferred_pane(tab_id)
-        mounting = self._deferred_mounts.get(tab_id)
-        if pane is not None and mounting is not None and not pane.is_mounted:
-            await mounting
-        return pane
-
-    async def deferred_panes_ready(self) -> None:
-        """Wait until every deferred pane is built and mounted (by the build after the first frame, or earlier on
-        demand). For code that must call methods of the builder or bench pane that query their children."""
-        self._start_deferred_build()
-        await self._deferred_scheduled.wait()
-        for tab_id in self._deferred_tabs:
-            await self.deferred_pane_mounted(tab_id)
-
-    def _start_deferred_build(self) -> None:
-        """Build the deferred panes after the next refresh, one per refresh (once; later calls do nothing)."""
-        if not self._deferred_build_started:
-            self._deferred_build_started = True
-            self.call_after_refresh(self._build_deferred_panes)
-
-    def _build_deferred_panes(self) -> None:
-        """After the first frame: build the hidden tabs' panes one per refresh, so the screen stays live."""
-        for tab_id in self._deferred_tabs:
-            if tab_id not in self._deferred_panes:
-                if self._build_deferred_pane(tab_id) is not None:
-                    self.call_after_refresh(self._build_deferred_panes)
-                    return
-        self._deferred_scheduled.set()
 
     def _wire_deferred_panes(self) -> None:
         """Hand the builder and the bench pane what they need from the session, once connected and built (each
@@ -248,43 +118,33 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
         bench = self._deferred_panes.get("bench")
         if bench is not None and "bench" not in self._wired:
             self._wired.add("bench")
-            if self.log_pane is not None:
-                bench.log_accept_samples = lambda: self.log_pane.analyzer.metrics.values("accept_len")
-            bench.restart_server = self.restart_for_sweep
-            if builder is not None:
-                bench.base_command = builder.command or None
+            log_pane = self.log_pane
+            bench.attach(
+                restart_server=self.restart_for_sweep,
+                log_accept_samples=(lambda: log_pane.analyzer.metrics.values("accept_len")) if log_pane else None,
+                command=builder.command if builder is not None else None,
+                flag_release=builder.report.profile.flag_release if builder is not None else None)
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        """A hidden tab shown (key or mouse) before its pane was built: build it now."""
-        tab_id = getattr(event.pane, "id", None)
-        if tab_id in self._deferred_tabs:
-            self._build_deferred_pane(tab_id)
+        self.deferred_tab_activated(event)
 
     @property
-    def log_pane(self):
-        """The LogPane, or None when absent from this build."""
-        return self._pane(self._log_pane_cls)
+    def log_pane(self) -> LogPane | None:
+        """The LogPane (None before compose and while the app shuts down)."""
+        found = self.query(LogPane)
+        return found.first() if found else None
 
     @property
-    def gpu_pane(self):
-        """The GpuPane, or None."""
-        return self._pane(self._gpu_pane_cls)
-
-    @property
-    def builder_pane(self):
-        """The BuilderPane (built now if the first frame has not been drawn yet), or None when absent."""
-        return self.deferred_pane("builder")
-
-    @property
-    def bench_pane(self):
-        """The BenchPane (built now if the first frame has not been drawn yet), or None when absent."""
-        return self.deferred_pane("bench")
+    def gpu_pane(self) -> GpuPane | None:
+        """The GpuPane (None before compose and while the app shuts down)."""
+        found = self.query(GpuPane)
+        return found.first() if found else None
 
     def on_mount(self) -> None:
         apply_streaming_gc_policy()  # no full-collection pauses every few seconds under a busy log
         self.call_after_refresh(self._focus_inside, self.query_one(TabbedContent).get_pane("log"))
-        self.set_timer(DEFERRED_BUILD_AFTER_S, self._start_deferred_build)
+        self.set_timer(DEFERRED_BUILD_AFTER_S, self.start_deferred_build)
         self.status_bar.connection = self.host.status
         if self.readonly:
             self.status_bar.mode = "read-only"
@@ -341,35 +201,30 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                 trusted = await self.push_screen_wait(
                     HostKeyScreen(exc.host, exc.port, exc.key_type, exc.fingerprint, known_hosts))
                 if not trusted:
-                    self.host._set_status(ConnectionStatus(ConnState.FAILED, "host key not trusted"))
+                    self.host.mark_failed("host key not trusted")
                     self.notify("Host key not trusted: not connected.", severity="warning")
                     return False
                 trust_host_key(known_hosts, exc.host, exc.port, exc.public_key_line)
                 self.notify(f"Added {exc.key_type} key of {exc.host} to {known_hosts}.")
             except HostKeyChanged as exc:
-                self.host._set_status(ConnectionStatus(ConnState.FAILED, "host key changed"))
+                self.host.mark_failed("host key changed")
                 self.notify(str(exc), title="Host key changed: refused", severity="error", timeout=30)
                 return False
             except HostError as exc:
-                self.host._set_status(ConnectionStatus(ConnState.FAILED, str(exc)))
+                self.host.mark_failed(str(exc))
                 self.notify(str(exc), title="Cannot connect", severity="error", timeout=30)
                 return False
 
     async def _discover_log(self) -> str | None:
+        from specdash.logs.discover import discover_server_log
+
         pane = self.log_pane
-        try:
-            from specdash.logs.discover import discover_server_log
-        except ImportError:
-            discover_server_log = None
-        if discover_server_log is not None:
-            found = await discover_server_log(self.host)
-            if getattr(found, "path", None):
-                if pane is not None:
-                    pane.reset(found.path)
-                return found.path
-            message = getattr(found, "explanation", None) or "no running SGLang server found"
-        else:
-            message = "no --log given"
+        found = await discover_server_log(self.host)
+        if getattr(found, "path", None):
+            if pane is not None:
+                pane.reset(found.path)
+            return found.path
+        message = getattr(found, "explanation", None) or "no running SGLang server found"
         self._log_marker(f"{message}; start specdash with --log PATH to follow a file")
         return None
 
@@ -402,10 +257,10 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                     continue
                 if isinstance(event, TailLines):
                     texts = [line.decode("utf-8", "replace").rstrip("\r") for line in event.lines]
-                    self.record_log_batch(event.lines, texts, event.end_offset, path)
+                    self.record_log_batch(texts, event.offsets, path)
                     pane.feed(texts)
                     if not self._deferred_build_started:  # the first lines get painted, then the hidden tabs
-                        self.set_timer(LOG_PAINTED_AFTER_S, self._start_deferred_build)
+                        self.set_timer(LOG_PAINTED_AFTER_S, self.start_deferred_build)
                 elif isinstance(event, TailMarker):
                     self.record_marker(event.text)
                     self._log_marker(event.text)
@@ -414,10 +269,12 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                     self.record_partial(text, path)
                     pane.partial(text)
 
+    # -- message handlers (the mixins define none: each handler here calls what it needs) ----------------------
     def on_log_pane_finding_added(self, message) -> None:
-        """Low acceptance in the log: point at the builder's draft/target pairing check and what it found
-        (a draft fed the wrong hidden layers looks exactly like this, and no log line says so)."""
+        """Record the finding; on low acceptance point at the builder's draft/target pairing check and what it
+        found (a draft fed the wrong hidden layers looks exactly like this, and no log line says so)."""
         finding = message.finding
+        self.record_finding(finding)
         if getattr(finding, "kind", "") != "low_acceptance":
             return
         builder = self._deferred_panes.get("builder")  # not built yet: it has no command, so no pairing report
@@ -431,9 +288,22 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                         "or run specdash pair).", severity="warning", timeout=20)
 
     def on_builder_pane_command_changed(self, message) -> None:
+        self.record_validated(message)
         bench = self.bench_pane
         if bench is not None:
-            bench.base_command = message.command or None
+            bench.use_command(message.command, message.report.profile.flag_release)
+
+    def on_gpu_pane_sampled(self, message) -> None:
+        self.record_gpu_sample(message)
+
+    def on_gpu_pane_kill_finished(self, message) -> None:
+        self.record_kill(message)
+
+    def on_bench_pane_run_finished(self, message) -> None:
+        self.record_bench(message)
+
+    def on_bench_pane_sweep_finished(self, message) -> None:
+        self.record_sweep(message)
 
     def on_log_pane_server_state_changed(self, message) -> None:
         if self.run_handle is not None:
@@ -468,60 +338,30 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
                 return
 
     def action_focus_gpus(self) -> None:
-        if self._gpu_pane_cls is not None:
-            self.query_one(self._gpu_pane_cls).focus()
+        pane = self.gpu_pane
+        if pane is not None:
+            pane.focus()
 
     def action_help(self) -> None:
         sections: list[tuple[str, list]] = [("Everywhere", list(self.BINDINGS))]
-        for title, cls in (("Log pane", self._log_pane_cls), ("Launch builder", self._builder_cls),
-                           ("GPUs and processes", self._gpu_pane_cls), ("Benchmarks", self._bench_cls)):
-            if cls is not None:
-                sections.append((title, list(getattr(cls, "BINDINGS", []))))
+        for title, cls in (("Log pane", LogPane), ("Launch builder", deferred_class("builder")),
+                           ("GPUs and processes", GpuPane), ("Benchmarks", deferred_class("bench"))):
+            sections.append((title, list(getattr(cls, "BINDINGS", []))))
         sections.append(("Command palette", [("ctrl+p", "noop", "Search every command")]))
         self.push_screen(HelpScreen(sections))
 
-    async def _deferred_mounts_settled(self, timeout_s: float) -> None:
-        """Return once no deferred pane is still being mounted (or after ``timeout_s``): closing the app under a
-        pane that is composing refuses its children, and the pane's on_mount then fails with a traceback."""
-        pending = [mounting for tab_id, mounting in self._deferred_mounts.items()
-                   if not self._deferred_panes[tab_id].is_mounted]
-        if not pending:
-            return
-
-        async def _mounted(mounting) -> None:
-            await mounting
-
-        try:
-            await asyncio.wait_for(asyncio.gather(*(_mounted(m) for m in pending)), timeout=timeout_s)
-        except asyncio.TimeoutError:  # close anyway
-            pass
-
-    async def action_quit(self) -> None:
-        """``q``: quit — once a pane being mounted right after the first frame has finished (a fraction of a
-        second; the app keeps running meanwhile)."""
-        if any(not pane.is_mounted for pane in self._deferred_panes.values()):
-            self.run_worker(self._quit_when_mounted(), group="quit", exclusive=True)
-            return
-        self.exit()
-
-    async def _quit_when_mounted(self) -> None:
-        await self._deferred_mounts_settled(timeout_s=5)
-        self.exit()
-
     async def _shutdown(self) -> None:
-        """Textual's shutdown (also how a Pilot test ends), after :meth:`_deferred_mounts_settled`."""
-        await self._deferred_mounts_settled(timeout_s=3)
+        """Textual's shutdown (also how a Pilot test ends, which calls this private method directly, so no public
+        hook runs before it) once :meth:`deferred_mounts_settled`: a pane still composing would otherwise fail."""
+        await self.deferred_mounts_settled(timeout_s=3)
         await super()._shutdown()
 
     async def on_unmount(self) -> None:
+        self.close_recording()
         try:
             await self.host.close()
         except Exception:  # closing a dead connection is not an error worth showing
             pass
-
-
-def version_line() -> str:
-    return f"specdash {__version__}"
 
 
 def run_replay(session_log, speed: float = 1.0) -> int:

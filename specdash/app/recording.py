@@ -7,7 +7,7 @@ recording) before it runs; ``specdash connect`` does this from ``--record PATH``
 
 * ``connection`` — the host's state listener (:meth:`record_connection`, called by the app);
 * ``log`` — every batch the log follower delivers, each line with its byte offset in the file
-  (:meth:`record_log_batch`: start offsets computed back from :attr:`TailLines.end_offset`);
+  (:meth:`record_log_batch`, with the offsets the follower read: :attr:`TailLines.offsets`);
 * ``marker`` — the follower's notes (:meth:`record_marker`);
 * ``finding`` — :class:`LogPane.FindingAdded`, with the finding's byte offset when its line was recorded;
 * ``metric`` — the log pane analyzer's current decode metrics, polled once a second, recorded when they change;
@@ -20,30 +20,24 @@ recording) before it runs; ``specdash connect`` does this from ``--record PATH``
 * ``action`` — every action run from a key binding or the command palette (its binding id when it has one).
 
 The recording is finished when the app unmounts (:meth:`specdash.session.recorder.Recorder.finish`: an
-auto-named session in which nothing worth replaying happened, e.g. a connect that failed, is deleted). Textual
-calls message handlers of every class in the MRO, so the app's own handlers of the same messages still run.
+auto-named session in which nothing worth replaying happened, e.g. a connect that failed, is deleted). The mixin
+defines no message handlers: the app's handlers call its ``record_*`` methods (what it needs from the app is
+:class:`RecordingApp`).
 """
 
 from __future__ import annotations
 
+import collections
 import time
-from typing import Any
+from typing import Any, Protocol
 
 #: The builder records a validated command at most once per this many seconds of typing (plus the final one).
 COMMAND_DEBOUNCE_S = 2.0
 #: Metric samples are polled this often (the recorder keeps at most one per second anyway).
 METRIC_POLL_S = 1.0
-
-
-def line_offsets(lines: list[bytes], end_offset: int) -> list[int]:
-    """Byte offset of the start of each line of a tail batch: ``lines`` (without their ``\\n``) end just before
-    ``end_offset``; each line occupies ``len(line) + 1`` bytes. Pure; e.g. ``([b"ab", b"c"], 5) -> [0, 3]``."""
-    offsets = [0] * len(lines)
-    position = end_offset
-    for index in range(len(lines) - 1, -1, -1):
-        position -= len(lines[index]) + 1
-        offsets[index] = max(position, 0)
-    return offsets
+#: Byte offsets kept for the most recent log lines (to give a finding the offset of its line): a finding names
+#: a line the log pane parsed moments ago, and a busy log must not grow this without bound.
+LINE_OFFSETS_KEPT = 100_000
 
 
 def diagnostics_summary(report: Any) -> list[dict[str, Any]]:
@@ -79,12 +73,25 @@ def strip_requests(run: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+class RecordingApp(Protocol):
+    """What :class:`RecordingMixin` needs from the app it is mixed into (besides Textual's ``App``)."""
+
+    log_pane: Any  # specdash.app.log.pane.LogPane | None: its analyzer's metrics are polled
+
+    def notify(self, message: str, *, severity: str = "information", timeout: float | None = None) -> None: ...
+
+    def set_interval(self, interval: float, callback: Any) -> Any: ...
+
+    def set_timer(self, delay: float, callback: Any) -> Any: ...
+
+
 class RecordingMixin:
     """Mixin for the app (see the module docstring). Set :attr:`recorder` before ``run()``; the handlers below do
     nothing while it is None."""
 
     recorder = None  # specdash.session.recorder.Recorder | None
-    _rec_line_offsets: list[int]
+    _rec_line_offsets: collections.deque[int]  # start offsets of the last LINE_OFFSETS_KEPT lines
+    _rec_lines_seen: int = 0  # lines recorded from the followed file so far
     _rec_metric_last: Any = None
     _rec_command_pending: tuple[str, Any] | None = None
     _rec_command_last_s: float = 0.0
@@ -103,7 +110,7 @@ class RecordingMixin:
     # -- hooks called by the app and the lifecycle actions -----------------------------------------------------
     def start_recording_hooks(self) -> None:
         """Start the metric poll; called once from the app's ``on_mount`` (no-op while not recording)."""
-        self._rec_line_offsets = []
+        self._rec_line_offsets = collections.deque(maxlen=LINE_OFFSETS_KEPT)
         if self.recorder is not None:
             self.set_interval(METRIC_POLL_S, self._record_metrics)
 
@@ -112,17 +119,24 @@ class RecordingMixin:
         state = getattr(status.state, "value", status.state)
         self._record("connection", state=str(state), detail=status.detail or "")
 
-    def record_log_batch(self, lines: list[bytes], texts: list[str], end_offset: int, source: str) -> None:
-        """Record one tail batch: raw ``lines`` (for the byte offsets), the decoded ``texts`` fed to the log pane,
-        ``end_offset`` (:attr:`TailLines.end_offset`) and the followed file ``source``."""
+    def record_log_batch(self, texts: list[str], offsets: list[int], source: str) -> None:
+        """Record one tail batch: the decoded ``texts`` fed to the log pane, the byte offset where each starts in
+        the file (:attr:`TailLines.offsets`) and the followed file ``source``."""
         if self.recorder is None:
             return
         if source != self._rec_source:
             self._rec_source = source
-            self._rec_line_offsets = []
-        offsets = line_offsets(lines, end_offset)
+            self._rec_line_offsets.clear()
+            self._rec_lines_seen = 0
         self._rec_line_offsets.extend(offsets)
+        self._rec_lines_seen += len(texts)
         self._record("log", lines=[[o, t] for o, t in zip(offsets, texts)], source=source)
+
+    def _offset_of_line(self, line: Any) -> int | None:
+        """Byte offset of the followed file's 1-based line ``line`` when it is among the lines kept, else None."""
+        kept = self._rec_line_offsets
+        index = line - 1 - (self._rec_lines_seen - len(kept)) if isinstance(line, int) and line > 0 else -1
+        return kept[index] if 0 <= index < len(kept) else None
 
     def record_partial(self, text: str, source: str) -> None:
         """Record the followed log's unfinished last line (a progress bar updating in place): only its last
@@ -149,14 +163,13 @@ class RecordingMixin:
             fields["exit_reason"] = exit_reason
         self._record("command", **fields)
 
-    # -- message handlers ------------------------------------------------------------------------------------------
-    def on_log_pane_finding_added(self, message: Any) -> None:
-        finding = message.finding
+    # -- what the app's message handlers hand over --------------------------------------------------------------
+    def record_finding(self, finding: Any) -> None:
+        """Record a pinned :class:`specdash.logs.findings.Finding` (from :class:`LogPane.FindingAdded`)."""
         if self.recorder is None:
             return
-        offsets = getattr(self, "_rec_line_offsets", [])
         line = getattr(finding, "line", None)
-        offset = offsets[line - 1] if isinstance(line, int) and 0 < line <= len(offsets) else None
+        offset = self._offset_of_line(line)
         self._record("finding", code=finding.kind, severity=finding.severity, message=finding.message,
                      detail=finding.explanation or "", line=line, offset=offset, key=finding.key or None)
 
@@ -175,7 +188,8 @@ class RecordingMixin:
             self._rec_metric_last = key
             self._record("metric", values=values)
 
-    def on_gpu_pane_sampled(self, message: Any) -> None:
+    def record_gpu_sample(self, message: Any) -> None:
+        """Record :class:`GpuPane.Sampled` (``message.view``: the snapshot and its classification)."""
         if self.recorder is None:
             return
         from specdash.session.events import gpu_event_fields
@@ -184,7 +198,8 @@ class RecordingMixin:
         classes = {p.pid: (p.process_class, p.user, p.reason) for p in view.processes}
         self._record("gpu", **gpu_event_fields(view.snapshot, classes))
 
-    def on_gpu_pane_kill_finished(self, message: Any) -> None:
+    def record_kill(self, message: Any) -> None:
+        """Record :class:`GpuPane.KillFinished` (``message.report``)."""
         report = message.report
         targets = [{"pid": o.pid, "name": o.command, "gpu": [i for i in o.gpu_indices], "used_mib": o.before_mib,
                     "user": o.user, "result": o.result} for o in report.outcomes]
@@ -198,7 +213,8 @@ class RecordingMixin:
         self._record("kill", targets=targets, outcome=outcome, before_mib=report.before_mib,
                      after_mib=report.after_mib, signals=signals, detail=report.summary())
 
-    def on_builder_pane_command_changed(self, message: Any) -> None:
+    def record_validated(self, message: Any) -> None:
+        """Record :class:`BuilderPane.CommandChanged`, debounced (see the module docstring)."""
         if self.recorder is None or not message.command.strip():
             return  # an empty editor is not a command worth a record
         self._rec_command_pending = (message.command, message.report)
@@ -218,7 +234,8 @@ class RecordingMixin:
         command, report = pending
         self.record_command("validated", command, report=report)
 
-    def on_bench_pane_run_finished(self, message: Any) -> None:
+    def record_bench(self, message: Any) -> None:
+        """Record :class:`BenchPane.RunFinished` (``message.result``)."""
         result = message.result
         run = strip_requests(result.to_dict())
         summary = result.summary_json()
@@ -227,7 +244,8 @@ class RecordingMixin:
                      workload=str(result.settings.get("workload", "")), label=str(result.settings.get("label", "")),
                      run=run)
 
-    def on_bench_pane_sweep_finished(self, message: Any) -> None:
+    def record_sweep(self, message: Any) -> None:
+        """Record :class:`BenchPane.SweepFinished` (``message.result``)."""
         result = message.result
         rows = result.rows()
         points = []
@@ -266,6 +284,3 @@ class RecordingMixin:
         if self._rec_command_pending is not None:
             self._flush_validated()
         self.recorder.finish()
-
-    def on_unmount(self) -> None:
-        self.close_recording()

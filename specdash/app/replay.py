@@ -36,6 +36,7 @@ from textual.widgets import DataTable, Input, Static, TabbedContent
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS
 from specdash.app.main import SpecdashApp
 from specdash.app.styles import load_tcss
+from specdash.logs.state import ServerState
 from specdash.session.events import (
     BenchEvent,
     CommandEvent,
@@ -206,7 +207,7 @@ class ReplayApp(SpecdashApp):
         bench = self.bench_pane
         if bench is not None:
             _clear_bench(bench)
-        self.status_bar.server_state = "unknown"
+        self.status_bar.server_state = ServerState.UNKNOWN
         self.status_bar.server_detail = ""
         self._mismatched.clear()
         self._server_stopped = False
@@ -250,7 +251,7 @@ class ReplayApp(SpecdashApp):
                 self.status_bar.server_detail = f"{event.action}, PGID {event.pgid}"
             elif event.action == "stopped":
                 self._server_stopped = True
-                self.status_bar.server_state = "stopped"
+                self.status_bar.server_state = ServerState.STOPPED
                 self.status_bar.server_detail = event.exit_reason or ""
             self.last_event = f"{at} command {event.action}: {event.command[:80]}"
         elif isinstance(event, BenchEvent):

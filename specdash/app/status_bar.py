@@ -8,6 +8,7 @@ from textual.widgets import Static
 
 from specdash.app.styles import load_tcss
 from specdash.hosts.base import ConnectionStatus, ConnState
+from specdash.logs.state import ServerState
 
 _CONN_STYLE = {
     ConnState.CONNECTING: "status-warn",
@@ -15,21 +16,23 @@ _CONN_STYLE = {
     ConnState.RETRYING: "status-warn",
     ConnState.FAILED: "status-bad",
 }
-_SERVER_STYLE = {"ready": "status-ok", "starting": "status-warn", "crashed": "status-bad", "stopped": "status-dim"}
+_SERVER_STYLE = {ServerState.READY: "status-ok", ServerState.STARTING: "status-warn", ServerState.CRASHED: "status-bad",
+                 ServerState.STOPPED: "status-dim"}
 
 
 class StatusBar(Static):
     """One line docked at the top: ``specdash │ host │ ● connection │ server: state (detail)``.
 
-    The app sets :attr:`connection` (a ConnectionStatus) and :attr:`server_state` / :attr:`server_detail`
-    (str); retry countdowns are refreshed every second.
+    The app sets :attr:`connection` (a ConnectionStatus) and :attr:`server_state` (a
+    :class:`~specdash.logs.state.ServerState`, from the log pane's reader or the lifecycle's poll) /
+    :attr:`server_detail` (str); retry countdowns are refreshed every second.
     """
 
     DEFAULT_CSS = load_tcss(__file__)
     COMPONENT_CLASSES = {"status-ok", "status-warn", "status-bad", "status-dim"}
 
     connection: reactive[ConnectionStatus | None] = reactive(None)
-    server_state: reactive[str] = reactive("unknown")
+    server_state: reactive[str] = reactive(ServerState.UNKNOWN)
     server_detail: reactive[str] = reactive("")
     mode: reactive[str] = reactive("")
 

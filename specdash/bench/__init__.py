@@ -8,7 +8,6 @@
 * :mod:`specdash.bench.accept_length` - the accept length of one run and its source.
 * :mod:`specdash.bench.stats` - percentiles, repeat spread, "unstable".
 * :mod:`specdash.bench.acceptance` - chain acceptance model (Leviathan et al. 2023) and the low-acceptance flag.
-* :mod:`specdash.bench.command_edit` - set/remove flags in a launch command.
 * :mod:`specdash.bench.sweep` - the depth sweep with checkpoint/resume and the recommendation.
 * :mod:`specdash.bench.store` - JSON results under the state dir.
 """

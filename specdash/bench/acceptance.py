@@ -7,7 +7,7 @@ token). With ``k`` draft tokens beyond the root, the expected tokens per verify 
 
     E(alpha, k) = (1 - alpha**(k + 1)) / (1 - alpha)        (= k + 1 when alpha == 1)
 
-which is what SGLang reports as "accept len" (accepted drafts + 1 per verify forward; facts sheet §7.3) and what
+which is what SGLang reports as "accept len" (accepted drafts + 1 per verify forward; SGLang ``scheduler_metrics_mixin.py``) and what
 ``completion_tokens / spec_verify_ct`` measures per request (§9, source MT). For SGLang chains
 (``speculative_eagle_topk == 1``) ``k = speculative_num_steps = speculative_num_draft_tokens - 1``.
 The model ignores tree drafting (topk > 1) and position-dependent acceptance; it is a guide for choosing a depth,
@@ -102,7 +102,7 @@ def fit_chain_model(accept_length: float, num_draft_tokens: int) -> AcceptanceMo
 
     ``accept_length``: measured accept length for the run (tokens per verify step, bonus included);
     ``num_draft_tokens``: SGLang ``speculative_num_draft_tokens`` of the run (root included, so k = n - 1; for
-    topk 1 SGLang forces n = speculative_num_steps + 1, facts sheet §3). Raises ``ValueError`` for n < 2.
+    topk 1 SGLang's server_args.py forces n = speculative_num_steps + 1). Raises ``ValueError`` for n < 2.
     """
     k = num_draft_tokens - 1
     alpha = estimate_alpha(accept_length, k)
@@ -129,8 +129,9 @@ def low_acceptance_warning(accept_length: float | None, num_draft_tokens: int | 
 def accept_rate_from_length(accept_length: float, speculative_num_steps: int) -> float:
     """Accepted drafts per drafted position, ``(accept_length - 1) / speculative_num_steps``, for chains.
 
-    This is the version-independent definition (NVIDIA NeMo's reading, facts sheet §9); SGLang's own
-    "accept rate" field changed definition between versions (case C22 vs C18), so compare this one instead.
+    This is the version-independent definition (NVIDIA NeMo's reading); SGLang's own
+    "accept rate" field changed definition between versions (``accept len / draft tokens`` from ~0.5.3, ``(accept len - 1) / steps``
+    before), so compare this one instead.
     Raises ``ValueError`` when ``speculative_num_steps`` < 1.
     """
     if speculative_num_steps < 1:

@@ -6,14 +6,13 @@
   cumulative ``usage.completion_tokens`` (SGLang and vLLM honour both; a server that ignores the second still sends
   usage in the last chunk).
 * SGLang native ``POST /generate`` with ``"stream": true``: each event holds the cumulative ``text`` and a
-  ``meta_info`` with cumulative ``completion_tokens`` and, with speculation, ``spec_verify_ct`` (facts sheet §8).
+  ``meta_info`` with cumulative ``completion_tokens`` and, with speculation, ``spec_verify_ct`` (SGLang ``tokenizer_manager.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Iterator
 
 ENDPOINTS = {"chat": "/v1/chat/completions", "completions": "/v1/completions", "generate": "/generate"}
 
@@ -148,9 +147,3 @@ def parse_event(api: str, payload: str) -> StreamEvent:
         prompt_tokens=usage.get("prompt_tokens"),
         finish_reason=finish,
     )
-
-
-def iter_events(api: str, payloads: list[str]) -> Iterator[StreamEvent]:
-    """:func:`parse_event` over several payloads."""
-    for payload in payloads:
-        yield parse_event(api, payload)

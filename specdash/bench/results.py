@@ -104,7 +104,7 @@ class RunResult:
     requests: list[RequestResult]
 
     def summary_json(self) -> dict:
-        """The shape ``specdash bench --json`` prints (issue #6): ``output_tokens_per_s``, ``requests_per_s``,
+        """The shape ``specdash bench --json`` prints: ``output_tokens_per_s``, ``requests_per_s``,
         ``ttft_ms``/``itl_ms``/``tpot_ms`` as ``{"p50", "p90", "p99"}``, ``accept_length``,
         ``accept_length_source``, ``errors`` (count of failed requests) and ``requests`` (raw per-request dicts)."""
         return {

@@ -4,7 +4,7 @@ Core module (no Textual): httpx + asyncio. Entry points: :class:`BenchRunner` (`
 ``runner.cancel()``) and :func:`run_benchmark`. Timing definitions: :mod:`specdash.bench.timing`; accept length
 sources: :mod:`specdash.bench.accept_length`.
 
-Arrivals follow SGLang ``bench_serving`` (facts sheet §9): with a request rate, gaps between request arrivals are
+Arrivals follow SGLang ``bench_serving`` (``python/sglang/bench_serving.py``): with a request rate, gaps between request arrivals are
 exponential with mean 1/rate (a Poisson process, seeded); without one all requests arrive at once; a concurrency
 limit caps the requests in flight (a request's timing starts when it is actually sent).
 """
@@ -469,7 +469,7 @@ class BenchRunner:
         reported = _accept.config_from_server_info(info)
         effective = {**self.effective_config, **reported}
         differs = {k: v for k, v in self.effective_config.items() if k in reported and reported[k] != v}
-        if differs:  # what the caller asked for but the server runs otherwise (silent rewrites, case C09)
+        if differs:  # what the caller asked for but the server runs otherwise (silent rewrites, e.g. a page size or attention backend SGLang chose)
             effective["requested"] = differs
         return RunResult(
             settings=settings,

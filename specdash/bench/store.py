@@ -57,7 +57,3 @@ def save_run(result: RunResult, directory: Path | None = None, now: _dt.datetime
         n += 1
     return write_json_atomic(path, result.to_dict())
 
-
-def load_run(path: Path) -> RunResult:
-    """Read a run file written by :func:`save_run`. Raises OSError, ValueError (bad JSON) or KeyError."""
-    return RunResult.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))

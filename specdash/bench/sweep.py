@@ -1,13 +1,14 @@
 """Speculative depth sweep: restart the server per configuration, benchmark each, recommend one.
 
 Definition (YAML or :func:`default_sweep`): a list of points - by default a no-speculation baseline plus chains with
-``speculative_eagle_topk = 1`` and 16, 10, 5 draft tokens (``speculative_num_steps`` 15, 9, 4; for topk 1 SGLang
-forces draft tokens = steps + 1, facts sheet §3) - and the number of repeats. Each point becomes a launch command by
-editing the builder's command (:func:`command_for_point`); for each point the sweep calls the injected
-``restart(command) -> url`` (the server lifecycle is not ours), waits until ``GET /health`` answers 200, warms up,
-runs the workload ``repeats`` times, and checkpoints (JSON) so that an interrupted sweep resumes where it stopped.
+``speculative_eagle_topk = 1`` and 16, 10, 5 draft tokens (``speculative_num_steps`` 15, 9, 4; for topk 1 SGLang's
+server_args.py forces draft tokens = steps + 1 and logs "speculative_num_draft_tokens is adjusted") - and the
+number of repeats. Each point becomes a launch command by editing the builder's command (:func:`command_for_point`);
+for each point the sweep calls the injected ``restart(command) -> url`` (the server lifecycle is not ours), waits
+until ``GET /health`` answers 200, warms up, runs the workload ``repeats`` times, and checkpoints (JSON) so that
+an interrupted sweep resumes where it stopped.
 
-Rules (ours, after vLLM's tune_speculative_k and SGLang's bench_speculative, design notes):
+Rules (ours, after vLLM's tune_speculative_k and SGLang's bench_speculative):
 * a run with failed requests is rejected (and rerun, up to ``max_rejected`` times per point);
 * a point whose repeats disagree beyond their spread is "unstable" (:func:`specdash.bench.stats.repeat_spread`)
   and is never recommended;
@@ -31,11 +32,11 @@ from typing import Any, Awaitable, Callable
 import httpx
 
 from specdash.bench.acceptance import fit_chain_model, low_acceptance_warning
-from specdash.bench.command_edit import remove_speculative_flags, set_flag
 from specdash.bench.results import RunResult
 from specdash.bench.runner import BenchError, BenchProgress, BenchRunner, BenchSettings
 from specdash.bench.stats import DEFAULT_UNSTABLE_TOLERANCE_PCT, RepeatSpread, repeat_spread
 from specdash.bench.store import write_json_atomic
+from specdash.sglang.command_edit import CommandEditError, flag_value, remove_speculative_flags, set_flag
 
 CHECKPOINT_VERSION = 1
 DEFAULT_TIE_FLOOR_PCT = 1.0
@@ -157,19 +158,27 @@ def load_sweep_yaml(text: str) -> SweepDefinition:
     return SweepDefinition.from_dict(data)
 
 
-def command_for_point(base_command: str, point: SweepPoint) -> str:
+def command_for_point(base_command: str, point: SweepPoint, flag_release: str | None = None) -> str:
     """The launch command for ``point``: the base command with the point's flags set (or, for the baseline,
-    every ``--speculative*`` flag removed), then its ``extra_flags``. Raises :class:`SweepError` when a speculative
-    point has no algorithm (neither in the point nor in the base command)."""
-    from specdash.bench.command_edit import flag_value
+    every ``--speculative*`` flag removed), then its ``extra_flags``. Flags are found the way SGLang's argparse of
+    flag-table ``flag_release`` (None: the newest) finds them and edited in place, so the user's formatting
+    (continuations, comments, quoting, environment prefixes) survives except for the edited values
+    (:mod:`specdash.sglang.command_edit`). Raises :class:`SweepError` when the text holds no launch command or
+    a speculative point has no algorithm (neither in the point nor in the base command)."""
+    try:
+        return _edit_for_point(base_command, point, flag_release)
+    except CommandEditError as exc:
+        raise SweepError(f"sweep point {point.name}: {exc}") from None
 
+
+def _edit_for_point(base_command: str, point: SweepPoint, release: str | None) -> str:
     if not point.speculative:
-        command = remove_speculative_flags(base_command)
+        command = remove_speculative_flags(base_command, release)
     else:
         command = base_command
         if point.speculative_algorithm:
-            command = set_flag(command, "--speculative-algorithm", point.speculative_algorithm)
-        elif not flag_value(command, "--speculative-algorithm"):
+            command = set_flag(command, "--speculative-algorithm", point.speculative_algorithm, release)
+        elif not flag_value(command, "--speculative-algorithm", release):
             raise SweepError(
                 f"sweep point {point.name}: the base command has no --speculative-algorithm; set one in the builder"
             )
@@ -179,9 +188,9 @@ def command_for_point(base_command: str, point: SweepPoint) -> str:
             ("--speculative-num-draft-tokens", point.speculative_num_draft_tokens),
         ):
             if value is not None:
-                command = set_flag(command, flag, value)
+                command = set_flag(command, flag, value, release)
     for flag, value in point.extra_flags:
-        command = set_flag(command, flag, value)
+        command = set_flag(command, flag, value, release)
     return command
 
 
@@ -476,7 +485,7 @@ class SweepEvent:
 
 
 async def wait_until_ready(url: str, timeout_s: float, poll_s: float = 0.5) -> None:
-    """Poll ``GET url/health`` until it answers 200 (SGLang's readiness, facts sheet §8). Raises
+    """Poll ``GET url/health`` until it answers 200 (SGLang's readiness, ``http_server.py``). Raises
     :class:`SweepError` after ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     async with httpx.AsyncClient(timeout=5.0, trust_env=False, verify=url.startswith("https://")) as client:
@@ -500,7 +509,8 @@ class SweepRunner:
     ``warmup_requests`` are sent before the first repeat of each point only); ``checkpoint``: JSON file written
     after each point and read on start to resume an unfinished sweep (a finished one is renamed
     ``<stem>-<start time>.json`` and a new sweep starts); ``effective_config``: stored with the result;
-    ``on_event``: progress callback; ``log_accept_samples``: passed to each :class:`BenchRunner`.
+    ``on_event``: progress callback; ``log_accept_samples``: passed to each :class:`BenchRunner`;
+    ``flag_release``: the flag-table release whose argparse reads the base command (None: the newest).
     """
 
     def __init__(
@@ -514,6 +524,7 @@ class SweepRunner:
         effective_config: dict | None = None,
         on_event: Callable[[SweepEvent], None] | None = None,
         log_accept_samples: Any = None,
+        flag_release: str | None = None,
     ) -> None:
         self.definition = definition
         self.base_command = base_command
@@ -527,7 +538,7 @@ class SweepRunner:
         self._runner: BenchRunner | None = None
         self.key = sweep_key(definition, base_command, settings)
         # fail early on a point that cannot become a command
-        self.commands = {p.name: command_for_point(base_command, p) for p in definition.points}
+        self.commands = {p.name: command_for_point(base_command, p, flag_release) for p in definition.points}
 
     def cancel(self) -> None:
         """Stop the sweep: the current benchmark run is cancelled, nothing further is started."""

@@ -1,6 +1,6 @@
 """Per-request latency math from the arrival times of streamed chunks (pure).
 
-Definitions (the same as SGLang's ``bench_serving``, facts sheet §9, source BS; its /generate client spreads a
+Definitions (the same as SGLang's ``python/sglang/bench_serving.py``; its /generate client spreads a
 chunk's gap over the tokens in it):
 
 * **TTFT**: from sending the request to the first chunk that carries generated text.

@@ -71,10 +71,8 @@ def _open_host(target: str | None):
         from specdash.hosts.local import LocalHost
 
         return LocalHost()
-    try:
-        from specdash.hosts.target import open_host
-    except ImportError:
-        raise UsageError("--host needs specdash.hosts.target, which this build lacks; use --host local") from None
+    from specdash.hosts.target import open_host
+
     try:
         return open_host(target)
     except ValueError as exc:

@@ -65,9 +65,8 @@ async def _gather(target: str | None, model_path: str | None, draft_path: str | 
     """Read config.json files, the SGLang version and the draft/target pairing inputs through a Host. Returns
     (model_config, draft_config, version, notes, pair_inputs) — pair_inputs is a
     :class:`specdash.sglang.pairing.PairInputs` when both models were readable, else None."""
-    import json
-
-    from specdash.hosts.base import HostError, quote
+    from specdash.hosts.base import HostError
+    from specdash.sglang.host_facts import facts_for
 
     notes: list[str] = []
     if target is None or target == "local":
@@ -75,38 +74,31 @@ async def _gather(target: str | None, model_path: str | None, draft_path: str | 
 
         host = LocalHost()
     else:
-        try:
-            from specdash.hosts.target import open_host
-        except ImportError:  # pragma: no cover - the foundation provides it
-            raise HostError("remote targets are not wired in this build (specdash.hosts.target missing)")
+        from specdash.hosts.target import open_host
+
         host = open_host(target, **{k: v for k, v in (ssh or {}).items() if v is not None})
     await host.connect()
     try:
+        facts = facts_for(host)
         configs: list[dict | None] = []
         for path in (model_path, draft_path):
             if not path:
                 configs.append(None)
                 continue
-            file = path if path.endswith(".json") else path.rstrip("/") + "/config.json"
-            data = await host.read_file(file, max_bytes=2 * 1024 * 1024)
-            if data is None:
-                configs.append(None)
+            read = await facts.model_config(path)
+            configs.append(read.value)
+            if read.missing:
                 if target is not None:
-                    notes.append(f"could not read {file} on {host.name} (architecture-dependent values are guessed)")
-                continue
-            try:
-                configs.append(json.loads(data.decode("utf-8", "replace")))
-            except ValueError:
-                configs.append(None)
-                notes.append(f"{file} on {host.name} is not valid JSON")
+                    notes.append(f"could not read {read.path} on {host.name} (architecture-dependent values are "
+                                 "guessed)")
+            elif read.value is None:
+                notes.append(f"{read.problem} on {host.name}")
         version = None
         if want_version:
-            result = await host.run(f"{quote(python)} -c 'import sglang; print(sglang.__version__)'", timeout_s=60)
-            text = result.stdout.strip().splitlines()[-1:] if result.ok else []
-            if text:
-                version = text[0].strip()
-            else:
-                notes.append(f"SGLang not importable with {python} on {host.name}; using the newest known rules")
+            probe = await facts.sglang_version(python)
+            version = probe.version
+            if version is None:
+                notes.append(f"{probe.problem}; using the newest known rules")
         pair_inputs = None
         if configs[0] is not None and configs[1] is not None:
             from specdash.sglang.pairing import PairLoadError, load_pair_from_host

@@ -153,6 +153,11 @@ class Host(abc.ABC):
         for listener in list(self._listeners):
             listener(status)
 
+    def mark_failed(self, reason: str) -> None:
+        """Mark the connection FAILED with ``reason`` (one line), e.g. when the user refused an unknown host key:
+        listeners and :meth:`wait_connected` waiters learn it as from the host itself."""
+        self._set_status(ConnectionStatus(ConnState.FAILED, reason))
+
     async def wait_connected(self, timeout_s: float | None = None) -> None:
         """Return once the host is CONNECTED (at once when it already is).
 

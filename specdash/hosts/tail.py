@@ -80,10 +80,13 @@ done""".replace("CHUNK", str(CHUNK_BYTES))
 @dataclasses.dataclass(frozen=True)
 class TailLines:
     """Complete lines, in order, each without its ``\\n`` (bytes as written: decode with replacement).
-    ``end_offset``: the byte offset in the file just past the last line (where to resume)."""
+    ``end_offset``: the byte offset in the file just past the last line (where to resume); ``offsets``: the byte
+    offset in the file where each line starts (as read, so also right after a line cut at
+    :data:`MAX_LINE_BYTES`, which has no newline)."""
 
     lines: list[bytes]
     end_offset: int
+    offsets: list[int] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,7 +186,7 @@ class LogFollower:
             raise StopAsyncIteration
         if isinstance(item, (TailMarker, TailPartial)):
             return item
-        lines, end_offsets = list(item[0]), list(item[1])  # type: ignore[index]
+        lines, starts, end_offsets = list(item[0]), list(item[1]), list(item[2])  # type: ignore[index]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.batch_window_s
         while len(lines) < self.max_batch_lines:
@@ -201,12 +204,13 @@ class LogFollower:
                 self._held.appendleft(nxt)
                 break
             lines.extend(nxt[0])
-            end_offsets.extend(nxt[1])
+            starts.extend(nxt[1])
+            end_offsets.extend(nxt[2])
         if len(lines) > self.max_batch_lines:
             cut = self.max_batch_lines
-            self._held.appendleft((lines[cut:], end_offsets[cut:]))
-            lines, end_offsets = lines[:cut], end_offsets[:cut]
-        return TailLines(lines, end_offsets[-1])
+            self._held.appendleft((lines[cut:], starts[cut:], end_offsets[cut:]))
+            lines, starts, end_offsets = lines[:cut], starts[:cut], end_offsets[:cut]
+        return TailLines(lines, end_offsets[-1], starts)
 
     async def _next_item(self) -> object:
         if self._held:
@@ -297,18 +301,19 @@ class LogFollower:
         if cut:
             lines = buffer[: cut - 1].split(b"\n")
             self._buffer = buffer[cut:]
-            ends, position = [], self._offset
+            starts, ends, position = [], [], self._offset
             for line in lines:
+                starts.append(position)
                 position += len(line) + 1
                 ends.append(position)
         elif len(buffer) >= MAX_LINE_BYTES:  # an endless line: deliver it rather than hold it forever
-            lines, ends, self._buffer = [buffer], [self._offset + len(buffer)], b""
+            lines, starts, ends, self._buffer = [buffer], [self._offset], [self._offset + len(buffer)], b""
         else:
             self._buffer = buffer
             await self._partial()
             return
         self._offset = ends[-1]
-        await self._queue.put((lines, ends))
+        await self._queue.put((lines, starts, ends))
         await self._partial()
 
     async def _partial(self) -> None:

@@ -6,5 +6,7 @@
 * :mod:`.metrics` — live metrics, trusted samples, accept-rate consistency check;
 * :mod:`.startup` — start-up phases, capture progress, ETA and its history;
 * :mod:`.analyzer` — :class:`~.analyzer.LogAnalyzer` combining all of the above;
+* :mod:`.state` — :class:`~.state.ServerState` (the one state vocabulary) and :func:`~.state.read_log_tail`
+  (state, phase and exit reason of a log tail, for the server lifecycle's status poll);
 * :mod:`.discover` — find the running server and its log file on a host.
 """

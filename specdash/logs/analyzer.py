@@ -6,8 +6,9 @@ Usage::
     parsed = analyzer.feed_many(lines)       # list[ParsedLine]
     analyzer.findings, analyzer.metrics, analyzer.startup, analyzer.server_state
 
-Server state (``server_state``: ``unknown`` → ``starting`` → ``ready`` → ``crashed``; a new start goes back to
-``starting``); ``state_detail`` is the start-up phase label while starting and the crash reason when crashed.
+Server state (``server_state``, a :class:`specdash.logs.state.ServerState`: ``unknown`` → ``starting`` → ``ready``
+→ ``crashed``; a new start goes back to ``starting``); ``state_detail`` is the start-up phase label while starting
+and the crash reason when crashed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from specdash.logs.findings import Finding, FindingsEngine
 from specdash.logs.metrics import LiveMetrics
 from specdash.logs.parser import LogParser, ParsedLine
 from specdash.logs.startup import PHASES, StartupHistory, StartupTracker
+from specdash.logs.state import ServerState
 
 # LineKind members as module constants (an Enum attribute lookup costs ~10x a global), shared with startup.py
 from specdash.logs.startup import (  # noqa: E402
@@ -27,7 +29,7 @@ from specdash.logs.startup import (  # noqa: E402
 
 _LABELS = dict(PHASES)
 #: States in which a decode line changes nothing but metrics and sample findings (see LogAnalyzer.observe).
-_SERVING_STATES = ("ready", "crashed")
+_SERVING_STATES = (ServerState.READY, ServerState.CRASHED)
 _STARTUP_KINDS = (  # a tuple: membership by identity, no Enum.__hash__ call
     _K_server_args, _K_weights_begin, _K_weights_end, _K_kv_cache, _K_graph_begin,
     _K_graph_end, _K_graph_progress, _K_capacity, _K_timings, _K_ready,
@@ -46,7 +48,7 @@ class LogAnalyzer:
     def __init__(
         self,
         on_finding: Callable[[Finding], None] | None = None,
-        on_state: Callable[[str, str], None] | None = None,
+        on_state: Callable[[ServerState, str], None] | None = None,
         on_finding_update: Callable[[Finding], None] | None = None,
         history: StartupHistory | None = None,
         host: str = "",
@@ -56,7 +58,7 @@ class LogAnalyzer:
         self.startup = StartupTracker(history, host)
         self.engine = FindingsEngine(self.metrics, on_new=on_finding, on_update=on_finding_update)
         self.on_state = on_state
-        self.server_state = "unknown"
+        self.server_state = ServerState.UNKNOWN
         self.state_detail = ""
         self.ever_crashed = False
         self.lines = 0
@@ -110,55 +112,30 @@ class LogAnalyzer:
         if kind is _K_ready:
             ttr = self.startup.time_to_ready_s
             detail = f"ready after {ttr:.0f} s" if ttr is not None else "ready"
-            self.engine._set(f"ready:{self.startup.starts}", Finding(
-                "ready", "success", line.number, f"server ready{f' after {ttr:.0f} s' if ttr is not None else ''}",
-                "The server answered its warmup request (The server is fired up and ready to roll!).",
-                line.timestamp, data={"time_to_ready_s": ttr}))
+            self.engine.server_ready(line, self.startup.starts, ttr)
             self._capture_finding(line)
-            self._set_state("ready", detail)
+            self._set_state(ServerState.READY, detail)
             return
-        if kind is _K_decode and self.server_state in ("unknown", "starting"):
+        if kind is _K_decode and self.server_state in (ServerState.UNKNOWN, ServerState.STARTING):
             # decode batches mean the server is serving, even when the ready line was not in what we read
             self.startup.serving_without_ready()
-            self._set_state("ready", "serving (decode batches seen; no ready line read)")
+            self._set_state(ServerState.READY, "serving (decode batches seen; no ready line read)")
             return
-        if self.engine.crash_events > crashes and self.server_state != "crashed":
+        if self.engine.crash_events > crashes and self.server_state is not ServerState.CRASHED:
             worst = next((f for f in reversed(self.engine.order) if f.kind in ("crash", "oom")), None)
             self.ever_crashed = True
-            self._set_state("crashed", worst.message if worst else line.message[:120])
+            self._set_state(ServerState.CRASHED, worst.message if worst else line.message[:120])
             return
         if changed and self.startup.active:
             cur = self.startup.current
-            self._set_state("starting", _LABELS.get(cur or "", cur or ""))
+            self._set_state(ServerState.STARTING, _LABELS.get(cur or "", cur or ""))
         if kind is _K_graph_end and self.startup.phases["graph_draft"].elapsed_s:
             self._capture_finding(line)
 
     def _capture_finding(self, line: ParsedLine) -> None:
-        target = self.startup.phases["graph_target"]
-        draft = self.startup.phases["graph_draft"]
-        if draft.elapsed_s is None:
-            return
-        t, d = target.elapsed_s, draft.elapsed_s
-        parts = []
-        if t is not None:
-            parts.append(f"target {t:.2f} s" + (f" ({target.mem['mem_usage_gb']} GB)" if "mem_usage_gb" in target.mem else ""))
-        parts.append(f"draft {d:.2f} s" + (f" ({draft.mem['mem_usage_gb']} GB)" if "mem_usage_gb" in draft.mem else ""))
-        avail = draft.mem.get("avail_mem_gb")
-        ratio = d / t if t else None
-        dominates = ratio is not None and ratio >= 2
-        message = "CUDA graph capture: " + ", ".join(parts)
-        if avail is not None:
-            message += f"; {avail} GB free after"
-        explanation = ""
-        if dominates:
-            explanation = (f"Draft capture took {ratio:.1f}x the target capture and dominates start-up — progress, "
-                           "not a hang. ")
-        explanation += "Fewer captured batch sizes (--cuda-graph-max-bs / --cuda-graph-bs) shorten start-up."
-        self.engine._set("capture", Finding(
-            "capture", "info", line.number, message, explanation, line.timestamp, "--cuda-graph-max-bs", None,
-            data={"target_s": t, "draft_s": d, "ratio": round(ratio, 2) if ratio else None, "avail_mem_gb": avail}))
+        self.engine.capture_times(line, self.startup.phases["graph_target"], self.startup.phases["graph_draft"])
 
-    def _set_state(self, state: str, detail: str) -> None:
+    def _set_state(self, state: ServerState, detail: str) -> None:
         if (state, detail) == (self.server_state, self.state_detail):
             return
         self.server_state, self.state_detail = state, detail
@@ -171,7 +148,7 @@ class LogAnalyzer:
         cons = self.metrics.consistency()
         return {
             "lines": self.lines,
-            "server_state": self.server_state,
+            "server_state": str(self.server_state),
             "crashed": self.ever_crashed,
             "findings": [f.as_dict() for f in self.findings],
             "startup": self.startup.timeline(),

@@ -1,6 +1,6 @@
 """Plain-words explanations of SGLang log lines: silent overrides, crash reasons, OOM, argparse failures.
 
-Every entry names its source (sglang-facts.md section or the upstream issue/PR). Pure functions over text.
+Every entry names its source (the SGLang file or the upstream issue/PR). Pure functions over text.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ class Explanation:
     fix: str | None = None
 
 
-# ---- silent rewrites (sglang-facts.md §4) ---------------------------------------------------------------------
+# ---- silent rewrites (SGLang server_args.py) -------------------------------------------------------------------
 _OVERRIDES: tuple[tuple[str, Explanation], ...] = (
     (
         "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1",
@@ -145,7 +145,7 @@ def explain_override(message: str) -> Explanation:
     return Explanation("setting changed by SGLang", message.strip(), None, None)
 
 
-# ---- crash reasons (sglang-facts.md §6, §7.4; cases C11, C30) ----------------------------------------------------
+# ---- crash reasons (SGLang tracebacks as logged by scheduler.py) -------------------------------------------------
 _OOM_GPU = re.compile(r"GPU (\d+) has a total capacity of ([\d.]+ [GM]iB) of which ([\d.]+ [GM]iB) is free")
 _OOM_ALLOC = re.compile(r"Tried to allocate ([\d.]+ [GM]iB)")
 _OOM_SELF = re.compile(r"this process has ([\d.]+ [GM]iB) memory in use")
@@ -208,7 +208,7 @@ def explain_oom(message: str) -> Explanation:
     )
 
 
-#: vLLM / pre-merge spellings SGLang rejects -> what to use (sglang-facts.md §10; case C01).
+#: vLLM / pre-merge spellings SGLang rejects -> what to use (https://github.com/sgl-project/sglang/issues/555).
 FOREIGN_FLAGS: dict[str, str] = {
     "--speculative-model": "--speculative-draft-model-path (for n-gram: --speculative-algorithm NGRAM)",
     "--speculative_model": "--speculative-draft-model-path",
@@ -286,7 +286,7 @@ def explain_crash(exception: str, detail: str, frames: list[str]) -> Explanation
     if "HybridAttentionBackend does not support speculative" in detail:
         return Explanation("launch failed: different prefill/decode attention backends with speculation",
                            "SGLang ≤ Aug 2025 cannot run speculative decoding with different --prefill-attention-backend "
-                           "and --decode-attention-backend (issue #9330).", "--decode-attention-backend",
+                           "and --decode-attention-backend (SGLang issue #9330, PR #9573).", "--decode-attention-backend",
                            "use one --attention-backend")
     if "Unknown speculative algorithm name" in detail:
         return Explanation("launch failed: unknown --speculative-algorithm", detail +
@@ -317,7 +317,7 @@ def explain_crash(exception: str, detail: str, frames: list[str]) -> Explanation
             f"crash: CUDA graph capture failed in {runner}",
             f"{short}: {detail}. A kernel did something not allowed while a CUDA graph is being captured. Seen with "
             "--enable-expert-distribution-metrics together with EAGLE/MTP and --speculative-num-steps >= 2 "
-            "(issue #32105). --disable-cuda-graph confirms; a smaller --cuda-graph-max-bs shortens the retry.",
+            "(SGLang issue #32105). --disable-cuda-graph confirms; a smaller --cuda-graph-max-bs shortens the retry.",
             "--speculative-num-steps",
             "drop --enable-expert-distribution-metrics or use --speculative-num-steps 1",
         )

@@ -28,6 +28,7 @@ from typing import Any, Callable, Deque
 from specdash.logs.explain import explain_crash, explain_oom, explain_override
 from specdash.logs.metrics import DecodeSample, LiveMetrics
 from specdash.logs.parser import LineKind, ParsedLine
+from specdash.severity import severity_rank
 
 # LineKind members as module constants (an Enum attribute lookup costs ~10x a global in CPython 3.11)
 _K_decode = LineKind.decode
@@ -112,8 +113,7 @@ class FindingsEngine:
     def findings(self) -> list[Finding]:
         """All findings, most severe first, then by line."""
         self.refresh_derived()
-        rank = {"error": 0, "warning": 1, "success": 2, "info": 3}
-        return sorted(self.order, key=lambda f: (rank.get(f.severity, 4), f.line))
+        return sorted(self.order, key=lambda f: (severity_rank(f.severity), f.line))
 
     @property
     def crashed(self) -> bool:
@@ -155,6 +155,44 @@ class FindingsEngine:
         old.last_line, old.data, old.flag, old.fix = finding.line, finding.data, finding.flag, finding.fix
         if self.on_update:
             self.on_update(old)
+
+    # ---- state-like findings the analyzer reports -----------------------------------------------------------
+    def server_ready(self, line: ParsedLine, start_number: int, time_to_ready_s: float | None) -> None:
+        """The ``ready`` finding of start number ``start_number`` (one per start), from SGLang's ready ``line``
+        and the seconds from the start's first line (None when unknown)."""
+        ttr = time_to_ready_s
+        self._set(f"ready:{start_number}", Finding(
+            "ready", "success", line.number, f"server ready{f' after {ttr:.0f} s' if ttr is not None else ''}",
+            "The server answered its warmup request (The server is fired up and ready to roll!).",
+            line.timestamp, data={"time_to_ready_s": ttr}))
+
+    def capture_times(self, line: ParsedLine, target: Any, draft: Any) -> None:
+        """The ``capture`` finding: CUDA graph capture times of the ``target`` and ``draft``
+        :class:`~specdash.logs.startup.Phase` (``elapsed_s``, ``mem``), flagging a draft capture that takes at least
+        twice the target's. Nothing while the draft capture has no duration."""
+        if draft.elapsed_s is None:
+            return
+        t, d = target.elapsed_s, draft.elapsed_s
+        parts = []
+        if t is not None:
+            parts.append(f"target {t:.2f} s" + (f" ({target.mem['mem_usage_gb']} GB)" if "mem_usage_gb" in target.mem
+                                                 else ""))
+        parts.append(f"draft {d:.2f} s" + (f" ({draft.mem['mem_usage_gb']} GB)" if "mem_usage_gb" in draft.mem
+                                           else ""))
+        avail = draft.mem.get("avail_mem_gb")
+        ratio = d / t if t else None
+        dominates = ratio is not None and ratio >= 2
+        message = "CUDA graph capture: " + ", ".join(parts)
+        if avail is not None:
+            message += f"; {avail} GB free after"
+        explanation = ""
+        if dominates:
+            explanation = (f"Draft capture took {ratio:.1f}x the target capture and dominates start-up — progress, "
+                           "not a hang. ")
+        explanation += "Fewer captured batch sizes (--cuda-graph-max-bs / --cuda-graph-bs) shorten start-up."
+        self._set("capture", Finding(
+            "capture", "info", line.number, message, explanation, line.timestamp, "--cuda-graph-max-bs", None,
+            data={"target_s": t, "draft_s": d, "ratio": round(ratio, 2) if ratio else None, "avail_mem_gb": avail}))
 
     # ---- per line -----------------------------------------------------------------------------------------
     def observe(self, line: ParsedLine, sample: DecodeSample | None = None) -> None:

@@ -1,7 +1,7 @@
 """Live metrics from ``Decode batch`` / ``Prefill batch`` lines: current values, recent history (for sparklines),
 trusted steady-state means, and the accept-rate consistency check.
 
-Which decode samples are trusted for trends (cases C18, C22): a ``Decode batch`` line reports figures over the last
+Which decode samples are trusted for trends: a ``Decode batch`` line reports figures over the last
 ``decode_log_interval`` decode steps (default 40). A window that also contains idle time or a long prefill reports a
 throughput (and a running accept length) that is not steady state. A sample is *not trusted* when
 
@@ -11,7 +11,7 @@ throughput (and a running accept length) that is not steady state. A sample is *
   (≈ decode_log_interval × running requests × accept length) — "prefill-dominated window";
 * its per-request gen throughput is below a quarter of the median of the recent trusted samples.
 
-Consistency check (sglang-facts.md §7.3, cases C18 and C22): in SGLang ~0.5.3+ ``accept rate = accept len /
+Consistency check (SGLang ``scheduler_metrics_mixin.py``): in SGLang ~0.5.3+ ``accept rate = accept len /
 num_draft_tokens``; other builds print ``(accept len - 1) / num_steps``. Solving each sample for N and finding the
 same integer for all samples says which formula — and which depth — the server really runs.
 """

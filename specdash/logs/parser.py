@@ -1,6 +1,7 @@
 """Classify SGLang server-log lines, one at a time, as they stream (no Textual, no I/O).
 
-What it understands (sglang-facts.md §7, fixtures/sglang-log-formats.txt):
+What it understands (SGLang's logging formats, 0.4.x to 2026 releases; examples in
+``tests/data/logs/sglang-log-formats.txt``):
 
 * the prefix ``[YYYY-MM-DD HH:MM:SS<ranks>] `` where ``<ranks>`` is `` TP0`` (0.4.x, always), `` DP1 TP1 EP1``
   (0.5.x: only the parallel dimensions in use) or nothing (single GPU, main process); 2026 formatters add
@@ -44,7 +45,7 @@ MAX_RAW_CHARS = 8_192
 class LineKind(str, enum.Enum):
     """What a log line is. Severity per kind: :func:`severity_of`."""
 
-    override = "override"  # SGLang silently changed/auto-chose a setting (sglang-facts.md §4)
+    override = "override"  # SGLang silently changed/auto-chose a setting (server_args.py)
     warning = "warning"
     error = "error"  # exception line, argparse error, "Scheduler hit an exception", sigquit, CUDA error
     traceback = "traceback"  # "Traceback (most recent call last):" and its frames (grouped)
@@ -248,7 +249,7 @@ _EXCEPTION = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interru
 _ARGPARSE = re.compile(r"[\w.\-]+: error: ")
 _TQDM = re.compile(r"(\d+)%(?:\||\s*Completed \|)[^|]*?\|? *(\d+)/(\d+) \[([\d:]+)<([\d:?]+)")
 
-#: Phrases of SGLang's silent-rewrite notices (sglang-facts.md §4) — any of these makes a line an override.
+#: Phrases of SGLang's silent-rewrite notices (``server_args.py`` warnings) — any of these makes a line an override.
 OVERRIDE_PHRASES: tuple[str, ...] = (
     " is adjusted to ",
     " is reset to ",

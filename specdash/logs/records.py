@@ -1,6 +1,7 @@
 """Typed figures taken from SGLang's periodic scheduler lines (``Decode batch`` / ``Prefill batch``).
 
-Shapes per era (sglang-facts.md §7.3, sources C2, M1, M2, M3, I1):
+Shapes per era (SGLang ``scheduler.py`` ~0.4.5 and ``scheduler_metrics_mixin.py`` 0.5.1, late 2025 and 0.5.9; real
+EAGLE-3 lines in https://github.com/sgl-project/sglang/issues/11948):
 
 * ``Decode batch. #running-req: N, #token: T, token usage: U, accept len: A, gen throughput (token/s): G,
   #queue-req: Q, `` (~0.4.5); ``cuda graph: True`` added ~0.4.7; ``accept rate: R`` added ~0.5.3;

@@ -1,6 +1,6 @@
 """Start-up progress of an SGLang server from its log: phases with elapsed times, capture progress and ETA.
 
-Phases in order (sglang-facts.md §7.2): ``args`` (ServerArgs built, ports) → ``weights`` (target and draft
+Phases in order (SGLang's start-up log lines, 0.4.x to 2026 releases): ``args`` (ServerArgs built, ports) → ``weights`` (target and draft
 ``Load weight begin/end``) → ``kv_cache`` (``KV Cache is allocated``) → ``graph_target`` / ``graph_draft`` (CUDA graph
 capture, every spelling: ``Capture cuda graph begin/end``, ``Capture draft cuda graph end``, 2026 ``Capture target
 verify CUDA graph begin``…) → ``warmup`` (until the ready line) → ``ready``.

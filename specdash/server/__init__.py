@@ -10,12 +10,11 @@ Public API (all coroutines take a :class:`specdash.hosts.base.Host`; nothing her
 - :func:`find_runs` → earlier runs on a host, newest first (rediscovery after specdash restarts)
 """
 
-from specdash.server.launch import DEFAULT_PORT, launch, port_of_command
+from specdash.server.launch import DEFAULT_PORT, launch
 from specdash.server.probe import HttpProbe, probe, probe_http, probe_via_host
 from specdash.server.restart import GpuMemoryHeldBy, restart, wait_gpu_released
 from specdash.server.run_handle import RestartResult, RunHandle, StopResult
 from specdash.server.runs import find_runs
-from specdash.server.startup_phase import READY_LINE, exit_reason_from_log, startup_phase
 from specdash.server.status import ServerState, ServerStatus, server_status, wait_for_state
 from specdash.server.stop import stop
 
@@ -23,22 +22,18 @@ __all__ = [
     "DEFAULT_PORT",
     "GpuMemoryHeldBy",
     "HttpProbe",
-    "READY_LINE",
     "RestartResult",
     "RunHandle",
     "ServerState",
     "ServerStatus",
     "StopResult",
-    "exit_reason_from_log",
     "find_runs",
     "launch",
-    "port_of_command",
     "probe",
     "probe_http",
     "probe_via_host",
     "restart",
     "server_status",
-    "startup_phase",
     "stop",
     "wait_for_state",
     "wait_gpu_released",

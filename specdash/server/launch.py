@@ -4,34 +4,13 @@ from __future__ import annotations
 
 import json
 import secrets
-import shlex
 import time
 
 from specdash.hosts.base import Host, HostError, quote
 from specdash.server.run_handle import RunHandle
+from specdash.sglang.command_edit import DEFAULT_PORT, launch_port
 
-#: SGLang's default HTTP port (server_args.py ``port: int = 30000``).
-DEFAULT_PORT = 30000
-
-
-def port_of_command(command: str) -> int:
-    """The HTTP port of an SGLang command line: ``--port N`` / ``--port=N``, else 30000 (SGLang's default).
-
-    Unparsable shell text (unbalanced quotes) gives the default.
-    """
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return DEFAULT_PORT
-    for i, word in enumerate(words):
-        value = None
-        if word == "--port" and i + 1 < len(words):
-            value = words[i + 1]
-        elif word.startswith("--port="):
-            value = word.split("=", 1)[1]
-        if value is not None and value.isdigit():
-            return int(value)
-    return DEFAULT_PORT
+__all__ = ["DEFAULT_PORT", "launch"]
 
 
 def _launch_script(command: str, run_dir: str | None, base_name: str, run_id: str, port: int,
@@ -63,7 +42,8 @@ def _launch_script(command: str, run_dir: str | None, base_name: str, run_id: st
     )
 
 
-async def launch(host: Host, command: str, *, run_dir: str | None = None) -> RunHandle:
+async def launch(host: Host, command: str, *, flag_release: str | None = None,
+                 run_dir: str | None = None) -> RunHandle:
     """Start ``command`` (a POSIX shell command line) on ``host`` detached from specdash.
 
     The command runs under ``setsid nohup`` in a new session and process group whose leader is a small ``sh``
@@ -73,11 +53,15 @@ async def launch(host: Host, command: str, *, run_dir: str | None = None) -> Run
     ``$SPECDASH_STATE_DIR``, else ``${XDG_STATE_HOME:-~/.local/state}/specdash``. The server keeps running
     when specdash exits or the SSH connection drops.
 
+    The recorded port (run dir name, ``run.json``, ``RunHandle.port``: what the status probe, the SSH forward and
+    the benchmarks use) is the one SGLang's argparse of flag-table ``flag_release`` (None: the newest) will give the
+    command, abbreviations included (:func:`specdash.sglang.command_edit.launch_port`).
+
     Returns a :class:`RunHandle` once the leader PID is known (it does not wait for the server to be ready: poll
     :func:`specdash.server.server_status`). Raises HostError when the run dir cannot be made or the wrapper
     did not start.
     """
-    port = port_of_command(command)
+    port = launch_port(command, flag_release)
     base_name = time.strftime("%Y%m%d-%H%M%S") + f"-{port}"
     run_id = f"{base_name}-{secrets.token_hex(4)}"
     started_at_s = time.time()

@@ -31,11 +31,11 @@ async def wait_gpu_released(pgid: int, gpu_memory_held_by: GpuMemoryHeldBy, *, t
 
 
 async def restart(host: Host, handle: RunHandle, *, gpu_memory_held_by: GpuMemoryHeldBy,
-                  command: str | None = None, grace_s: float = 15.0, release_timeout_s: float = 60.0,
-                  poll_s: float = 0.5, run_dir: str | None = None) -> RestartResult:
+                  command: str | None = None, flag_release: str | None = None, grace_s: float = 15.0,
+                  release_timeout_s: float = 60.0, poll_s: float = 0.5, run_dir: str | None = None) -> RestartResult:
     """Stop ``handle``'s server (:func:`specdash.server.stop`), wait until ``gpu_memory_held_by(handle.pgid)``
     reports 0 MiB (at most ``release_timeout_s``), then :func:`specdash.server.launch` ``command`` (default: the
-    same command) in a new run directory.
+    same command) in a new run directory, its port read with flag-table ``flag_release`` (None: the newest).
 
     Does not relaunch when the stop was refused or left processes alive, or when memory is still held at the
     timeout: ``RestartResult.new_handle`` is None and ``held_mib`` says how much — the caller offers to kill
@@ -48,5 +48,5 @@ async def restart(host: Host, handle: RunHandle, *, gpu_memory_held_by: GpuMemor
     held = await wait_gpu_released(handle.pgid, gpu_memory_held_by, timeout_s=release_timeout_s, poll_s=poll_s)
     if held > 0:
         return RestartResult(stopped, released=False, held_mib=held, new_handle=None)
-    new_handle = await launch(host, command or handle.command, run_dir=run_dir)
+    new_handle = await launch(host, command or handle.command, flag_release=flag_release, run_dir=run_dir)
     return RestartResult(stopped, released=True, held_mib=0, new_handle=new_handle)

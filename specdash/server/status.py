@@ -1,40 +1,35 @@
 """The state of a launched server: starting (phase) / ready / crashed (exit reason) / stopped.
 
 Combines three sources, all read through the Host: the process group (are its processes alive, did the command
-exit by itself — ``exit_status`` in the run dir), the log tail (phase, ready line, exit reason) and an HTTP
+exit by itself — ``exit_status`` in the run dir), the log tail (phase, ready line, exit reason, read by
+:func:`specdash.logs.state.read_log_tail`, the log pane's reader) and an HTTP
 probe of ``/health`` and ``/server_info`` (``/get_server_info`` before 2026).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import enum
 from typing import Awaitable, Callable
 
 from specdash.hosts.base import Host, quote
 from specdash.server.probe import HttpProbe, probe
 from specdash.server.process_group import GroupMember, parse_members, _members_script
 from specdash.server.run_handle import RunHandle
-from specdash.server.startup_phase import READY_LINE, exit_reason_from_log, startup_phase
+from specdash.logs.state import ServerState, read_log_tail
 
 #: Bytes of log tail read per status poll.
 LOG_TAIL_BYTES = 16384
 
 
-class ServerState(str, enum.Enum):
-    """Lifecycle states shown in the header."""
-
-    STARTING = "starting"
-    READY = "ready"
-    CRASHED = "crashed"
-    STOPPED = "stopped"
+__all__ = ["LOG_TAIL_BYTES", "ServerState", "ServerStatus", "server_status", "wait_for_state"]
 
 
 @dataclasses.dataclass(frozen=True)
 class ServerStatus:
     """One status reading.
 
-    ``state``; ``detail`` (one line: the start-up phase, ``version 0.5.0rc0, model ...``, the exit reason, or
+    ``state`` (:class:`specdash.logs.state.ServerState`: ``starting``, ``ready``, ``crashed`` or ``stopped``);
+    ``detail`` (one line: the start-up phase in the log pane's words, ``version 0.5.0rc0, model ...``, the exit reason, or
     ``3 processes of its group still alive``); ``exit_status`` (the command's own exit status when it ended by
     itself, else None); ``alive_pids`` (live processes of the group; after a crash these are orphans holding
     GPU memory); ``probe`` (the HTTP probe, None when not probed because the group is gone); ``log_phase``.
@@ -100,14 +95,15 @@ async def server_status(host: Host, handle: RunHandle, *, probe_fn: ProbeFn | No
     if exit_status is not None:
         # the wrapper (leader) recorded the exit status and is exiting: only what outlives it counts
         alive = tuple(pid for pid in alive if pid != handle.leader_pid)
-    phase = startup_phase(log_tail)
+    reading = read_log_tail(log_tail)
+    phase = reading.phase
 
     if not alive:
         if stopped:
             return ServerStatus(ServerState.STOPPED, "stopped by specdash", exit_status, (), None, phase)
         if exit_status == 0:
             return ServerStatus(ServerState.STOPPED, "exited by itself with status 0", 0, (), None, phase)
-        reason = exit_reason_from_log(log_tail)
+        reason = reading.exit_reason
         if reason is None:
             reason = (f"exit status {exit_status}" if exit_status is not None
                       else "its processes are gone without an exit status (killed from outside specdash?)")
@@ -116,12 +112,12 @@ async def server_status(host: Host, handle: RunHandle, *, probe_fn: ProbeFn | No
         return ServerStatus(ServerState.CRASHED, reason, exit_status, (), None, phase)
 
     if exit_status is not None and not stopped:
-        reason = exit_reason_from_log(log_tail) or f"exit status {exit_status}"
+        reason = reading.exit_reason or f"exit status {exit_status}"
         detail = f"{reason}; {len(alive)} process(es) of its group still alive (PIDs {', '.join(map(str, alive))})"
         return ServerStatus(ServerState.CRASHED, detail, exit_status, alive, None, phase)
 
     http = await (probe_fn or probe)(host, handle.port)
-    log_ready = READY_LINE in log_tail or phase == "ready" or (not log_tail and http.healthy)
+    log_ready = reading.state is ServerState.READY or (not log_tail and http.healthy)
     if http.healthy and log_ready:
         return ServerStatus(ServerState.READY, _ready_detail(http), None, alive, http, "ready")
     detail = phase or "waiting for the first log line"

@@ -17,8 +17,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-SEVERITIES = ("error", "override", "warning", "info")
-SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+from specdash.severity import SEVERITIES as _ALL, severity_rank
+
+#: The validator's severities (:mod:`specdash.severity` without ``success``), most severe first.
+SEVERITIES = tuple(s for s in _ALL if s != "success")
+SEVERITY_RANK = {s: severity_rank(s) for s in SEVERITIES}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,11 +45,18 @@ class Edit:
 @dataclasses.dataclass(frozen=True)
 class Fix:
     """A suggested fix: ``description`` (plain words, e.g. ``add --speculative-num-steps 15``), ``edits`` and the
-    ``flag_release`` whose flag table is used to find the options in the text."""
+    ``flag_release`` whose flag table is used to find the options in the text. A fix about something other than
+    the command (a draft's config.json, from the pairing check) has no ``edits``: :attr:`edits_command` is
+    False and :meth:`apply` returns the text unchanged."""
 
     description: str
     edits: tuple[Edit, ...]
     flag_release: str
+
+    @property
+    def edits_command(self) -> bool:
+        """True when applying the fix changes the launch command."""
+        return bool(self.edits)
 
     def apply(self, command_text: str) -> str:
         """Return ``command_text`` with the edits applied (see :mod:`specdash.sglang.fixes`)."""

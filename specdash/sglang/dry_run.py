@@ -159,3 +159,22 @@ def argv_of(report) -> list[str]:
     """The argument words of the report's command (what follows the launcher), as SGLang's argv."""
     command = report.command
     return [w.text for w in command.args] if command is not None else []
+
+
+async def run_dry_run(host, report, python: str = "python3") -> tuple[DryRunResult | None, str | None]:
+    """Run the dry run of ``report``'s command on ``host`` (a :class:`~specdash.hosts.base.Host`) with ``python``
+    (at most 300 s). Returns ``(result, None)``, or ``(None, problem)`` with one line saying why there is no result
+    (host error, SGLang not importable, no output). Never raises."""
+    try:
+        out = await host.run(dry_run_command(python), timeout_s=300,
+                             input=dry_run_request(argv_of(report), report.command.env_dict()))
+    except Exception as exc:  # noqa: BLE001 - HostError or a transport failure: said, never raised
+        return None, f"dry run failed: {exc}"
+    parsed = parse_dry_run_output(out.stdout)
+    if parsed is not None and not parsed.ok and "No module named 'sglang'" in f"{parsed.exception}: {parsed.message}":
+        return None, (f"dry run needs SGLang on {host.name}: {python} cannot import sglang "
+                      "(set the host's python in config.yaml hosts: python: ...)")
+    if parsed is None:
+        tail = (out.stderr or out.stdout).strip().splitlines()[-1:] or ["no output"]
+        return None, f"dry run failed: {tail[0][:200]}"
+    return parsed, None

@@ -23,11 +23,14 @@ def _quote(value) -> str:
     return shlex.quote(text) if text else "''"
 
 
-def _splice(text: str, start: int, end: int, new: str) -> str:
+def splice(text: str, start: int, end: int, new: str) -> str:
+    """``text`` with the characters ``[start, end)`` replaced by ``new``."""
     return text[:start] + new + text[end:]
 
 
-def _remove_span(text: str, start: int, end: int) -> str:
+def remove_span(text: str, start: int, end: int) -> str:
+    """``text`` without ``[start, end)`` and the blanks that separated it, dropping a continuation line
+    (``  \\`` alone on its line) that becomes empty."""
     # take trailing blanks too (not newlines or a continuation backslash)
     while end < len(text) and text[end] in " \t":
         end += 1
@@ -58,12 +61,12 @@ def _apply_one(text: str, edit: Edit, release: str) -> str:
                 return text
             word = occ.words[0]
             if occ.lookup.explicit is not None:
-                return _splice(text, word.start, word.end, f"{occ.typed}={_quote(edit.value)}")
+                return splice(text, word.start, word.end, f"{occ.typed}={_quote(edit.value)}")
             if len(occ.words) > 1:
-                return _splice(text, occ.words[1].start, occ.words[-1].end, _quote(edit.value))
-            return _splice(text, word.end, word.end, f" {_quote(edit.value)}")
+                return splice(text, occ.words[1].start, occ.words[-1].end, _quote(edit.value))
+            return splice(text, word.end, word.end, f" {_quote(edit.value)}")
         extra = edit.option if edit.value is None else f"{edit.option} {_quote(edit.value)}"
-        return _splice(text, cmd.end, cmd.end, f" {extra}")
+        return splice(text, cmd.end, cmd.end, f" {extra}")
     if edit.kind == "remove":
         targets = []
         for occ in parsed.occurrences:
@@ -74,11 +77,11 @@ def _apply_one(text: str, edit: Edit, release: str) -> str:
         if edit.value == "keep_last":
             targets = targets[:-1]
         for occ in sorted(targets, key=lambda o: o.start, reverse=True):
-            text = _remove_span(text, occ.start, occ.end)
+            text = remove_span(text, occ.start, occ.end)
         if edit.typed is not None and not targets:
             for word in sorted(parsed.stray, key=lambda w: w.start, reverse=True):
                 if word.text == edit.typed:
-                    text = _remove_span(text, word.start, word.end)
+                    text = remove_span(text, word.start, word.end)
         return text
     if edit.kind == "rename":
         targets = [o for o in parsed.occurrences
@@ -86,21 +89,21 @@ def _apply_one(text: str, edit: Edit, release: str) -> str:
         for occ in sorted(targets, key=lambda o: o.start, reverse=True):
             if edit.value is not None:
                 new = f"{edit.option} {_quote(edit.value)}" if edit.value != "" else str(edit.option)
-                text = _splice(text, occ.start, occ.end, new)
+                text = splice(text, occ.start, occ.end, new)
             else:
                 word = occ.words[0]
                 if occ.lookup.explicit is not None:
                     new = f"{edit.option}={_quote(occ.lookup.explicit)}"
                 else:
                     new = str(edit.option)
-                text = _splice(text, word.start, word.end, new)
+                text = splice(text, word.start, word.end, new)
         return text
     if edit.kind == "set_env":
         for env in reversed(cmd.env):
             if env.name == edit.option:
                 word_start = env.end - len(f"{env.name}={env.value}")
-                return _splice(text, max(word_start, env.start), env.end, f"{edit.option}={_quote(edit.value)}")
-        return _splice(text, cmd.launcher_start, cmd.launcher_start, f"{edit.option}={_quote(edit.value)} ")
+                return splice(text, max(word_start, env.start), env.end, f"{edit.option}={_quote(edit.value)}")
+        return splice(text, cmd.launcher_start, cmd.launcher_start, f"{edit.option}={_quote(edit.value)} ")
     if edit.kind == "unset_env":
         for env in sorted((e for e in cmd.env if e.name == edit.option), key=lambda e: e.start, reverse=True):
             if env.source == "export":
@@ -114,7 +117,7 @@ def _apply_one(text: str, edit: Edit, release: str) -> str:
                 else:
                     text = text[:line_start] + line[: env.start - line_start] + rest + text[line_end:]
             else:
-                text = _remove_span(text, env.start, env.end)
+                text = remove_span(text, env.start, env.end)
         return text
     raise ValueError(f"unknown edit kind {edit.kind!r}")
 
@@ -144,7 +147,7 @@ def _batch_renames(text: str, edits: list[Edit], release: str) -> str | None:
         if s2 < e1:
             return None
     for start, end, new in reversed(splices):
-        text = _splice(text, start, end, new)
+        text = splice(text, start, end, new)
     return text
 
 

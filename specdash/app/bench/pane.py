@@ -6,8 +6,9 @@ as JSON under the state dir (:mod:`specdash.bench.store`) and announced with :cl
 :class:`BenchPane.SweepFinished` so the app can record them in the session.
 
 Hooks the app sets (all optional): ``server_url`` (where ``b`` sends the workload), ``restart_server`` (async
-``callable(command) -> url`` from the server lifecycle) and ``base_command`` (the builder's launch command) - both
-needed by ``S``; ``effective_config`` (dict stored with every result: GPU name, SGLang version ...);
+``callable(command) -> url`` from the server lifecycle) and ``base_command`` with ``flag_release`` (the builder's
+launch command and the flag-table release whose argparse reads it; set together by :meth:`BenchPane.use_command`)
+- both needed by ``S``; ``effective_config`` (dict stored with every result: GPU name, SGLang version ...);
 ``log_accept_samples`` (zero-argument callable returning the "accept len" values the log parser saw, used when no
 better accept-length source exists); ``sweep_definition``; ``bench_overrides`` (BenchSettings fields, e.g.
 ``{"num_requests": 8}``).
@@ -84,6 +85,7 @@ class BenchPane(Widget, can_focus=True):
         self.readonly = readonly
         self.restart_server: Callable[[str], Awaitable[str]] | None = None
         self.base_command: str | None = None
+        self.flag_release: str | None = None
         self.effective_config: dict[str, Any] = {}
         self.log_accept_samples: Callable[[], Any] | None = None
         self.sweep_definition: SweepDefinition = default_sweep()
@@ -217,6 +219,22 @@ class BenchPane(Widget, can_focus=True):
             self._sweep.cancel()
             self._set_status("cancelling the sweep - measured points are kept in its checkpoint")
 
+    def attach(self, *, restart_server: Callable[[str], Awaitable[str]] | None,
+               log_accept_samples: Callable[[], Any] | None, command: str | None,
+               flag_release: str | None) -> None:
+        """Attach the pane to the session in one call: the server lifecycle's ``restart_server(command) -> url``
+        (for ``S``), the log's accept-length samples, and the builder's command with its flag-table release (see
+        :meth:`use_command`). The server's URL follows separately, once a server is up (``server_url``)."""
+        self.restart_server = restart_server
+        self.log_accept_samples = log_accept_samples
+        self.use_command(command, flag_release)
+
+    def use_command(self, command: str | None, flag_release: str | None) -> None:
+        """The launch command the sweep edits per point (the builder's, ``None``: none yet) and the flag-table
+        release whose argparse reads it (``None``: the newest)."""
+        self.base_command = command or None
+        self.flag_release = flag_release
+
     def action_sweep(self) -> None:
         """``S``: run (or resume) the depth sweep through the injected server lifecycle."""
         if self.readonly:
@@ -238,6 +256,7 @@ class BenchPane(Widget, can_focus=True):
                 effective_config=self.effective_config,
                 on_event=self._on_sweep_event,
                 log_accept_samples=self.log_accept_samples,
+                flag_release=self.flag_release,
             )
         except (ValueError, SweepError) as exc:
             self._set_status(f"cannot start the sweep: {exc}", error=True)
@@ -363,14 +382,6 @@ class BenchPane(Widget, can_focus=True):
             if measured:
                 plt.bar([p.point.name for p in measured], [p.throughput.mean for p in measured])
         chart.refresh()
-
-    def sweep_settings_preview(self) -> list[tuple[str, str]]:
-        """(point name, launch command) for each sweep point, as the sweep would launch them."""
-        from specdash.bench.sweep import command_for_point
-
-        if not self.base_command:
-            return []
-        return [(p.name, command_for_point(self.base_command, p)) for p in self.sweep_definition.points]
 
 
 __all__ = ["BenchPane"]

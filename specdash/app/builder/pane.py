@@ -5,8 +5,10 @@ Every keystroke re-validates with :func:`specdash.sglang.validate.validate_comma
 :class:`BuilderPane.CommandChanged`. Keys: ``ctrl+f`` applies the selected diagnostic's fix, ``ctrl+o`` copies the
 command (OSC 52, wrapped for tmux, and written to ``user_state_dir("specdash")/launch-command.sh``), ``ctrl+r``
 runs SGLang's own argument resolution on the host (needs ``pane.host``; see :mod:`specdash.sglang.dry_run`).
-When the app sets ``pane.host``, the SGLang version is detected there (``python -c 'import sglang; ...'``) unless
-the user typed one in the version field.
+When the app sets ``pane.host``, the SGLang version is detected there unless the user typed one in the version field.
+The pane does no host I/O itself: versions and config.json files come from
+:func:`specdash.sglang.host_facts.facts_for` (read once per connection), the dry run from
+:func:`specdash.sglang.dry_run.run_dry_run`, the pairing from :class:`specdash.sglang.pairing.PairingService`.
 """
 
 from __future__ import annotations
@@ -25,13 +27,8 @@ from specdash.app.builder.clipboard import osc52_sequence, write_command_file
 from specdash.app.pairing import PairingView
 from specdash.app.styles import load_tcss
 from specdash.sglang.diagnostics import Edit, Fix
-from specdash.sglang.dry_run import (
-    compare,
-    dry_run_command,
-    dry_run_request,
-    parse_dry_run_output,
-    argv_of,
-)
+from specdash.sglang.dry_run import compare, run_dry_run
+from specdash.sglang.host_facts import facts_for
 from specdash.sglang.validate import ValidationReport, validate_command
 from specdash.sglang.versions import CURRENT_RELEASE
 
@@ -282,17 +279,12 @@ class BuilderPane(Widget):
         host = self._host
         if host is None:
             return
-        try:
-            result = await host.run(f"{self.python} -c 'import sglang; print(sglang.__version__)'", timeout_s=60)
-        except Exception as exc:  # HostError: say so, keep the newest rules
-            self._status(f"SGLang version not detected ({exc}); using the newest known rules")
-            return
-        lines = result.stdout.strip().splitlines()
-        if result.ok and lines:
-            self._detected_version = lines[-1].strip()
+        probe = await facts_for(host).sglang_version(self.python)
+        if probe.version is not None:
+            self._detected_version = probe.version
             self._revalidate()
         else:
-            self._status(f"SGLang not importable with {self.python} on {host.name}; using the newest known rules")
+            self._status(f"{probe.problem}; using the newest known rules")
 
     def _maybe_fetch_config(self) -> None:
         """Read the target's config.json on the host when the model path changed (architecture-dependent rules)."""
@@ -307,36 +299,20 @@ class BuilderPane(Widget):
 
     @work(exclusive=True, group="builder-config")
     async def _fetch_config(self, model_path: str) -> None:
-        import json
-
-        file = model_path if model_path.endswith(".json") else model_path.rstrip("/") + "/config.json"
         try:
-            data = await self._host.read_file(file, max_bytes=2 * 1024 * 1024)
-            config = json.loads(data.decode("utf-8", "replace")) if data else None
-        except Exception:  # unreadable or not JSON: keep guessing from the name
+            config = (await facts_for(self._host).model_config(model_path)).value
+        except Exception:  # noqa: BLE001 - host unreachable: keep guessing from the name
             config = None
-        if not isinstance(config, dict) or config == self.model_config:
+        if config is None or config == self.model_config:
             return
         self.model_config = config
         self._revalidate()
 
     @work(exclusive=True, group="builder-dry-run")
     async def _run_dry_run(self, report: ValidationReport) -> None:
-        host = self._host
-        try:
-            result = await host.run(dry_run_command(self.python), timeout_s=300,
-                                    input=dry_run_request(argv_of(report), report.command.env_dict()))
-        except Exception as exc:
-            self._status(f"dry run failed: {exc}")
-            return
-        parsed = parse_dry_run_output(result.stdout)
-        if parsed is not None and not parsed.ok and "No module named 'sglang'" in f"{parsed.exception}: {parsed.message}":
-            self._status(f"dry run needs SGLang on {host.name}: {self.python} cannot import sglang "
-                         "(set the host's python in config.yaml hosts: python: ...)")
-            return
+        parsed, problem = await run_dry_run(self._host, report, self.python)
         if parsed is None:
-            tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
-            self._status(f"dry run failed: {tail[0][:200]}")
+            self._status(problem or "dry run failed")
             return
         self.dry_run_result = parsed
         self.disagreements = compare(report, parsed)

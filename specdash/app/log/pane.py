@@ -31,6 +31,7 @@ from specdash.app.styles import load_tcss
 from specdash.logs.analyzer import LogAnalyzer
 from specdash.logs.findings import Finding
 from specdash.logs.startup import StartupHistory
+from specdash.logs.state import ServerState
 
 #: Seconds between redraws of the findings list, metrics strip and start-up bar (lines render immediately). While
 #: lines stream, the redraw rides on the log view's next frame; a timer covers quiet times (the ETA counts down).
@@ -55,10 +56,11 @@ class LogPane(Widget):
     ]
 
     class ServerStateChanged(Message):
-        """The server state read from the log changed: ``state`` is ``starting`` (``detail``: the phase),
-        ``ready`` (``detail``: e.g. "ready after 45 s") or ``crashed`` (``detail``: the crash reason)."""
+        """The server state read from the log changed: ``state`` (:class:`~specdash.logs.state.ServerState`) is
+        ``starting`` (``detail``: the phase), ``ready`` (``detail``: e.g. "ready after 45 s") or ``crashed``
+        (``detail``: the crash reason)."""
 
-        def __init__(self, state: str, detail: str) -> None:
+        def __init__(self, state: ServerState, detail: str) -> None:
             super().__init__()
             self.state = state
             self.detail = detail
@@ -153,8 +155,8 @@ class LogPane(Widget):
     def _on_finding_update(self, finding: Finding) -> None:
         self._dirty = True
 
-    def _on_state(self, state: str, detail: str) -> None:
-        if state in ("starting", "ready", "crashed"):
+    def _on_state(self, state: ServerState, detail: str) -> None:
+        if state is not ServerState.UNKNOWN:
             self.post_message(self.ServerStateChanged(state, detail))
 
     # ---- periodic redraw -----------------------------------------------------------------------------------

@@ -107,7 +107,7 @@ class PairingView(Widget):
             text.append(diag.message + "\n")
             if diag.fix:
                 text.append("    fix: ", style=self._style("pairing--fix"))
-                text.append(diag.fix + "\n")
+                text.append(diag.fix.description + "\n")
 
     def _layer_map(self, text: Text, report: PairingReport) -> None:
         layer_map = report.layer_map

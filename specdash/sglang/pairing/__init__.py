@@ -10,14 +10,15 @@ Core only (no Textual). Entry points:
 * :class:`PairingService` — reports for paths on one host, files and probe cached (builder pane, validate);
 * :func:`render_text` (in :mod:`.text_report`) — the plain-text report ``specdash pair`` prints.
 
-Facts: /work/shared/draft-pairing-facts.md and the sglang 0.5.23 model files (see :mod:`.layer_rules`).
+Facts: ``docs/pairing.md`` and the SGLang 0.5.23 model files (see :mod:`.layer_rules`).
 """
 
 from specdash.sglang.pairing.analyze import KNOWN_ALGORITHMS, analyze_pairing
 from specdash.sglang.pairing.layer_rules import NEWEST_KNOWN_VERSION, CaptureRule, parse_version, rule_for
 from specdash.sglang.pairing.loader import PairInputs, PairLoadError, load_pair_from_host
 from specdash.sglang.pairing.probe import PROBE_SCRIPT, parse_probe_output, probe_command, run_probe
-from specdash.sglang.pairing.report import Diagnostic, LayerMap, LayerMapRow, PairingReport
+from specdash.sglang.diagnostics import Diagnostic
+from specdash.sglang.pairing.report import LayerMap, LayerMapRow, PairingReport
 from specdash.sglang.pairing.service import PairingService
 from specdash.sglang.pairing.safetensors_header import (
     SafetensorsHeaderError,

@@ -15,10 +15,11 @@ from specdash.sglang.pairing.layer_rules import (
     representative_versions,
     rule_for,
 )
-from specdash.sglang.pairing.report import Diagnostic, PairingReport, sort_diagnostics
+from specdash.sglang.diagnostics import Diagnostic
+from specdash.sglang.pairing.report import PairingReport, pairing_diagnostic, sort_diagnostics
 from specdash.sglang.pairing.safetensors_header import draft_tensors
 
-#: Algorithms SGLang knows (sglang-facts §1; NEXTN runs as EAGLE).
+#: Algorithms SGLang knows (``--speculative-algorithm`` choices; NEXTN runs as EAGLE).
 KNOWN_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK")
 
 
@@ -45,7 +46,7 @@ def analyze_pairing(
     captured layers are authoritative (``source == "probe"``).
 
     Returns a :class:`PairingReport`. Raises ValueError for an empty algorithm or an unparsable version.
-    Rules: draft-pairing-facts §1–§8 and the sglang 0.5.23 model files (see layer_rules).
+    Rules: SGLang 0.5.23 model files (see layer_rules) and ``docs/pairing.md``.
     """
     algo = (algorithm or "").strip().upper()
     if not algo:
@@ -61,7 +62,7 @@ def analyze_pairing(
     probe_ok = bool(probe_result and probe_result.get("ok"))
     if probe_result and not probe_ok:
         extra.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "info", "probe-failed",
                 f"The SGLang probe did not answer ({probe_result.get('error') or 'no result'}); used the version rules.",
             )
@@ -87,7 +88,7 @@ def analyze_pairing(
             predicted = rule.boundaries_for(draft.nested_ids, n)
             if predicted != captured:
                 extra.append(
-                    Diagnostic(
+                    pairing_diagnostic(
                         "warning", "probe-rules-disagree",
                         f"The installed SGLang ({version_label}) captures {captured}; specdash's rules for that version "
                         f"predicted {predicted}. The probe's answer is used.",
@@ -109,7 +110,7 @@ def analyze_pairing(
         )
     if eagle3 and n is None:
         extra.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "target-layers-unknown",
                 "The target config has no num_hidden_layers (nor text_config.num_hidden_layers): the captured layers "
                 "cannot be computed.",
@@ -124,7 +125,7 @@ def analyze_pairing(
     )
     diags: list[Diagnostic] = []
     if algo == "NGRAM":
-        diags.append(Diagnostic("info", "no-draft", "NGRAM drafts from the prompt itself; there is no draft to pair."))
+        diags.append(pairing_diagnostic("info", "no-draft", "NGRAM drafts from the prompt itself; there is no draft to pair."))
     for check in ALL_CHECKS:
         diags.extend(check(ctx))
     diags.extend(extra)
@@ -171,7 +172,7 @@ def _version_notes(ctx: PairContext, sglang_version: str | None, probe_ok: bool)
         return out
     if probe_ok:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "info", "capture-source",
                 f"Captured layers from the installed SGLang {ctx.version_label} (its own set_eagle3_layers_to_capture): "
                 f"{describe_boundaries(ctx.captured)}.",
@@ -180,7 +181,7 @@ def _version_notes(ctx: PairContext, sglang_version: str | None, probe_ok: bool)
         return out
     if sglang_version and is_newer_than_known(sglang_version):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "version-newer-than-rules",
                 f"SGLang {sglang_version} is newer than the rules specdash knows ({NEWEST_KNOWN_VERSION}); they were "
                 "applied as the best guess.",
@@ -201,7 +202,7 @@ def _version_notes(ctx: PairContext, sglang_version: str | None, probe_ok: bool)
         if len(eras) > 1 and ctx.draft.use_aux_hidden_state:
             parts = "; ".join(f"SGLang {era_label(a, b)}: {bounds}" for a, b, bounds in eras)
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "warning", "version-dependent",
                     f"The SGLang version is unknown and the captured layers depend on it ({parts}); the newest rules "
                     f"({NEWEST_KNOWN_VERSION}) were assumed.",
@@ -210,7 +211,7 @@ def _version_notes(ctx: PairContext, sglang_version: str | None, probe_ok: bool)
             )
         else:
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "info", "capture-source",
                     f"SGLang version not given: used the {NEWEST_KNOWN_VERSION} rules (the same on every known version "
                     "for this pair).",

@@ -60,9 +60,9 @@ MODEL_TYPE_FAMILY: dict[str, str] = {
     "deepseek_v2": "first_id", "deepseek_v3": "first_id", "kimi_k2": "first_id", "gpt_oss": "gpt_oss",
 }
 
-#: EAGLE-3 draft classes SGLang registers (llama_eagle3.py, kimi_k25_eagle3.py; draft-pairing-facts §4.3).
+#: EAGLE-3 draft classes SGLang registers (llama_eagle3.py, kimi_k25_eagle3.py).
 EAGLE3_DRAFT_ARCHS: frozenset[str] = frozenset({"LlamaForCausalLMEagle3", "Eagle3DeepseekV2ForCausalLM"})
-#: Seen in some builds only (draft-pairing-facts §4.3, UNCONFIRMED per build).
+#: Seen in some builds only (not confirmed in every build).
 EAGLE3_DRAFT_ARCHS_SOME_BUILDS: frozenset[str] = frozenset({"Eagle3DeepseekV3ForCausalLM"})
 #: EAGLE(-2) draft classes (llama_eagle.py, qwen2_eagle.py, mistral_eagle.py, mistral_large_3_eagle.py).
 EAGLE_DRAFT_ARCHS: frozenset[str] = frozenset(

@@ -1,6 +1,6 @@
 """The static pairing checks. Each takes a :class:`PairContext` and returns a list of diagnostics.
 
-Severities follow draft-pairing-facts §8.1: ``error`` where static evidence makes failure or garbage certain,
+Severities: ``error`` where static evidence makes failure or garbage certain,
 ``warning`` where the files cannot prove the convention, ``info`` for what SGLang will do.
 """
 
@@ -20,7 +20,8 @@ from specdash.sglang.pairing.architectures import (
 from specdash.sglang.pairing.configs import DraftFacts, TargetFacts
 from specdash.sglang.pairing.conventions import ConventionGuess, describe_boundaries, guess_convention
 from specdash.sglang.pairing.layer_rules import CaptureRule, rule_for
-from specdash.sglang.pairing.report import Diagnostic
+from specdash.sglang.diagnostics import Diagnostic
+from specdash.sglang.pairing.report import pairing_diagnostic
 from specdash.sglang.pairing.safetensors_header import DraftTensors
 
 
@@ -86,14 +87,15 @@ def _draft_is_eagle3(ctx: PairContext) -> bool:
 
 
 def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
-    """EAGLE-3 draft under EAGLE/NEXTN (accept length 1.0, P21272); non-EAGLE-3 or unregistered draft class under
-    EAGLE3 (P24077, P33966); EAGLE3 on a target class without ``set_eagle3_layers_to_capture`` (0.5.23
+    """EAGLE-3 draft under EAGLE/NEXTN (accept length 1.0: the draft skips ``fc`` when the incoming width
+    equals its embedding width, llama_eagle3.py; SGLang PR #21272); non-EAGLE-3 or unregistered draft class under
+    EAGLE3 (SGLang PR #24077 proposes an alias, PR #33966 an automatic rewrite); EAGLE3 on a target class without ``set_eagle3_layers_to_capture`` (0.5.23
     attention_backend_setup.py raises ValueError)."""
     out: list[Diagnostic] = []
     arch = ctx.draft.architecture
     if ctx.algorithm in ("EAGLE", "NEXTN") and _draft_is_eagle3(ctx):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error",
                 "eagle3-draft-as-eagle",
                 f"The draft is an EAGLE-3 head ({arch or 'fc over several target layers'}) but the algorithm is "
@@ -106,7 +108,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
         return out
     if arch in EAGLE_DRAFT_ARCHS:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "draft-arch-not-eagle3",
                 f"The draft class {arch} is an EAGLE (EAGLE-2) head; EAGLE3 needs an EAGLE-3 head.",
                 "use --speculative-algorithm EAGLE for this draft, or an EAGLE-3 draft",
@@ -114,7 +116,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
         )
     elif arch in FOREIGN_EAGLE3_ARCHS:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "draft-arch-unregistered",
                 f"SGLang does not register the draft architecture {arch} ({FOREIGN_EAGLE3_ARCHS[arch]}); loading fails "
                 "or loads the wrong class.",
@@ -124,7 +126,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
         )
     elif arch in EAGLE3_DRAFT_ARCHS_SOME_BUILDS:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "draft-arch-unregistered",
                 f"{arch} is registered only in some SGLang builds (0.5.23 registers Eagle3DeepseekV2ForCausalLM).",
                 'set "architectures": ["Eagle3DeepseekV2ForCausalLM"] if the installed SGLang lacks it',
@@ -132,7 +134,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
         )
     elif arch and arch not in EAGLE3_DRAFT_ARCHS:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "draft-arch-unknown",
                 f"The draft architecture {arch} is not an EAGLE-3 class SGLang is known to register "
                 "(LlamaForCausalLMEagle3, Eagle3DeepseekV2ForCausalLM).",
@@ -141,7 +143,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
         )
     if arch == "Eagle3DeepseekV2ForCausalLM" and (ctx.draft.num_hidden_layers or 1) > 1:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "draft-layers",
                 f"The MLA EAGLE-3 draft declares {ctx.draft.num_hidden_layers} layers; SGLang raises "
                 "\"EAGLE3 currently only supports 1 layer\".",
@@ -151,7 +153,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
     tarch = ctx.target.architecture
     if tarch and tarch in archs_without_eagle3_hook():
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "target-no-eagle3",
                 f"The target class {tarch} has no set_eagle3_layers_to_capture in SGLang 0.5.23: EAGLE3 startup "
                 f"raises \"ValueError: Model {tarch} does not implement set_eagle3_layers_to_capture\".",
@@ -160,7 +162,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
         )
     elif ctx.family is None and ctx.source != "probe":
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "target-arch-unknown",
                 f"The target architecture {tarch or '(none)'} is not in the SGLang capture table; the captured layers "
                 "cannot be predicted from rules.",
@@ -174,7 +176,7 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
 
 
 def check_hidden_size(ctx: PairContext) -> list[Diagnostic]:
-    """Draft ``target_hidden_size`` (else ``hidden_size``) must equal the target ``hidden_size`` (S2, S6)."""
+    """Draft ``target_hidden_size`` (else ``hidden_size``) must equal the target ``hidden_size`` (SGLang llama_eagle3.py, kimi_k25_eagle3.py)."""
     if not ctx.is_eagle3:
         return []
     want, have = ctx.target.hidden_size, ctx.draft.input_hidden_size
@@ -182,7 +184,7 @@ def check_hidden_size(ctx: PairContext) -> list[Diagnostic]:
         return []
     key = "target_hidden_size" if ctx.draft.target_hidden_size is not None else "hidden_size"
     return [
-        Diagnostic(
+        pairing_diagnostic(
             "error", "hidden-size",
             f"The draft expects target hidden states of width {have} (draft {key}) but the target's hidden_size is "
             f"{want}: SGLang builds fc for {have} per layer, so weight loading fails or the draft reads garbage.",
@@ -193,7 +195,7 @@ def check_hidden_size(ctx: PairContext) -> list[Diagnostic]:
 
 def check_fc_width(ctx: PairContext) -> list[Diagnostic]:
     """``fc.weight`` is ``[draft hidden, k × target hidden]``; k must equal the number of captured states
-    (P32334: 8,640 vs 5,760 crash) and the count the draft builds fc for (llama_eagle3.py 0.5.23:
+    (SGLang PR #32334: a gpt-oss draft crashed on 8,640 vs 5,760) and the count the draft builds fc for (llama_eagle3.py 0.5.23:
     ``num_aux_hidden_states`` > len(eagle_config ids) > 3)."""
     t = ctx.tensors
     hidden = ctx.target.hidden_size
@@ -203,7 +205,7 @@ def check_fc_width(ctx: PairContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if width % hidden:
         return [
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "fc-width",
                 f"fc.weight takes {width} inputs, which is not a multiple of the target hidden size {hidden}: the "
                 "draft was trained for a different target.",
@@ -214,7 +216,7 @@ def check_fc_width(ctx: PairContext) -> list[Diagnostic]:
     states = len(set(b for b in ctx.captured if _in_range(ctx, b)))
     if ctx.captured and ctx.draft.use_aux_hidden_state and states != k:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "fc-width",
                 f"fc.weight takes {width} = {k} x {hidden} inputs ({k} target layers) but SGLang will feed "
                 f"{states} hidden state(s) ({states * hidden} values): the first draft step crashes with a shape error.",
@@ -226,7 +228,7 @@ def check_fc_width(ctx: PairContext) -> list[Diagnostic]:
         declared = len(ctx.draft.nested_ids) if ctx.draft.nested_ids else 3
     if declared != k:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "fc-width",
                 f"The draft config makes SGLang build fc for {declared} aux states but fc.weight holds {k}: weight "
                 "loading fails with a shape mismatch.",
@@ -257,7 +259,7 @@ def check_boundary_range(ctx: PairContext) -> list[Diagnostic]:
             else:
                 parts.append(f"{b} (past the last capturable boundary {hi}; the layer loop never reaches it)")
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "boundary-range",
                 f"SGLang would capture boundaries {ctx.captured} for a {ctx.n}-layer target; "
                 + "; ".join(parts)
@@ -268,7 +270,7 @@ def check_boundary_range(ctx: PairContext) -> list[Diagnostic]:
         )
     if len(set(ctx.captured)) != len(ctx.captured):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "boundary-duplicate",
                 f"The ids map to duplicate boundaries {ctx.captured}; SGLang captures each layer once, so the draft "
                 "gets fewer states than its fc expects.",
@@ -277,7 +279,7 @@ def check_boundary_range(ctx: PairContext) -> list[Diagnostic]:
         )
     elif ctx.captured != sorted(ctx.captured):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "boundary-order",
                 f"The ids are not ascending ({ctx.captured}); SGLang concatenates captured states in layer order "
                 f"{sorted(ctx.captured)}, not in list order.",
@@ -291,7 +293,7 @@ def check_boundary_range(ctx: PairContext) -> list[Diagnostic]:
 
 
 def check_ids_location(ctx: PairContext) -> list[Diagnostic]:
-    """Ids only at the top level are ignored for capture (S7, S8; 0.5.23 spec_aux_hidden_state.py reads only
+    """Ids only at the top level are ignored for capture (SGLang model_runner.py 0.5.0rc0 and 0.5.23 spec_aux_hidden_state.py reads only
     ``eagle_config``): SGLang uses the default. Error when neither reading (x, x+1) equals that default."""
     d = ctx.draft
     if not ctx.is_eagle3 or d.nested_ids is not None or d.top_level_ids is None or ctx.n is None or not ctx.rule:
@@ -311,7 +313,7 @@ def check_ids_location(ctx: PairContext) -> list[Diagnostic]:
     fix = _fix_ids_text(fix_ids) if fix_ids is not None else "move the ids into eagle_config"
     if matching:
         return [
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "ids-top-level-only",
                 f"The draft's eagle_aux_hidden_state_layer_ids {ids} are at the top level, which SGLang ignores; it "
                 f"captures its default {describe_boundaries(default)} — the same layers when the ids are read "
@@ -320,7 +322,7 @@ def check_ids_location(ctx: PairContext) -> list[Diagnostic]:
             )
         ]
     return [
-        Diagnostic(
+        pairing_diagnostic(
             "error", "ids-top-level-only",
             f"The draft's eagle_aux_hidden_state_layer_ids {ids} are at the top level (vLLM/speculators style); SGLang "
             f"reads only eagle_config.eagle_aux_hidden_state_layer_ids, so it silently captures its default "
@@ -333,14 +335,14 @@ def check_ids_location(ctx: PairContext) -> list[Diagnostic]:
 
 def check_id_convention(ctx: PairContext) -> list[Diagnostic]:
     """Declared ids whose convention disagrees with SGLang's shift rule for this architecture/version
-    (P25454 Kimi case, P32334 gpt-oss case, the field report's [3, 31, 59])."""
+    (SGLang PR #25454 for Kimi/DeepSeek, PR #32334 for gpt-oss; a field report's [3, 31, 59])."""
     d = ctx.draft
     if not ctx.is_eagle3 or not ctx.rule or ctx.n is None or not d.use_aux_hidden_state:
         return []
     ids = d.nested_ids
     if ids is None:
         return [
-            Diagnostic(
+            pairing_diagnostic(
                 "info", "ids-default",
                 f"The draft declares no eagle_config ids: SGLang captures its default "
                 f"{describe_boundaries(ctx.captured)}, which is every common trainer's default.",
@@ -354,7 +356,7 @@ def check_id_convention(ctx: PairContext) -> list[Diagnostic]:
         other = [i + 1 for i in ids] if captured == list(ids) else list(ids)
         alt_ids = ctx.rule.ids_for(other, n)
         return [
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "id-convention",
                 f"The draft's ids {ids} do not record their convention. {rule_text[0].upper() + rule_text[1:]}, so "
                 f"SGLang captures {describe_boundaries(captured)}. If the trainer meant boundaries {other} instead, "
@@ -366,7 +368,7 @@ def check_id_convention(ctx: PairContext) -> list[Diagnostic]:
     trained = list(guess.boundaries)
     if sorted(captured) == sorted(trained):
         return [
-            Diagnostic(
+            pairing_diagnostic(
                 "info", "id-convention",
                 f"The draft's ids {ids} read as {guess.convention} ids ({guess.reason}); {rule_text}, so SGLang "
                 f"captures {describe_boundaries(captured)} — the trained layers.",
@@ -376,7 +378,7 @@ def check_id_convention(ctx: PairContext) -> list[Diagnostic]:
     ctx.suggested_ids = fix_ids
     severity = "error" if guess.strength == "strong" else "warning"
     return [
-        Diagnostic(
+        pairing_diagnostic(
             severity, "id-convention",
             f"SGLang will feed the draft boundaries {describe_boundaries(captured)}, but it was most likely trained on "
             f"{describe_boundaries(trained)}: {rule_text}, while {guess.reason}. Every aux state is "
@@ -427,8 +429,8 @@ def _rule_text(ctx: PairContext) -> str:
 
 
 def check_vocab(ctx: PairContext) -> list[Diagnostic]:
-    """EAGLE-3 vocab: ``draft_vocab_size`` < ``vocab_size`` needs a ``d2t`` of that length (S2, SF3);
-    ``tie_word_embeddings: true`` contradicts a smaller draft vocab (S2); draft ``vocab_size`` ≠ target (warning)."""
+    """EAGLE-3 vocab: ``draft_vocab_size`` < ``vocab_size`` needs a ``d2t`` of that length (SGLang llama_eagle3.py; SpecForge scripts/train_eagle3.py);
+    ``tie_word_embeddings: true`` contradicts a smaller draft vocab (llama_eagle3.py); draft ``vocab_size`` ≠ target (warning)."""
     if not ctx.is_eagle3:
         return []
     d, t = ctx.draft, ctx.target
@@ -436,7 +438,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
     full = t.vocab_size or d.vocab_size
     if d.vocab_size is not None and t.vocab_size is not None and d.vocab_size != t.vocab_size:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "vocab-size",
                 f"The draft's vocab_size {d.vocab_size} differs from the target's {t.vocab_size}; EAGLE-3 drafts copy "
                 "the target's vocabulary, so this hints at a draft for another model family.",
@@ -448,7 +450,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
         tensors = ctx.tensors
         if tensors is not None and not tensors.has_d2t:
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "error", "d2t-missing",
                     f"draft_vocab_size {d.draft_vocab_size} < vocab_size {full} but the draft weights have no d2t "
                     "tensor: SGLang reads draft token indices as target ids and almost nothing is accepted.",
@@ -457,7 +459,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
             )
         elif tensors is not None and tensors.d2t_shape is not None and tuple(tensors.d2t_shape) != (d.draft_vocab_size,):
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "error", "d2t-shape",
                     f"d2t has shape {list(tensors.d2t_shape)} but draft_vocab_size is {d.draft_vocab_size}: the token "
                     "map does not belong to this head.",
@@ -466,7 +468,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
             )
         elif tensors is None:
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "info", "d2t-unchecked",
                     f"draft_vocab_size {d.draft_vocab_size} < vocab_size {full}: a d2t tensor is required; the draft "
                     "weights were not read, so it was not checked.",
@@ -474,7 +476,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
             )
         if d.tie_word_embeddings:
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "warning", "tie-embeddings-vocab",
                     f"tie_word_embeddings is true, which makes the draft lm_head the (full-vocabulary) embedding, but "
                     f"draft_vocab_size is {d.draft_vocab_size} < {full}.",
@@ -490,7 +492,7 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
         and not ctx.tensors.has_embed
     ):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "embed-missing",
                 f"target_hidden_size {d.target_hidden_size} != hidden_size {d.hidden_size}, so SGLang does not share "
                 "the target's embedding, yet the draft weights have no embed_tokens.weight: the draft embedding stays "
@@ -503,14 +505,14 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
 
 def check_standalone_vocab(ctx: PairContext) -> list[Diagnostic]:
     """STANDALONE: target and draft must share vocab_size and tokenizer vocabulary (PR #23838 raises ValueError;
-    before it the output was silently corrupted, issue #24051)."""
+    before it the output was silently corrupted, SGLang issue #24051)."""
     if ctx.algorithm != "STANDALONE":
         return []
     t, d = ctx.target, ctx.draft
     out: list[Diagnostic] = []
     if t.vocab_size is not None and d.vocab_size is not None and t.vocab_size != d.vocab_size:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "standalone-vocab",
                 f"STANDALONE draft and target must share one tokenizer: target vocab_size {t.vocab_size}, draft "
                 f"vocab_size {d.vocab_size}. Newer SGLang refuses to start; older ones start and every accepted draft "
@@ -521,7 +523,7 @@ def check_standalone_vocab(ctx: PairContext) -> list[Diagnostic]:
     fps = ctx.tokenizer_fingerprints
     if fps and fps[0] and fps[1] and fps[0] != fps[1]:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "standalone-tokenizer",
                 "STANDALONE draft and target tokenizers differ (their vocabularies do not match); SGLang ≥ PR #23838 "
                 "refuses to start, older builds corrupt the output silently.",
@@ -533,7 +535,7 @@ def check_standalone_vocab(ctx: PairContext) -> list[Diagnostic]:
 
 def check_nextn(ctx: PairContext) -> list[Diagnostic]:
     """NEXTN/MTP: the target needs ``num_nextn_predict_layers`` (== 1 for the DeepSeek NextN loader) and MTP
-    weights ``model.layers.{N}.eh_proj.weight`` (S10)."""
+    weights ``model.layers.{N}.eh_proj.weight`` (SGLang deepseek_nextn.py)."""
     if ctx.algorithm != "NEXTN":
         return []
     t = ctx.target
@@ -541,7 +543,7 @@ def check_nextn(ctx: PairContext) -> list[Diagnostic]:
     deepseek = (t.architecture or "").startswith("Deepseek")
     if not t.has_nextn_key:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "nextn-missing",
                 "NEXTN needs num_nextn_predict_layers in the target config; SGLang stops with "
                 "\"num_nextn_predict_layers is not in the config\".",
@@ -550,7 +552,7 @@ def check_nextn(ctx: PairContext) -> list[Diagnostic]:
         )
     elif t.num_nextn_predict_layers is not None and t.num_nextn_predict_layers < 1:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "nextn-missing",
                 f"num_nextn_predict_layers is {t.num_nextn_predict_layers}: the checkpoint has no MTP head.",
                 "use a checkpoint with MTP layers (or EAGLE3 with a separate draft)",
@@ -558,7 +560,7 @@ def check_nextn(ctx: PairContext) -> list[Diagnostic]:
         )
     elif deepseek and t.num_nextn_predict_layers not in (None, 1):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "error", "nextn-count",
                 f"num_nextn_predict_layers is {t.num_nextn_predict_layers}; the DeepSeek NextN loader says "
                 "\"Only 1 nextn layer is supported\".",
@@ -570,7 +572,7 @@ def check_nextn(ctx: PairContext) -> list[Diagnostic]:
         name = f"model.layers.{t.num_layers}.eh_proj.weight"
         if name not in index["weight_map"]:
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "error", "nextn-weights",
                     f"The weight index has no {name}: the MTP block SGLang loads for NEXTN is missing.",
                     "use the checkpoint that ships the MTP layer weights",
@@ -583,15 +585,16 @@ def check_nextn(ctx: PairContext) -> list[Diagnostic]:
 
 
 def check_soft_differences(ctx: PairContext) -> list[Diagnostic]:
-    """Warnings: ``torch_dtype`` differs (P3431: pass --dtype), draft ``max_position_embeddings`` smaller
-    (SpecForge PR #271, issue #6783), bos/eos differ (SF3), speculators verifier names another model (V1)."""
+    """Warnings: ``torch_dtype`` differs (SGLang PR #3431: pass --dtype), draft ``max_position_embeddings`` smaller
+    (SpecForge PR #271, SGLang issue #6783), bos/eos differ (SpecForge's auto-generated draft config,
+    scripts/train_eagle3.py), speculators verifier names another model (vLLM PR #16937)."""
     if ctx.algorithm == "NGRAM":
         return []
     t, d = ctx.target, ctx.draft
     out: list[Diagnostic] = []
     if t.torch_dtype and d.torch_dtype and t.torch_dtype != d.torch_dtype:
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "dtype",
                 f"The draft's torch_dtype is {d.torch_dtype}, the target's {t.torch_dtype}; SGLang loads the draft in "
                 "its own config dtype unless --dtype is given, which can fail or slow the draft.",
@@ -603,7 +606,7 @@ def check_soft_differences(ctx: PairContext) -> list[Diagnostic]:
         and d.max_position_embeddings < t.max_position_embeddings
     ):
         out.append(
-            Diagnostic(
+            pairing_diagnostic(
                 "warning", "context-length",
                 f"The draft's max_position_embeddings is {d.max_position_embeddings}, the target's "
                 f"{t.max_position_embeddings}: past {d.max_position_embeddings} tokens the draft runs outside its "
@@ -616,7 +619,7 @@ def check_soft_differences(ctx: PairContext) -> list[Diagnostic]:
         tv, dv = getattr(t, key), getattr(d, key)
         if tv is not None and dv is not None and _norm_tok(tv) != _norm_tok(dv):
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "warning", "special-tokens",
                     f"{key} differs (target {tv}, draft {dv}): a hint that the draft was made for another tokenizer.",
                     "check that the draft was trained for this target",
@@ -626,7 +629,7 @@ def check_soft_differences(ctx: PairContext) -> list[Diagnostic]:
         name = ctx.target_config.get("_name_or_path")
         if isinstance(name, str) and name and _basename(name) != _basename(d.verifier):
             out.append(
-                Diagnostic(
+                pairing_diagnostic(
                     "warning", "verifier-name",
                     f"The draft's speculators_config names its verifier {d.verifier!r}, the target is {name!r}.",
                     "use a draft made for this target",
@@ -647,7 +650,7 @@ def check_aux_flags(ctx: PairContext) -> list[Diagnostic]:
     """Info: ``eagle_config.use_aux_hidden_state: false`` (SGLang then captures one hidden state)."""
     if ctx.is_eagle3 and not ctx.draft.use_aux_hidden_state:
         return [
-            Diagnostic(
+            pairing_diagnostic(
                 "info", "aux-off",
                 "eagle_config.use_aux_hidden_state is false: SGLang captures no extra target layers and the draft "
                 "gets only the last hidden state.",

@@ -2,7 +2,7 @@
 
 Multimodal wrappers (Kimi-K2.5 ``KimiK25ForConditionalGeneration``, Llama-4, Qwen-VL) keep the language model's
 sizes in ``text_config``; SGLang's capture hook works on the text model, so N and the hidden size come from there
-(draft-pairing-facts §2.3, SGLang ``kimi_k25.py``/``mllama4.py`` delegate ``set_eagle3_layers_to_capture``).
+(SGLang ``kimi_k25.py``/``mllama4.py`` delegate ``set_eagle3_layers_to_capture``).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class DraftFacts:
     """What the pairing check uses from the draft config.
 
     ``nested_ids``: ``eagle_config.eagle_aux_hidden_state_layer_ids`` — the only place SGLang reads capture ids
-    from (draft-pairing-facts §2.1, SGLang ``spec_aux_hidden_state.py`` 0.5.23). ``top_level_ids``: the top-level
+    from (SGLang ``spec_aux_hidden_state.py`` 0.5.23). ``top_level_ids``: the top-level
     key (vLLM/speculators style; SGLang ignores it for capture). ``use_aux_hidden_state``: the nested flag
     (default True). ``target_hidden_size``: the key when present. ``num_aux_hidden_states``: explicit key.
     ``draft_vocab_size``: None when absent or null. ``verifier``: ``speculators_config.verifier.name_or_path``.

@@ -1,6 +1,6 @@
 """Layer-id conventions of the training frameworks, and guessing which one a draft's ids use.
 
-A draft config records ids but never their convention (draft-pairing-facts §3 "Detectability"):
+A draft config records ids but never their convention (nothing in the file says whether an id names a layer's output or its input):
 
 * "output of block k" (trainer convention; SpecForge, TorchSpec, ModelOpt) — id k ⇒ boundary k + 1;
 * "input of block k" / boundary (SGLang internals, vLLM configs, SafeAILab/EAGLE) — id k ⇒ boundary k.
@@ -16,7 +16,7 @@ from specdash.sglang.pairing.architectures import FOREIGN_EAGLE3_ARCHS
 @dataclasses.dataclass(frozen=True)
 class TrainerDefault:
     """A framework's default capture: ``label``, the ``ids`` it writes/passes for N layers, their ``convention``
-    (``output`` or ``boundary``) and the resulting boundaries; ``source`` cites draft-pairing-facts §3."""
+    (``output`` or ``boundary``) and the resulting boundaries; ``source`` names where the default is defined."""
 
     label: str
     ids: tuple[int, ...]
@@ -33,10 +33,10 @@ def trainer_defaults(num_layers: int) -> list[TrainerDefault]:
     n = num_layers
     return [
         TrainerDefault(
-            "SpecForge/TorchSpec/ModelOpt default", (1, max(0, n // 2 - 1), max(0, n - 4)), "output", "SF1, SF5, TS3, MO"
+            "SpecForge/TorchSpec/ModelOpt default", (1, max(0, n // 2 - 1), max(0, n - 4)), "output", "SpecForge specforge/core/eagle3.py, TorchSpec torchspec/utils/misc.py, NVIDIA ModelOpt"
         ),
-        TrainerDefault("SafeAILab EAGLE / vLLM default", (2, n // 2, n - 3), "boundary", "E1, V1"),
-        TrainerDefault("SpecForge online 2025-09-01..10-20", (1, n // 2, n - 4), "output", "SF2 (PR #198 -> #240)"),
+        TrainerDefault("SafeAILab EAGLE / vLLM default", (2, n // 2, n - 3), "boundary", "SafeAILab/EAGLE modeling_llama_kv.py, vLLM PR #16937"),
+        TrainerDefault("SpecForge online 2025-09-01..10-20", (1, n // 2, n - 4), "output", "SpecForge PR #198, fixed by PR #240"),
     ]
 
 
@@ -68,9 +68,9 @@ def guess_convention(
     1. an id equal to N can only be a boundary (as an output id it would be past the last block) — strong;
     2. first id 1, or an id 0 (boundary 0 is the embedding) — output, likely (trainer defaults start at 1; a
        user who rewrote a vLLM export's ids to trainer style keeps the export's tensor names);
-    3. ``layers.0.*`` tensors (TorchSpec ``--vllm`` export renames ``midlayer.``, TS2) or a vLLM/speculators
+    3. ``layers.0.*`` tensors (TorchSpec ``--vllm`` export renames ``midlayer.``) or a vLLM/speculators
        architecture — boundary, strong;
-    4. ids also written at the top level (vLLM reads them there; TS2 writes both) — boundary, likely;
+    4. ids also written at the top level (vLLM reads them there; TorchSpec writes both) — boundary, likely;
     5. exactly [2, N//2, N−3] (EAGLE/vLLM default in boundary terms) — boundary, likely;
     6. otherwise unknown.
     """

@@ -17,7 +17,7 @@ def build_layer_map(
     guess: ConventionGuess | None = None,
 ) -> LayerMap:
     """Rows: what SGLang captures; the declared ids read as outputs of blocks (x+1) and as boundaries (x), the
-    guessed reading marked; then each common trainer's default (draft-pairing-facts §3)."""
+    guessed reading marked; then each common trainer's default (see :mod:`.conventions`)."""
     rows = [LayerMapRow("SGLang captures", tuple(captured), None, "captured", captured_note)]
     if declared_ids is not None:
         as_output = tuple(i + 1 for i in declared_ids)

@@ -1,6 +1,6 @@
 """Which target boundaries SGLang captures for EAGLE-3, per architecture family and SGLang version.
 
-Boundaries: hidden state after b decoder blocks (draft-pairing-facts §1). SGLang captures at the *input* of decoder
+Boundaries: hidden state after b decoder blocks (``docs/pairing.md``). SGLang captures at the *input* of decoder
 layer i when i is in ``layers_to_capture`` (llama.py ``LlamaModel.forward``), so ``layers_to_capture`` *are*
 boundaries; what differs is how the draft's ids become ``layers_to_capture``:
 
@@ -18,7 +18,7 @@ plus_one_all   default shifted too: [3, N//2+1, N−2]        minimax_m3_vl.py (
 
 Default (no ids): [2, N//2, N−3] for every family but ``plus_one_all``.
 Boundary 0 (the embedding output) is not capturable in the llama/deepseek snapshots read (the residual is still
-None at layer 0; draft-pairing-facts §1), boundary N only with the gpt_oss ≥ 0.5.17 code.
+None at layer 0), boundary N only with the gpt_oss ≥ 0.5.17 code.
 """
 
 from __future__ import annotations

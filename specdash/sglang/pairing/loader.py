@@ -1,5 +1,8 @@
 """Reading a target/draft pair from a host: config.json files, the draft's safetensors header, weight indexes.
 
+JSON files are read through :mod:`specdash.sglang.host_facts` (the one reader of host files and versions, cached
+per connection).
+
 Only headers are read, never weights: a safetensors header costs two reads (the 8-byte length, then 8 + length
 bytes). Everything goes through the :class:`~specdash.hosts.base.Host` interface.
 """
@@ -7,16 +10,17 @@ bytes). Everything goes through the :class:`~specdash.hosts.base.Host` interface
 from __future__ import annotations
 
 import dataclasses
-import json
 import posixpath
 
+from specdash.sglang.host_facts import facts_for, split_model_path
 from specdash.sglang.pairing.safetensors_header import (
     SafetensorsHeaderError,
     header_length,
 )
 
-#: Config files larger than this are not configs.
-MAX_CONFIG_BYTES = 4 * 1024 * 1024
+__all__ = ["INDEX_NAME", "PairInputs", "PairLoadError", "load_pair_from_host", "read_json",
+           "read_safetensors_header_from_host", "split_model_path"]
+
 INDEX_NAME = "model.safetensors.index.json"
 
 
@@ -57,29 +61,16 @@ class PairInputs:
         )
 
 
-def split_model_path(path: str) -> tuple[str, str]:
-    """``(model_dir, config_path)`` for a model directory or a ``*.json`` config file path."""
-    clean = path.rstrip("/") or "/"
-    if clean.endswith(".json"):
-        return posixpath.dirname(clean) or ".", clean
-    return clean, posixpath.join(clean, "config.json")
-
-
 async def read_json(host, path: str, what: str, *, required: bool = True) -> dict | None:
-    """Read and parse a JSON object file on ``host``. Missing: PairLoadError when ``required`` else None;
-    unparsable: PairLoadError."""
-    data = await host.read_file(path, max_bytes=MAX_CONFIG_BYTES)
-    if data is None:
-        if required:
-            raise PairLoadError(f"cannot read the {what} {path}")
+    """Read and parse a JSON object file on ``host`` (through its :func:`~specdash.sglang.host_facts.facts_for`,
+    so a file already read on this connection is not read again). Missing: PairLoadError when ``required`` else
+    None; unparsable: PairLoadError."""
+    read = await facts_for(host).read_json(path, what)
+    if read.value is not None:
+        return read.value
+    if read.missing and not required:
         return None
-    try:
-        value = json.loads(data.decode("utf-8", "replace"))
-    except json.JSONDecodeError as exc:
-        raise PairLoadError(f"the {what} {path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(value, dict):
-        raise PairLoadError(f"the {what} {path} is not a JSON object")
-    return value
+    raise PairLoadError(read.problem or f"cannot read the {what} {path}")
 
 
 async def read_safetensors_header_from_host(host, path: str) -> dict | None:

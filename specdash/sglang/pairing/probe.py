@@ -9,7 +9,7 @@ multimodal wrappers, built from the class the wrapper's ``__init__`` assigns), c
 ``{"ok": true, "sglang_version": "0.5.23", "model_class": "DeepseekV3ForCausalLM", "method_module": "...",
 "captured": [2, 30, 58], "final_boundary_capturable": false}`` or ``{"ok": false, "error": "..."}``.
 
-``final_boundary_capturable`` is a feature probe of the capturing module's source (draft-pairing-facts §8.2): true
+``final_boundary_capturable`` is a feature probe of the capturing module's source (gpt-oss after SGLang PR #32334): true
 when its forward captures ``end_layer`` / ``i + 1`` (gpt-oss after PR #32334).
 """
 

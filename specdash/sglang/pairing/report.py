@@ -1,6 +1,6 @@
 """Result types of the pairing analysis: diagnostics, the layer map and the report.
 
-All boundaries use one coordinate system (draft-pairing-facts §1): boundary ``b`` is the residual-stream hidden
+All boundaries use one coordinate system (``docs/pairing.md``): boundary ``b`` is the residual-stream hidden
 state after ``b`` decoder blocks have run (0 = embedding output, N = after the last block, before the final norm).
 """
 
@@ -10,28 +10,30 @@ import dataclasses
 import json
 from typing import Literal
 
+from specdash.severity import severity_rank
+from specdash.sglang.diagnostics import Diagnostic, Fix
+
 Severity = Literal["error", "warning", "info"]
 
-SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
 
 
-@dataclasses.dataclass(frozen=True)
-class Diagnostic:
-    """One finding.
+def pairing_diagnostic(severity: Severity, code: str, message: str, fix: str = "") -> Diagnostic:
+    """One pairing finding, as the validator's :class:`~specdash.sglang.diagnostics.Diagnostic` (one class for
+    every diagnostic specdash shows).
 
     ``severity``: ``error`` (static evidence makes a failure or garbage certain), ``warning`` (likely wrong, the
     files cannot prove it) or ``info``. ``code``: stable kebab-case id (e.g. ``id-convention``). ``message``: plain
-    explanation, one or a few sentences. ``fix``: the concrete change (may be empty for info).
+    explanation, one or a few sentences. ``fix``: the concrete change, in words (it is about the model files, not
+    the launch command, so the :class:`~specdash.sglang.diagnostics.Fix` carries no command edits); empty for none.
     """
+    return Diagnostic(severity, code, (), message, Fix(fix, (), "") if fix else None)
 
-    severity: Severity
-    code: str
-    message: str
-    fix: str = ""
 
-    def to_json(self) -> dict:
-        """``{"severity", "code", "message", "fix"}``."""
-        return {"severity": self.severity, "code": self.code, "message": self.message, "fix": self.fix}
+def pairing_json(diag: Diagnostic) -> dict:
+    """A pairing diagnostic as ``specdash pair --json`` prints it: ``{"severity", "code", "message", "fix"}``
+    (``fix``: the advice, "" for none)."""
+    return {"severity": diag.severity, "code": diag.code, "message": diag.message,
+            "fix": diag.fix.description if diag.fix else ""}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,7 +131,7 @@ class PairingReport:
         "declared_ids": [...] | None, "source": "probe" | "rules:<version>", "layer_map": {...} | None,
         "suggested_ids": [...] | None}``."""
         return {
-            "diagnostics": [d.to_json() for d in self.diagnostics],
+            "diagnostics": [pairing_json(d) for d in self.diagnostics],
             "captured_boundaries": list(self.captured_boundaries),
             "declared_ids": list(self.declared_ids) if self.declared_ids is not None else None,
             "source": self.source,
@@ -144,4 +146,4 @@ class PairingReport:
 
 def sort_diagnostics(diags: list[Diagnostic]) -> list[Diagnostic]:
     """Errors first, then warnings, then infos; stable within a severity."""
-    return sorted(diags, key=lambda d: SEVERITY_ORDER.get(d.severity, 3))
+    return sorted(diags, key=lambda d: severity_rank(d.severity))

@@ -47,7 +47,7 @@ def render_text(report: PairingReport, *, width: int = 100, title: str = "") -> 
         prefix = f"{_LABELS.get(diag.severity, diag.severity)} {diag.code}: "
         out.extend(textwrap.wrap(prefix + diag.message, width=width, subsequent_indent="      "))
         if diag.fix:
-            out.extend(textwrap.wrap("fix: " + diag.fix, width=width, initial_indent="      ",
+            out.extend(textwrap.wrap("fix: " + diag.fix.description, width=width, initial_indent="      ",
                                      subsequent_indent="           "))
     if report.suggested_ids is not None:
         out.append("")

@@ -1,8 +1,9 @@
 """Warnings and notes that SGLang itself does not raise: legal but harmful settings, placeholders, GPU counts,
 missing draft models, memory-hungry trees.
 
-Sources per rule are in each message's docstring comment below; cases are from ``shared/fixtures/cases``
-(C04, C06, C11, C13, C14, C17, C29, C30, C31) and sglang-facts.md section 6 (advisory bounds).
+Sources per rule are in each message's docstring comment below: SGLang issues and PRs, and reported launches
+(a multimodal target with an EAGLE-3 draft, NEXTN on a model without MTP layers, STANDALONE with two tokenizers,
+large trees that run out of CUDA graph memory).
 """
 
 from __future__ import annotations

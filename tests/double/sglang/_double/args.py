@@ -1,6 +1,6 @@
 """SGLang's launch flags (real names and dests) as an argparse parser.
 
-Only the flags that matter to specdash's tests are listed, with SGLang's spellings (sglang-facts.md §2). Like the
+Only the flags that matter to specdash's tests are listed, with SGLang's spellings (SGLang's ``server_args.py``). Like the
 real parser it is a plain ``argparse.ArgumentParser`` with ``allow_abbrev`` on, so unknown flags exit 2 with
 ``launch_server.py: error: unrecognized arguments: ...`` and ambiguous prefixes are rejected.
 """

@@ -1,4 +1,4 @@
-"""The double's HTTP server: SGLang's monitoring, OpenAI-compatible and native endpoints (sglang-facts.md §8).
+"""The double's HTTP server: SGLang's monitoring, OpenAI-compatible and native endpoints (SGLang's ``http_server.py``).
 
 Stdlib ``ThreadingHTTPServer``, HTTP/1.1; streaming responses are chunked SSE (``data: {...}`` events, then
 ``data: [DONE]``), as SGLang's uvicorn sends them. Access lines are logged in uvicorn's format.

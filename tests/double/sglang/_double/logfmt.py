@@ -1,4 +1,4 @@
-"""SGLang's log line shapes by era (sglang-facts.md §7, tests/data fixtures "sglang-log-formats.txt").
+"""SGLang's log line shapes by era (SGLang's logging, 0.4.x to 2026; examples in tests/data/sglang-log-formats.txt).
 
 Eras: ``0.4.5`` (group 1), ``0.5.0`` (group 2), ``0.5.3`` (group 3), ``0.5.9`` (group 4), ``2026`` (group 5).
 All output goes to stderr (Python logging's default and tqdm's), one flush per write, under a lock so lines from

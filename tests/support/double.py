@@ -9,6 +9,14 @@ import importlib.util
 import pathlib
 
 _spec = importlib.util.spec_from_file_location(
-    "sglang_double_harness", pathlib.Path(__file__).parent / "double" / "harness.py")
+    "sglang_double_harness", pathlib.Path(__file__).parent.parent / "double" / "harness.py")
 harness = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(harness)
+
+
+def host_env(tmp_path, scenario: str) -> dict[str, str]:
+    """The double's environment with the fake nvidia-smi first on PATH (it reads the double's GPU state)."""
+    env = harness.double_env(tmp_path, scenario)
+    fakes = pathlib.Path(__file__).parent.parent / "fakes" / "bin"
+    env["PATH"] = f"{fakes}:{env['PATH']}"
+    return env

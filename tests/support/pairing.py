@@ -1,5 +1,5 @@
-"""Helpers for the pairing tests (config pairs from tests/data/pairing, tiny safetensors files), and tests of the
-safetensors header reader against files written in the real format."""
+"""Pairing inputs for the tests: config pairs from tests/data/pairing, tiny safetensors files, and the worked
+examples of docs/pairing.md."""
 
 from __future__ import annotations
 
@@ -7,11 +7,9 @@ import json
 import struct
 from pathlib import Path
 
-import pytest
-
 from specdash.sglang.pairing import SafetensorsHeaderError, build_safetensors_bytes, read_safetensors_header
 
-DATA = Path(__file__).parent / "data" / "pairing"
+DATA = Path(__file__).parent.parent / "data" / "pairing"
 
 
 def load(name: str) -> dict:
@@ -65,33 +63,27 @@ def header_of(tensors: dict) -> dict:
 # -- tests of the header reader ---------------------------------------------------------------------------------
 
 
-def test_header_round_trip_reads_only_the_header_prefix():
-    blob = build_safetensors_bytes(eagle3_tensors(4096, 4096), {"format": "pt"}) + b"\x01" * 1000
-    (length,) = struct.unpack("<Q", blob[:8])
-    header = read_safetensors_header(blob[: 8 + length])  # exactly the header bytes, no data
-    assert header["fc.weight"]["shape"] == [4096, 12288]
-    assert header["d2t"]["dtype"] == "I64"
-    assert header["__metadata__"] == {"format": "pt"}
-    assert (8 + length) % 8 == 0  # the writer pads the header like safetensors does
+ALL = ("0.5.12", "0.5.16", "0.5.23")
 
-
-def test_header_written_by_hand_in_the_documented_layout():
-    raw = json.dumps({"fc.weight": {"dtype": "F16", "shape": [2, 6], "data_offsets": [0, 24]}}).encode()
-    blob = struct.pack("<Q", len(raw)) + raw + b"\0" * 24
-    assert read_safetensors_header(blob)["fc.weight"]["shape"] == [2, 6]
-
-
-@pytest.mark.parametrize(
-    "blob, words",
-    [
-        (b"\x05\x00", "too short"),
-        (struct.pack("<Q", 0), "implausible"),
-        (struct.pack("<Q", 1 << 40), "implausible"),
-        (struct.pack("<Q", 50) + b"{}", "truncated"),
-        (struct.pack("<Q", 4) + b"nope", "not JSON"),
-        (struct.pack("<Q", 2) + b"[]", "not a JSON object"),
-    ],
-)
-def test_header_errors_are_one_line(blob, words):
-    with pytest.raises(SafetensorsHeaderError, match=words):
-        read_safetensors_header(blob)
+# (target, draft, {version: boundaries})
+WORKED = [
+    ("llama31_8b", "llama31_8b_draft_noids", dict.fromkeys(ALL, [2, 16, 29])),
+    ("llama31_8b", "llama31_8b_draft_trainer_ids", dict.fromkeys(ALL, [2, 16, 29])),
+    ("llama31_8b", "llama31_8b_draft_vllm_ids", dict.fromkeys(ALL, [3, 17, 30])),
+    ("qwen3_235b", "qwen3_235b_draft_noids", dict.fromkeys(ALL, [2, 47, 91])),
+    ("qwen3_235b", "qwen3_235b_draft_specforge", dict.fromkeys(ALL, [2, 47, 91])),
+    ("qwen3_235b", "qwen3_235b_draft_vllm_ids", dict.fromkeys(ALL, [3, 48, 92])),
+    ("deepseek_v3", "deepseek_v3_draft_noids", dict.fromkeys(ALL, [2, 30, 58])),
+    ("deepseek_v3", "deepseek_v3_draft_specforge", dict.fromkeys(ALL, [2, 30, 58])),
+    ("deepseek_v3", "deepseek_v3_draft_vllm_ids", {"0.5.12": [3, 31, 59], "0.5.16": [2, 30, 58], "0.5.23": [2, 30, 58]}),
+    ("kimi_k25", "kimi_k25_draft_noids", dict.fromkeys(ALL, [2, 30, 58])),
+    ("kimi_k25", "kimi_k25_draft_torchspec", dict.fromkeys(ALL, [2, 30, 58])),
+    ("kimi_k25", "kimi_k25_draft_vllm_export", {"0.5.12": [3, 31, 59], "0.5.16": [2, 30, 58], "0.5.23": [2, 30, 58]}),
+    ("gpt_oss_120b", "gpt_oss_draft_noids", dict.fromkeys(ALL, [2, 18, 33])),
+    # SpecForge ships [1,17,33]: +1 everywhere (max id 33 != N)
+    ("gpt_oss_120b", "gpt_oss_draft_specforge", dict.fromkeys(ALL, [2, 18, 34])),
+    # nvidia/gpt-oss-120b-Eagle3-v3 [24,30,36]: 36 == N, kept as boundaries from 0.5.17 on
+    ("gpt_oss_120b", "gpt_oss_draft_nvidia_v3", {"0.5.12": [25, 31, 37], "0.5.16": [25, 31, 37], "0.5.23": [24, 30, 36]}),
+    # ModelOpt long-context [1,17,32]: the 0.5.23 code keeps the +1 (max id != N) -> [2,18,33]
+    ("gpt_oss_120b", "gpt_oss_draft_modelopt_long_context", dict.fromkeys(ALL, [2, 18, 33])),
+]

@@ -1,0 +1,29 @@
+"""Helpers for Pilot tests of the app (no tests here)."""
+
+from __future__ import annotations
+
+import asyncio
+
+
+async def wait_until(pilot, predicate, timeout_s: float = 30.0, what: str = "condition", step_s: float = 0.1) -> None:
+    """Let the app run (``pilot.pause``) until ``predicate()`` is true; AssertionError naming ``what`` after
+    ``timeout_s`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(step_s)
+
+
+async def benchmark_from_the_bench_pane(pilot, app, port: int, **overrides):
+    """Wait until the bench pane points at ``http://127.0.0.1:<port>`` (the server's port, forwarded), then run one
+    benchmark with ``b`` (``overrides``: BenchSettings fields) and return its RunResult."""
+    bench = app.bench_pane
+    await wait_until(pilot, lambda: bench.server_url == f"http://127.0.0.1:{port}", what="bench URL")
+    bench.bench_overrides = {"warmup_requests": 0, **overrides}
+    await pilot.press("f4")
+    await pilot.pause(0.2)
+    await pilot.press("b")
+    await wait_until(pilot, lambda: bench.results, timeout_s=60, what="benchmark result")
+    return bench.results[-1]

@@ -1,0 +1,113 @@
+"""Reading and editing one flag of a launch command (specdash.sglang.command_edit) on generated commands: any
+text never raises, the value read is argparse's, and an edit changes the edited value and nothing else of the
+user's text (continuations, comments, quoting, spacing, environment prefixes)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from specdash.sglang.command_edit import (
+    DEFAULT_PORT,
+    CommandEditError,
+    flag_value,
+    launch_port,
+    remove_flags,
+    set_flag,
+)
+from specdash.sglang.flags import load_table
+from specdash.sglang.versions import FLAG_TABLE_RELEASES
+
+SEPARATORS = st.sampled_from([" ", "  ", " \\\n    ", "\t", " \\\n\t"])
+PREFIXES = st.sampled_from(["", "CUDA_VISIBLE_DEVICES=0,1 ", "HF_HOME='/data/hf cache' ", "export A=1\n",
+                            "# launch\n", "nohup "])
+LAUNCHERS = st.sampled_from(["python -m sglang.launch_server", "python3 -m sglang.launch_server", "sglang serve"])
+SUFFIXES = st.sampled_from(["", "  # the server", " > server.log 2>&1 &", "\n"])
+PATHS = st.sampled_from(["meta-llama/Llama-3.1-8B-Instruct", "'/models/my model'", '"/m/with space"', "/m"])
+
+
+@st.composite
+def commands(draw):
+    """(text, steps word index) — a launch command with the user's own formatting and one --speculative-num-steps
+    value somewhere among other flags."""
+    steps = draw(st.integers(1, 20))
+    steps_spelling = draw(st.sampled_from(["--speculative-num-steps {}", "--speculative-num-steps={}",
+                                           "--speculative-num-st {}"]))
+    words = [f"--model-path {draw(PATHS)}", "--speculative-algorithm EAGLE3", steps_spelling.format(steps),
+             "--tp 2", f"--port {draw(st.integers(1024, 65000))}"]
+    words = draw(st.permutations(words))
+    text = draw(PREFIXES) + draw(LAUNCHERS)
+    for word in words:
+        text += draw(SEPARATORS) + word
+    return text + draw(SUFFIXES), steps
+
+
+@given(commands(), st.integers(1, 99))
+@settings(max_examples=200, deadline=None)
+def test_an_edit_changes_only_the_edited_value(generated, new):
+    text, steps = generated
+    assert flag_value(text, "--speculative-num-steps") == steps
+    edited = set_flag(text, "--speculative-num-steps", new)
+    assert flag_value(edited, "--speculative-num-steps") == new
+    # exactly the value's characters differ: same text before and after it
+    prefix = 0
+    while prefix < min(len(text), len(edited)) and text[prefix] == edited[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(text), len(edited)) - prefix and text[-1 - suffix] == edited[-1 - suffix]:
+        suffix += 1
+    assert text[prefix:len(text) - suffix].strip("0123456789") == ""
+    assert edited[prefix:len(edited) - suffix].strip("0123456789") == ""
+
+
+@given(commands())
+@settings(max_examples=100, deadline=None)
+def test_removing_speculative_flags_keeps_every_other_word(generated):
+    text, _ = generated
+    baseline = remove_flags(text, lambda name: name.startswith("--speculative"))
+    assert "speculative" not in baseline
+    for kept in ("--model-path", "--tp 2", "--port"):
+        assert kept in baseline
+    assert baseline.count("\n") <= text.count("\n")
+
+
+def _argparse_port(args: list[str], release: str) -> int:
+    """What a parser built from ``release``'s table (argparse with allow_abbrev, as SGLang builds it) gives."""
+    parser = argparse.ArgumentParser(add_help=False)
+    table = load_table(release)
+    for spec in table.specs:
+        kwargs = {"dest": spec.dest}
+        if spec.takes_value:
+            kwargs["nargs"] = spec.nargs
+        else:
+            kwargs["action"] = "store_true"
+        parser.add_argument(*spec.options, **kwargs)
+    known, _ = parser.parse_known_args(args)
+    value = getattr(known, "port", None)
+    return int(value) if value is not None and str(value).isdigit() else DEFAULT_PORT
+
+
+@given(st.sampled_from(["--port", "--po", "--por", "--port="]), st.integers(1024, 65000),
+       st.sampled_from(FLAG_TABLE_RELEASES))
+@settings(max_examples=60, deadline=None)
+def test_the_launch_port_is_the_one_argparse_gives(spelling, port, release):
+    args = ["--model-path", "m", f"{spelling}{port}"] if spelling.endswith("=") else ["--model-path", "m", spelling,
+                                                                                     str(port)]
+    text = "python -m sglang.launch_server " + shlex.join(args)
+    assert launch_port(text, release) == _argparse_port(args, release) == port
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=300, deadline=None)
+def test_any_text_never_raises(text):
+    port = launch_port(text)
+    assert isinstance(port, int) and 0 < port < 65536
+    flag_value(text, "--speculative-num-steps")
+    try:
+        set_flag(text, "--speculative-num-steps", 3)
+        remove_flags(text, lambda name: name.startswith("--speculative"))
+    except CommandEditError:
+        pass
