@@ -109,7 +109,7 @@ async def test_reused_pid_is_never_signalled(gpu):
     try:
         assert innocent.poll() is None
         fresh = (await read_process_table(host)).get(row.pid)
-        assert fresh is not None and fresh.identity != (row.pid, row.start_time, row.user, row.command)
+        assert fresh is not None and fresh.identity != (row.pid, row.start_ticks, row.user, row.command)
         report = await safe_kill(host, [row], await current_user(host), sampler.sample_once, grace_s=0.3,
                                  poll_s=0.05, release_timeout_s=0.5)
         (outcome,) = report.outcomes
