@@ -263,7 +263,8 @@ def classify_row(row: ProcessRow, tree: _Tree, current_user: str, gpu: str, held
         elif row.ppid == 1 or parent.ppid == 0:
             why = f"re-parented to PID {row.ppid} (its launcher exited)"
         else:
-            why = f"re-parented to PID {row.ppid} ({_title(parent, '?')}), its launcher exited"
+            why = (f"its parent PID {row.ppid} ({_title(parent, '?')}) is no SGLang launcher and not in its "
+                   "process group or session")
         return ORPHAN, (f"{gpu} held by PID {row.pid} ({title}, {held}) — orphan of a crashed server: no live "
                         f"SGLang launcher owns it; {why}")
     parent = tree.table.get(row.ppid)

@@ -77,11 +77,13 @@ def describe_class(process_class: str, source: str = "driver") -> str:
     return process_class or "process"
 
 
-def describe_targets(outcomes: list[KillOutcome]) -> str:
-    """``2 orphans of a crashed server, 1 process of a crashed server (no GPU memory)``."""
+def describe_targets(targets: Iterable[tuple[str, str]]) -> str:
+    """``(class, source)`` pairs -> ``2 orphans of a crashed server, 1 process of a crashed server (no GPU
+    memory)``."""
     counts: dict[str, int] = {}
-    for o in outcomes:
-        counts[o.what] = counts.get(o.what, 0) + 1
+    for process_class, source in targets:
+        what = describe_class(process_class, source)
+        counts[what] = counts.get(what, 0) + 1
     parts = []
     for what, n in counts.items():
         if n != 1:
@@ -127,7 +129,7 @@ class KillReport:
         text = f"{text} ({gpus})" if gpus else text
         signalled = [o for o in self.outcomes if o.result not in ("refused", "identity changed")]
         if signalled:
-            text += f" — {describe_targets(signalled)}"
+            text += f" — {describe_targets((o.process_class, o.source) for o in signalled)}"
         if any(o.source == SOURCE_DEVICE for o in signalled):
             text += " (memory of processes the driver does not list is unknown: judged by the GPUs' used memory)"
         if self.left:
