@@ -33,9 +33,9 @@ def snap(*procs, gpus=()):
     return GpuSnapshot(0, "nvml", gpus=tuple(gpus), processes=tuple(procs))
 
 
-def c23_snapshot() -> GpuSnapshot:
-    gpus = smi.parse_gpu_csv((DATA / "c23_query_gpu_csv.txt").read_text())
-    procs = smi.parse_apps_csv((DATA / "c23_query_apps_csv_nounits.txt").read_text(), gpus)
+def dp4_orphans_snapshot() -> GpuSnapshot:
+    gpus = smi.parse_gpu_csv((DATA / "dp4_orphans_query_gpu_csv.txt").read_text())
+    procs = smi.parse_apps_csv((DATA / "dp4_orphans_query_apps_csv_nounits.txt").read_text(), gpus)
     return GpuSnapshot(time_s=0, source="nvidia-smi", gpus=tuple(gpus), processes=tuple(procs))
 
 
@@ -58,7 +58,7 @@ def test_crashed_dp_schedulers_with_ppid_1_are_orphans_and_summarised():
     """A real DP=4 deployment whose launcher crashed: four schedulers, PPID 1, their launcher's group gone."""
     t = table(*[(pid, 1, 2505700, "user", "S", f"sglang::scheduler_DP{n}_TP{n}_EP{n}")
                 for n, pid in enumerate(range(2505781, 2505785))])
-    rows = mark_targets(classify(c23_snapshot(), t, "user"))
+    rows = mark_targets(classify(dp4_orphans_snapshot(), t, "user"))
     assert [r.process_class for r in rows] == ["orphan"] * 4
     assert rows[0].reason == ("GPU 0 held by PID 2505781 (sglang::scheduler_DP0_TP0_EP0, 100998 MiB) — orphan of a "
                               "crashed server: no live SGLang launcher owns it; its parent PID 1 is gone")
@@ -172,7 +172,7 @@ def test_other_users_graphics_zombies_known_servers_and_live_parents():
     assert rows[301].process_class == "zombie"
     assert rows[401].process_class == "foreign" and "graphics" in rows[401].reason
     assert rows[501].process_class == "foreign" and "parent PID 500 (jupyter-lab) is alive" in rows[501].reason
-    assert rows[601].process_class == "orphan" and "re-parented to PID 999 (tmux)" in rows[601].reason
+    assert rows[601].process_class == "orphan" and "its parent PID 999 (tmux) is no SGLang launcher" in rows[601].reason
     assert rows[701].process_class == "foreign" and "bob" in rows[701].reason and not rows[701].killable
 
 
