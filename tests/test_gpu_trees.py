@@ -314,7 +314,7 @@ def test_unlisted_memory_holders_found_by_device_files_classified_and_cleaned(tm
             orphan: ("orphan", "device files", True), server: ("server", "device files", False),
             job: ("foreign", "device files", False)}
         assert procs[orphan]["devices"] == [str(dev)] and procs[orphan]["used_mib"] is None
-        assert "not listed by the driver: found by its open GPU device files" in procs[orphan]["reason"]
+        assert procs[orphan]["reason"].endswith("(not listed by the driver: found by its open GPU device files)")
         assert data["summary"] == ("1 orphan from a crashed server holds an unknown amount of memory; GPU 0: 68.4 "
                                    "GiB held by processes the driver does not list — container PID namespace?")
         assert data["gpus"][0]["unattributed_mib"] == 70004

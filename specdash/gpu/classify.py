@@ -317,7 +317,7 @@ def classify_holders(holders: dict[int, tuple[str, ...]], proc_table: ProcessTab
         held = "memory unknown"
         cls, reason = classify_row(row, tree, current_user, "GPU memory (device files open)", held,
                                    _title(row, "?"))
-        reason += " — not listed by the driver: found by its open GPU device files"
+        reason += " (not listed by the driver: found by its open GPU device files)"
         out.append(_from_row(row, pid, _title(row, "?"), cls, reason, source=SOURCE_DEVICE, devices=devices))
     return out
 

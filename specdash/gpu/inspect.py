@@ -40,6 +40,22 @@ class GpuView:
     left: tuple[tuple[ProcessRow, str], ...] = ()
 
     @property
+    def short_note(self) -> str:
+        """The :attr:`notes` in one short line for the pane header ("" when there are none)."""
+        parts = []
+        if self.container is not None:
+            parts.append(f"inside a {self.container.kind} container ({self.container.evidence}): processes outside "
+                         "it are not visible here")
+        if self.unaccounted_mib:
+            found = sum(1 for p in self.processes if p.source == "device files")
+            if self.holders_error:
+                parts.append("device files could not be scanned")
+            elif self.holders is not None:
+                parts.append(f"{found} unlisted process{'es' if found != 1 else ''} found by GPU device files "
+                             "(memory unknown)" if found else "no process of yours holds a GPU device file")
+        return " · ".join(parts)
+
+    @property
     def notes(self) -> list[str]:
         """Extra lines for ``ps``, ``clean`` and the pane: the container and what it means, how the unlisted
         memory was looked for."""
@@ -52,9 +68,10 @@ class GpuView:
             elif self.holders is not None:
                 found = [p for p in self.processes if p.source == "device files"]
                 if found:
-                    out.append(f"{len(found)} process{'es' if len(found) != 1 else ''} of yours hold GPU device "
-                               "files open but are not listed by the driver (memory per process unknown; a release "
-                               "is checked by the GPU's used memory falling)")
+                    many = len(found) != 1
+                    out.append(f"{len(found)} process{'es' if many else ''} of yours hold{'' if many else 's'} GPU "
+                               f"device files open but {'are' if many else 'is'} not listed by the driver (memory per "
+                               "process unknown; a release is checked by the GPU's used memory falling)")
                 else:
                     out.append("no process of yours holds a GPU device file open: the memory is held by processes "
                                "outside this view (another container, another user, or the host)")

@@ -218,7 +218,8 @@ class GpuPane(Widget, can_focus=False):
             return  # the app is shutting down: nothing to render into
         self.query_one("#gpu-devices", Static).update(devices_markup(view.snapshot))
         no_gpu = bool(view.snapshot.error)
-        summary = "" if no_gpu else summary_markup(view.summary, view.processes, view.notes,
+        summary = "" if no_gpu else summary_markup(view.summary, view.processes,
+                                                   [view.short_note] if view.short_note else [],
                                                    bool(view.unaccounted_mib))
         self.query_one("#gpu-summary", Static).update(summary)
         self.query_one("#gpu-summary", Static).display = not no_gpu
