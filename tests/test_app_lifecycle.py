@@ -70,6 +70,8 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_group
         await wait_until(pilot, lambda: app.status_bar.server_state == "crashed", what="crash")
         assert "OutOfMemoryError" in app.status_bar.server_detail or "memory" in app.status_bar.server_detail.lower()
 
+        await wait_until(pilot, lambda: any("K on one of its orphans cleans up the whole crashed server" in n.message
+                                            for n in app._notifications), what="crash toast")
         gpus = app.gpu_pane
         await wait_until(pilot, lambda: any(p.process_class == "orphan" for p in gpus.processes), what="orphans")
         orphans = [p for p in gpus.processes if p.process_class == "orphan"]
