@@ -197,7 +197,8 @@ def test_crashed_server_is_cleaned_whole_and_a_job_in_its_group_is_left(tmp_path
     assert procs[detok]["class"] == "orphan" and procs[detok]["source"] == "process group"
     assert procs[detok]["name"] == "sglang::detokenizer" and procs[detok]["target"] is True
     assert [(x["pid"], x["why"].split(":")[0]) for x in data["left"]] == [(job, "foreign")]
-    assert "detached job, not from a server" in data["left"][0]["why"]
+    assert data["left"][0]["why"].startswith("foreign: detached job, not from a server (PPID ")
+    assert data["left"][0]["why"].endswith("no SGLang launcher or worker in its process tree)")
     gib = sum(p["used_mib"] for p in harness.gpu_processes(env)) / 1024
     assert data["summary"] == (f"2 orphans from a crashed server hold {gib:.1f} GiB on GPU 0–1 (+1 more process of "
                                "the same server without GPU memory)")
@@ -320,7 +321,8 @@ def test_unlisted_memory_holders_found_by_device_files_classified_and_cleaned(tm
         assert data["gpus"][0]["unattributed_mib"] == 70004
         out = specdash(None, "clean", "local", "--yes", "--grace-s", "2", "--timeout-s", "10", env=env)
         assert out.returncode == 0, out.stdout + out.stderr
-        assert "GPU 0: 70004 -> 10004 MiB" in out.stdout and "GPU memory released" in out.stdout
+        assert "killed 1 of 1 processes (GPU 0: 70004 -> 10004 MiB) — 1 orphan of a crashed server" in out.stdout
+        assert "GPU memory released" in out.stdout
         assert "judged by the GPUs' used memory" in out.stdout
         assert not pid_alive(orphan) and pid_alive(server) and pid_alive(job)
     finally:

@@ -360,7 +360,7 @@ def crashed_server_members(processes: list[ClassifiedProcess], proc_table: Proce
                           f"server in process group {pgid}; cleaned with it")
                 members.append(_from_row(row, row.pid, _title(row, "?"), cls, reason, source=SOURCE_GROUP))
             else:
-                left.append((row, f"{cls}: {reason}"))
+                left.append((row, f"{cls}: {reason.removesuffix(' — left alone')}"))
     return members, left
 
 

@@ -120,8 +120,9 @@ class KillReport:
         done = [o for o in self.outcomes if o.result in ("released", "exited")]
         gpus = ", ".join(f"GPU {i}: {self.gpu_used_before_mib.get(i)} -> {self.gpu_used_after_mib.get(i)} MiB"
                          for i in sorted(self.gpu_used_before_mib))
-        text = (f"killed {len(done)} of {len(self.outcomes)} processes: {self.before_mib} MiB -> "
-                f"{self.after_mib} MiB held")
+        text = f"killed {len(done)} of {len(self.outcomes)} processes"
+        if any(o.source != SOURCE_DEVICE for o in self.outcomes):  # unlisted ones: only the GPUs' figures say
+            text += f": {self.before_mib} MiB -> {self.after_mib} MiB held"
         skipped = [o for o in self.outcomes if o.result not in ("released", "exited")]
         if skipped:
             text += "; " + "; ".join(f"PID {o.pid} {o.result}" + (f" ({o.detail})" if o.detail else "")
@@ -242,7 +243,7 @@ async def safe_kill(host: Host, targets: Iterable[ClassifiedProcess], current_us
             members = [r for r in table.group(pgid) if not r.is_zombie] if pgid > 1 else []
             whole = bool(members) and pgid > 1 and pgid != own_pgid and all(r.pid in live for r in members)
             if whole:
-                say(f"{name} to process group {pgid} ({len(members)} processes)")
+                say(f"{name} to process group {pgid} ({len(members)} process{'es' if len(members) != 1 else ''})")
                 await _signal(host, pgid, signum, True, [outcomes[p] for p in pids], f"{name} group {pgid}")
             else:
                 for pid in pids:
