@@ -109,3 +109,38 @@ def test_holders_found_over_ssh(sshd, tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_in_a_container_a_listed_pid_without_device_files_is_not_trusted(tmp_path):
+    """Inside a container the driver's PID may name another process here. Real processes: one holds the (test) GPU
+    device file and is listed; another is listed under a PID that, here, holds no device file — as a host PID
+    that collides with a local process would be: it becomes ``unknown`` and is never a target."""
+    from specdash.gpu.container import ContainerInfo
+    from specdash.gpu.inspect import build_view
+    from specdash.gpu.proctable import read_process_table
+    from test_gpu_support import reap_group, spawn_orphans
+
+    dev = tmp_path / "nvidia0"
+    dev.write_bytes(b"")
+    holder = hold(dev)
+    pgid, (collider,) = spawn_orphans(1)  # an SGLang-titled orphan of ours: would be a target if trusted
+    try:
+        host = LocalHost()
+        snap = GpuSnapshot(0, "nvidia-smi", gpus=(GpuInfo(0, "H100", "GPU-a", 70004, 81559, 0),),
+                           processes=(GpuProcess(holder.pid, 0, "GPU-a", 10000, "python3"),
+                                      GpuProcess(collider, 0, "GPU-a", 60000, "python3")))
+        table = asyncio.run(read_process_table(host))
+        holders, error = asyncio.run(find_holders(host, (f"{tmp_path}/nvidia*",)))
+        user = table.get(holder.pid).user
+        lxc = ContainerInfo("lxc", "test")
+        rows = {p.pid: p for p in build_view(snap, table, user, holders=holders, container=lxc).processes}
+        assert rows[collider].process_class == "unknown" and not rows[collider].cleanable
+        assert "probably a host PID that means another process" in rows[collider].reason
+        assert rows[holder.pid].process_class == "foreign"  # parent (this test) alive: left alone, as before
+        # on a host that is not a container the same view keeps the driver's word
+        plain = {p.pid: p for p in build_view(snap, table, user, holders=holders).processes}
+        assert plain[collider].process_class == "orphan" and plain[collider].cleanable
+    finally:
+        holder.kill()
+        holder.wait()
+        reap_group(pgid)

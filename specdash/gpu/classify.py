@@ -336,6 +336,25 @@ def _from_row(row: ProcessRow | None, pid: int, name: str, cls: str, reason: str
         crashed_group=row.pgid if (cls == ORPHAN and row is not None) else None)
 
 
+def distrust_pids_without_devices(processes: list[ClassifiedProcess], holders: dict[int, tuple[str, ...]],
+                                  current_user: str) -> list[ClassifiedProcess]:
+    """Inside a container, a PID the driver lists may be a *host* PID that here names another process. A process
+    that really holds GPU memory keeps the GPU device files open (CUDA holds ``/dev/nvidiactl``, ``/dev/nvidiaN``,
+    ``/dev/nvidia-uvm``), so when the device scan works (``holders`` is not empty) a driver-listed, live process of
+    ``current_user`` that holds none of them is relabelled ``unknown`` and never signalled. Zombies (their files are
+    closed) and other users' processes (their files cannot be read) are left as they are."""
+    out = []
+    for p in processes:
+        if (p.source == SOURCE_DRIVER and p.user == current_user and p.pid not in holders
+                and p.stat is not None and not p.stat.startswith(("Z", "X")) and p.process_class != UNKNOWN):
+            p = dataclasses.replace(p, process_class=UNKNOWN, crashed_group=None, reason=(
+                f"the driver lists PID {p.pid} with GPU memory, but PID {p.pid} here ({p.name}) holds no GPU device "
+                "file: inside this container the driver's number is probably a host PID that means another "
+                "process — never signalled"))
+        out.append(p)
+    return out
+
+
 def crashed_server_members(processes: list[ClassifiedProcess], proc_table: ProcessTable, current_user: str,
                            server_pgids: Iterable[int] = frozenset()
                            ) -> tuple[list[ClassifiedProcess], list[tuple[ProcessRow, str]]]:

@@ -8,7 +8,7 @@ from typing import Iterable
 
 from specdash.gpu.attribution import beyond_baseline, unattributed_mib
 from specdash.gpu.classify import (ClassifiedProcess, classify, classify_holders, crashed_server_members,
-                                   mark_targets, summarize)
+                                   distrust_pids_without_devices, mark_targets, summarize)
 from specdash.gpu.container import ContainerInfo
 from specdash.gpu.devices import find_holders
 from specdash.gpu.model import GpuSnapshot
@@ -84,6 +84,8 @@ def build_view(snapshot: GpuSnapshot, table: ProcessTable, user: str, server_pgi
     """Classify ``snapshot`` and the device-file ``holders`` against ``table`` (pure) and summarise."""
     pgids = frozenset(server_pgids)
     processes = classify(snapshot, table, user, pgids)
+    if container is not None and holders:
+        processes = distrust_pids_without_devices(processes, holders, user)
     if holders:
         listed = {p.pid for p in snapshot.processes}
         processes += classify_holders({pid: d for pid, d in holders.items() if pid not in listed}, table, user, pgids)
@@ -105,10 +107,11 @@ def build_view(snapshot: GpuSnapshot, table: ProcessTable, user: str, server_pgi
 async def inspect_host(host: Host, snapshot: GpuSnapshot, user: str, server_pgids: Iterable[int] = frozenset(),
                        container: ContainerInfo | None = None, baseline_mib: int | None = None) -> GpuView:
     """Read ``host``'s process table (when the driver lists processes or memory is unaccounted for), look for
-    processes holding GPU device files (only when memory is unaccounted for) and build the :class:`GpuView`."""
+    processes holding GPU device files (when memory is unaccounted for, or inside a container where the driver's
+    PIDs may be host PIDs) and build the :class:`GpuView`."""
     unaccounted = {} if snapshot.error else beyond_baseline(unattributed_mib(snapshot), baseline_mib)
     holders, holders_error = None, None
-    if unaccounted:
+    if unaccounted or (container is not None and snapshot.processes):
         holders, holders_error = await find_holders(host)
     need_table = bool(snapshot.processes) or bool(holders)
     table = await read_process_table(host) if need_table else ProcessTable(rows={})
