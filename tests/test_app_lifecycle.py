@@ -64,6 +64,8 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_group
         await wait_until(pilot, lambda: app.status_bar.server_state == "crashed", what="crash")
         assert "OutOfMemoryError" in app.status_bar.server_detail or "memory" in app.status_bar.server_detail.lower()
 
+        await wait_until(pilot, lambda: any("K on one of its orphans cleans up the whole crashed server" in n.message
+                                            for n in app._notifications), what="crash toast")
         gpus = app.gpu_pane
         await wait_until(pilot, lambda: any(p.process_class == "orphan" for p in gpus.processes), what="orphans")
         orphans = [p for p in gpus.processes if p.process_class == "orphan"]
@@ -71,16 +73,18 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_group
         assert held > 0
         assert "orphan" in gpus.view.summary
 
-        # tag every orphan row and kill them behind the confirmation modal
+        # K on one orphan row (nothing tagged): the confirmation lists the whole crashed server, detokenizer too
+        await wait_until(pilot, lambda: any(p.source == "process group" for p in gpus.processes),
+                         what="the detokenizer as a member of the crashed server")
         gpus.focus()
         await pilot.pause(0.1)
         table = gpus.query_one("DataTable")
-        for row in range(table.row_count):
-            table.move_cursor(row=row)
-            if gpus.processes[row].process_class == "orphan":
-                await pilot.press("space")
+        table.move_cursor(row=next(i for i, p in enumerate(gpus.processes) if p.process_class == "orphan"))
         await pilot.press("K")
         await wait_until(pilot, lambda: isinstance(app.screen, KillConfirmScreen), what="kill confirmation")
+        listed = " ".join(str(w.render()) for w in app.screen.query(".kill-target"))
+        assert "sglang::detokenizer" in listed and "no GPU memory" in listed and "sglang::scheduler_TP0" in listed
+        assert "of a crashed server" in str(app.screen.query_one("#kill-title").render())
         await pilot.press("y")
         await wait_until(pilot, lambda: gpus.last_report is not None, timeout_s=40, what="kill report")
         report = gpus.last_report
@@ -88,6 +92,7 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_group
         assert report.before_mib >= held and report.after_mib == 0
         assert not harness.gpu_processes(env)
         assert not set(harness.pids_in_group(pgid)) & {p.pid for p in orphans}
+        assert not harness.pids_in_group(pgid)  # the whole crashed server went, not only its GPU holders
 
         # relaunch with a healthy scenario: r on a crashed server launches the builder's command again
         scenario.write_text(pathlib.Path(harness.scenario_path("fast")).read_text())

@@ -109,7 +109,7 @@ async def test_reused_pid_is_never_signalled(gpu):
     try:
         assert innocent.poll() is None
         fresh = (await read_process_table(host)).get(row.pid)
-        assert fresh is not None and fresh.identity != (row.pid, row.start_time, row.user, row.command)
+        assert fresh is not None and fresh.identity != (row.pid, row.start_ticks, row.user, row.command)
         report = await safe_kill(host, [row], await current_user(host), sampler.sample_once, grace_s=0.3,
                                  poll_s=0.05, release_timeout_s=0.5)
         (outcome,) = report.outcomes
@@ -165,3 +165,39 @@ async def test_real_process_of_another_user_is_never_offered_nor_signalled(gpu):
     finally:
         reap_group(other.pid)
         other.wait()
+
+
+async def test_kill_recording_and_replay_summary_name_the_class(gpu):
+    """A real kill of a crashed server's orphans, recorded as the app records it, reads back in ``replay
+    --summary`` as what was killed ("orphans of a crashed server"), not as "2 process(es)"."""
+    from specdash.app.recording import RecordingMixin
+    from specdash.gpu.classify import mark_targets
+    from specdash.session.events import event_from_dict
+    from specdash.session.summary import _entry
+
+    state, host, sampler = gpu
+    pgid, pids = spawn_orphans(2)
+    try:
+        state.add_process(pids[0], 0, 36000)
+        state.add_process(pids[1], 1, 0)
+        rows = mark_targets(await classified(host, sampler))
+        report = await safe_kill(host, rows, await current_user(host), sampler.sample_once, grace_s=3, poll_s=0.05)
+        assert report.released
+    finally:
+        reap_group(pgid)
+    recorded: list[dict] = []
+
+    class App(RecordingMixin):
+        recorder = object()
+
+        def _record(self, kind, **fields):
+            recorded.append({"kind": kind, "t": 1.0, **fields})
+
+    RecordingMixin.on_gpu_pane_kill_finished(App(), type("Message", (), {"report": report})())
+    (line, detail) = _entry(event_from_dict(recorded[0]))
+    assert line == (f"kill        2 orphans of a crashed server (PID {pids[0]}, {pids[1]}): released, GPU memory "
+                    "36000 -> 0 MiB")
+    assert detail.endswith("— 2 orphans of a crashed server")
+    legacy = dict(recorded[0], targets=[{k: v for k, v in t.items() if k not in ("class", "source")}
+                                        for t in recorded[0]["targets"]])
+    assert _entry(event_from_dict(legacy))[0].startswith("kill        2 process(es) (PID")

@@ -12,12 +12,12 @@ def read(name: str) -> str:
     return (DATA / name).read_text()
 
 
-def test_c23_four_orphaned_schedulers_parse_with_units_and_header():
-    gpus = smi.parse_gpu_csv(read("c23_query_gpu_csv.txt"))
+def test_dp4_four_orphaned_schedulers_parse_with_units_and_header():
+    gpus = smi.parse_gpu_csv(read("dp4_orphans_query_gpu_csv.txt"))
     assert [g.index for g in gpus] == [0, 1, 2, 3]
     assert gpus[0].name == "NVIDIA H200" and gpus[0].memory_total_mib == 143771
     assert gpus[0].memory_used_mib == 101025 and gpus[0].utilization_pct == 0
-    procs = smi.parse_apps_csv(read("c23_query_apps_csv_nounits.txt"), gpus)
+    procs = smi.parse_apps_csv(read("dp4_orphans_query_apps_csv_nounits.txt"), gpus)
     assert [(p.pid, p.gpu_index, p.used_mib) for p in procs] == [
         (2505781, 0, 100998), (2505782, 1, 101044), (2505783, 2, 101044), (2505784, 3, 100804)]
     assert procs[0].name == "sglang::scheduler_DP0_TP0_EP0"
@@ -25,7 +25,7 @@ def test_c23_four_orphaned_schedulers_parse_with_units_and_header():
 
 
 def test_container_rows_keep_not_found_names_and_na_memory():
-    gpus = smi.parse_gpu_csv(read("c23_query_gpu_csv.txt"))
+    gpus = smi.parse_gpu_csv(read("dp4_orphans_query_gpu_csv.txt"))
     procs = smi.parse_apps_csv(read("container_apps_csv_nounits.txt"), gpus)
     assert [p.used_mib for p in procs] == [None, None, 1658]
     assert procs[0].name == "[Not Found]" and procs[2].name == "/usr/bin/python3"

@@ -1,9 +1,10 @@
 """Helpers for the GPU tests (no tests here): the fake nvidia-smi's state file and real child processes.
 
 ``FakeGpuState`` writes the JSON state described in tests/fakes/README.md atomically under the lock, and
-``env()`` returns an environment with the fake first on PATH. ``spawn_holder`` starts a real process whose argv
-looks like an SGLang worker (``python3 -c ... sglang::scheduler_TP0``) in its own process group, so a test
-can register it as "holding GPU memory" and kill it by process group.
+``env()`` returns an environment with the fake first on PATH. ``spawn_holder`` starts a real process whose command
+line starts with its title (``sglang::scheduler_TP0 -c ...``: Python exec'ed with the title as argv[0], as the
+SGLang test double does without ``setproctitle``; ``ps`` shows it the way it shows SGLang's own titles) in its own
+process group, so a test can register it as "holding GPU memory" and kill it by process group.
 """
 
 from __future__ import annotations
@@ -67,8 +68,8 @@ class FakeGpuState:
 HOLDER_CODE = (
     "import os, sys, time, subprocess\n"
     "n = int(sys.argv[1])\n"
-    "kids = [subprocess.Popen([sys.executable, '-c', 'import time\\nwhile True: time.sleep(1)', "
-    "'sglang::scheduler_TP%d' % (i + 1)]) for i in range(n)]\n"
+    "kids = [subprocess.Popen(['sglang::scheduler_TP%d' % (i + 1), '-c', 'import time\\nwhile True: time.sleep(1)'], "
+    "executable=sys.executable) for i in range(n)]\n"
     "print(' '.join(str(k.pid) for k in kids), flush=True)\n"
     "if sys.argv[2] == 'exit':\n"
     "    os._exit(0)\n"
@@ -85,7 +86,8 @@ def spawn_holder(title: str = "sglang::scheduler_TP0", ignore_term: bool = False
     if ignore_term:
         code += "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
     code += "print('ready', flush=True)\nwhile True: time.sleep(1)\n"
-    proc = subprocess.Popen([sys.executable, "-c", code, title], stdout=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen([title, "-c", code], executable=sys.executable, stdout=subprocess.PIPE,
+                            start_new_session=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
     return proc
 

@@ -167,8 +167,10 @@ class LifecycleActions:
                 if status.state in (ServerState.CRASHED, ServerState.STOPPED) and self.gpu_pane is not None:
                     self.gpu_pane.set_server_pgids(set())  # what is left of its group is orphaned, not a server
                 if status.state is ServerState.CRASHED and status.alive_pids:
-                    self.notify(f"Server crashed; {len(status.alive_pids)} of its processes are still alive: "
-                                "see the GPU pane (F5), tag them and press K.", severity="error", timeout=20)
+                    self.notify(f"Server crashed; {len(status.alive_pids)} of its processes are still alive and may "
+                                "hold GPU memory: in the GPU pane (F5), K on one of its orphans cleans up the whole "
+                                "crashed server (every verified process of its group).", severity="error",
+                                timeout=20)
                 if status.state in (ServerState.CRASHED, ServerState.STOPPED):
                     return
             await asyncio.sleep(2.0)

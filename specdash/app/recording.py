@@ -202,7 +202,8 @@ class RecordingMixin:
         """Record :class:`GpuPane.KillFinished` (``message.report``)."""
         report = message.report
         targets = [{"pid": o.pid, "name": o.command, "gpu": [i for i in o.gpu_indices], "used_mib": o.before_mib,
-                    "user": o.user, "result": o.result} for o in report.outcomes]
+                    "user": o.user, "result": o.result, "class": o.process_class, "source": o.source}
+                   for o in report.outcomes]
         signals = [s for o in report.outcomes for s in o.signals]
         if report.released:
             outcome = "released"

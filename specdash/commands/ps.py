@@ -10,8 +10,12 @@ NAME = "ps"
 HELP = "list GPUs and their processes, classified server / orphan / zombie / foreign / unknown"
 DESCRIPTION = (
     "List the GPUs of TARGET ([user@]host[:port], an ~/.ssh/config alias, or 'local') and every process holding "
-    "GPU memory, classified as server, orphan (parent gone), zombie, foreign (another user or graphics: never "
-    "killed) or unknown (PID from another PID namespace). NVML on this machine, nvidia-smi elsewhere."
+    "GPU memory, classified from the process tree as server (a live SGLang launcher owns it), orphan (an SGLang "
+    "worker whose launcher crashed), zombie, foreign (another user, graphics, or a job that is not from a server: "
+    "never killed) or unknown (PID from another PID namespace). GPU memory that no listed process holds is "
+    "reported per GPU, with the processes of yours that hold the GPU device files open (pattern: environment "
+    "variable SPECDASH_GPU_DEVICE_GLOBS, default /dev/nvidia*:/dev/dri/*). NVML on this machine, nvidia-smi "
+    "elsewhere."
 )
 
 
@@ -26,7 +30,7 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_target_arguments(parser)
     parser.add_argument("--json", action="store_true",
-                        help='one JSON object: {"gpus": [...], "processes": [...]}')
+                        help='one JSON object: {"gpus": [...], "processes": [...], "summary": ..., ...}')
 
 
 def open_target(args: argparse.Namespace):
@@ -61,6 +65,7 @@ async def look(host, source: str | None = None):
 
     Raises HostError (one line) when the host cannot be reached.
     """
+    from specdash.gpu.container import detect_container
     from specdash.gpu.inspect import inspect_host
     from specdash.gpu.proctable import current_user
     from specdash.gpu.sampler import make_sampler
@@ -71,17 +76,31 @@ async def look(host, source: str | None = None):
         snapshot = await sampler.sample_once()
     finally:
         await sampler.close()
-    return await inspect_host(host, snapshot, await current_user(host)), sampler
+    container = await detect_container(host)
+    return await inspect_host(host, snapshot, await current_user(host), container=container), sampler
 
 
 def view_json(view) -> dict:
-    """The ``--json`` object: ``gpus`` and ``processes`` as issue #5 specifies; ``error`` only when no GPU
-    could be read (e.g. "no NVIDIA driver on this host")."""
+    """The ``--json`` object.
+
+    ``gpus``: index, name, uuid, memory_used_mib, memory_total_mib, utilization_pct and ``unattributed_mib`` (used
+    memory no listed process holds; null when it cannot be told); ``processes``: see
+    :meth:`specdash.gpu.classify.ClassifiedProcess.to_json` (``class``, ``reason``, ``source``, ``target``);
+    ``left``: processes of a crashed server's group left alone (pid, command, why); ``container``: null or
+    {kind, evidence, meaning}; ``notes`` (lines) and ``summary`` (the one line ``ps`` prints); ``error`` only when
+    no GPU could be read (e.g. "no NVIDIA driver on this host").
+    """
     out = {
         "gpus": [{"index": g.index, "name": g.name, "uuid": g.uuid, "memory_used_mib": g.memory_used_mib,
-                  "memory_total_mib": g.memory_total_mib, "utilization_pct": g.utilization_pct}
+                  "memory_total_mib": g.memory_total_mib, "utilization_pct": g.utilization_pct,
+                  "unattributed_mib": view.unattributed_mib.get(g.index)}
                  for g in view.snapshot.gpus],
         "processes": [p.to_json() for p in view.processes],
+        "left": [{"pid": row.pid, "command": row.args, "why": why} for row, why in view.left],
+        "container": None if view.container is None else {
+            "kind": view.container.kind, "evidence": view.container.evidence, "meaning": view.container.meaning},
+        "notes": view.notes,
+        "summary": view.summary,
     }
     if view.snapshot.error:
         out["error"] = view.snapshot.error
@@ -107,17 +126,25 @@ def view_text(view) -> str:
             lines.append(f"{g.index:<4}{g.name[:27]:<28}{mem:<24}{util}")
         if snap.warning:
             lines.append(f"warning: {snap.warning}")
+        for index, mib in sorted(view.unaccounted_mib.items()):
+            lines.append(f"GPU {index}: {mib} MiB used by processes the driver does not list")
     if view.processes:
         lines.append("")
         lines.append(f"{'PID':<9}{'GPU':<5}{'MiB':<9}{'CLASS':<9}{'USER':<12}{'PPID':<9}{'PGID':<9}COMMAND")
         for p in view.processes:
-            lines.append(f"{p.pid:<9}{_cell(p.gpu_index, 5)}{_cell(p.used_mib, 9)}{p.process_class:<9}"
+            mib = p.used_mib if p.source == "driver" else ("?" if p.source == "device files" else "-")
+            gpu = p.gpu_index if p.source == "driver" else ("?" if p.source == "device files" else "-")
+            lines.append(f"{p.pid:<9}{_cell(gpu, 5)}{_cell(mib, 9)}{p.process_class:<9}"
                          f"{_cell(p.user, 12)}{_cell(p.ppid, 9)}{_cell(p.pgid, 9)}{(p.command or p.name)[:100]}")
             lines.append(f"{'':<9}{p.reason}")
     elif not snap.error:
         lines.append("")
-        lines.append("no GPU processes")
+        lines.append("no GPU processes listed by the driver" if view.unaccounted_mib else "no GPU processes")
+    for row, why in view.left:
+        lines.append(f"left alone: PID {row.pid} ({row.args[:60]}) — {why}")
     if not snap.error:  # with no GPU the first line already says why
+        for note in view.notes:
+            lines.append(f"note: {note}")
         lines.append("")
         lines.append(view.summary)
     return "\n".join(lines) + "\n"

@@ -106,8 +106,14 @@ def _entry(event: Event) -> list[str]:
             lines.append(f"recommendation: {event.recommendation}")
         return lines
     if isinstance(event, KillEvent):
+        from specdash.gpu.kill import describe_targets
+
         pids = ", ".join(str(t.get("pid")) for t in event.targets if isinstance(t, dict))
-        text = f"kill        {len(event.targets)} process(es) (PID {pids}): {event.outcome or '?'}"
+        classes = [(str(t.get("class")), str(t.get("source") or "driver")) for t in event.targets
+                   if isinstance(t, dict) and t.get("class")]
+        what = (describe_targets(classes) if len(classes) == len(event.targets) and classes
+                else f"{len(event.targets)} process(es)")  # recordings before classes were recorded
+        text = f"kill        {what} (PID {pids}): {event.outcome or '?'}"
         if event.before_mib is not None or event.after_mib is not None:
             text += f", GPU memory {event.before_mib} -> {event.after_mib} MiB"
         return [text] + ([event.detail] if event.detail else [])

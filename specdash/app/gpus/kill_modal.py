@@ -30,10 +30,16 @@ class KillConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         pids = sorted({p.pid for p in self.processes})
-        mib = sum(p.used_mib or 0 for p in self.processes)
+        mib = sum(p.used_mib or 0 for p in self.processes if p.source == "driver")
+        unknown = any(p.source == "device files" or (p.source == "driver" and p.used_mib is None)
+                      for p in self.processes)
+        crashed = all(p.process_class == "orphan" for p in self.processes)
+        what = "process" if len(pids) == 1 else "processes"
+        if crashed:
+            what += " of a crashed server"
+        held = f"{mib} MiB" + (" + an unknown amount" if unknown else "")
         with Vertical(id="kill-dialog"):
-            yield Static(f"Kill {len(pids)} process{'es' if len(pids) != 1 else ''} holding {mib} MiB?",
-                         id="kill-title")
+            yield Static(f"Kill {len(pids)} {what} holding {held}?", id="kill-title")
             with VerticalScroll(id="kill-list"):
                 for line in confirm_lines(self.processes):
                     yield Static(line, classes="kill-target")

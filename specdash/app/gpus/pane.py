@@ -23,6 +23,7 @@ from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.gpus.render import CLASS_VARIABLE, devices_markup, summary_markup
 from specdash.app.styles import load_tcss
 from specdash.gpu.classify import ClassifiedProcess
+from specdash.gpu.container import ContainerInfo, detect_container
 from specdash.gpu.inspect import GpuView, build_view, inspect_host
 from specdash.gpu.kill import KillReport, refusal, safe_kill
 from specdash.gpu.model import GpuSnapshot
@@ -33,6 +34,18 @@ from specdash.hosts.base import ConnState, Host, HostError
 #: Seconds a kill's result stays in the status line: the table refills after the kill (the killed rows go, the
 #: cursor lands on another row), and the row explanation would otherwise replace the result at once.
 KILL_RESULT_HOLD_S = 10.0
+
+def _gpu_cell(proc: ClassifiedProcess) -> str:
+    if proc.source != "driver":
+        return "?" if proc.source == "device files" else "-"
+    return "?" if proc.gpu_index is None else str(proc.gpu_index)
+
+
+def _mib_cell(proc: ClassifiedProcess) -> str:
+    if proc.source != "driver":
+        return "?" if proc.source == "device files" else "-"
+    return "[N/A]" if proc.used_mib is None else str(proc.used_mib)
+
 
 _COLUMNS = (("", "tag"), ("PID", "pid"), ("GPU", "gpu"), ("MiB", "mib"), ("Class", "class"), ("User", "user"),
             ("PPID", "ppid"), ("Command", "command"))
@@ -47,6 +60,7 @@ class GpuPane(Widget, can_focus=False):
     ``last_report`` (last :class:`~specdash.gpu.kill.KillReport`). Posts :class:`GpuPane.KillFinished` and, after
     every sample, :class:`GpuPane.Sampled` (the session recorder listens).
 
+    ``detect_container=False`` skips looking for a container (its note depends on the machine; snapshot tests).
     ``sample=False`` (replay): the pane never samples its host; the app feeds recorded samples through
     :meth:`show_recorded` and clears it with :meth:`clear`.
     """
@@ -73,8 +87,8 @@ class GpuPane(Widget, can_focus=False):
             self.view = view
 
     def __init__(self, host: Host, interval_s: float = 2.0, readonly: bool = False, *, source: str | None = None,
-                 grace_s: float = 10.0, sample: bool = True, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+                 grace_s: float = 10.0, sample: bool = True, detect_container: bool = True, name: str | None = None,
+                 id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.host = host
         self.interval_s = interval_s
@@ -82,10 +96,12 @@ class GpuPane(Widget, can_focus=False):
         self.source = source
         self.grace_s = grace_s
         self.sample = sample
+        self.detect_container = detect_container
         self.view: GpuView | None = None
         self.tagged: set[int] = set()
         self.last_report: KillReport | None = None
         self.user: str | None = None
+        self.container: ContainerInfo | None = None
         self._server_pgids: frozenset[int] = frozenset()
         self._killing = False
         self._hold_status_until = 0.0  # monotonic time until which a kill result keeps the status line
@@ -118,13 +134,16 @@ class GpuPane(Widget, can_focus=False):
         """Tell the pane which process groups belong to the live server (classified ``server``); re-renders."""
         self._server_pgids = frozenset(pgids)
         if self.view is not None:
-            self._show(build_view(self.view.snapshot, self.view.table, self.view.user, self._server_pgids))
+            v = self.view
+            self._show(build_view(v.snapshot, v.table, v.user, self._server_pgids, holders=v.holders,
+                                  holders_error=v.holders_error, container=v.container))
 
     def show_recorded(self, snapshot: GpuSnapshot, classes: dict[int, tuple[str | None, str | None, str | None]]
                       ) -> None:
         """Render a recorded sample (replay): ``snapshot`` as recorded and ``classes`` PID -> (class, user, reason)
         as classified live (not re-classified: the recording has no process table). A PID without a recorded
         class shows as ``unknown``."""
+        from specdash.gpu.attribution import beyond_baseline, unattributed_mib
         from specdash.gpu.classify import UNKNOWN, summarize
         from specdash.gpu.proctable import ProcessTable
 
@@ -133,11 +152,13 @@ class GpuPane(Widget, can_focus=False):
             klass, user, reason = classes.get(proc.pid, (None, None, None))
             processes.append(ClassifiedProcess(
                 pid=proc.pid, gpu_index=proc.gpu_index, gpu_uuid=proc.gpu_uuid, used_mib=proc.used_mib,
-                name=proc.name, command=proc.name, user=user, ppid=None, pgid=None, stat=None, start_time=None,
+                name=proc.name, command=proc.name, user=user, ppid=None, pgid=None, stat=None, start_ticks=None,
                 process_class=klass if klass in CLASS_VARIABLE else UNKNOWN, reason=reason or ""))
-        summary = snapshot.error or summarize(processes)
+        unattributed = {} if snapshot.error else unattributed_mib(snapshot)
+        unaccounted = beyond_baseline(unattributed)
+        summary = snapshot.error or summarize(processes, unaccounted)
         self._show(GpuView(snapshot=snapshot, table=ProcessTable(rows={}), processes=tuple(processes),
-                           summary=summary, user=""))
+                           summary=summary, user="", unattributed_mib=unattributed, unaccounted_mib=unaccounted))
 
     def show_note(self, text: str) -> None:
         """Show ``text`` on the pane's status line (e.g. a recorded kill's outcome in a replay)."""
@@ -165,6 +186,8 @@ class GpuPane(Widget, can_focus=False):
             self._set_status(f"waiting for {self.host.name}: {self.host.status.describe()}")
             await asyncio.sleep(0.2)
         self._set_status("")
+        if self.detect_container:
+            self.container = await detect_container(self.host)
         while True:
             sampler = make_sampler(self.host, self.interval_s, source=self.source)
             try:
@@ -175,7 +198,8 @@ class GpuPane(Widget, can_focus=False):
                         except HostError as exc:
                             self._set_status(f"cannot tell the remote user: {exc}")
                     try:
-                        view = await inspect_host(self.host, snapshot, self.user or "", self._server_pgids)
+                        view = await inspect_host(self.host, snapshot, self.user or "", self._server_pgids,
+                                                  container=self.container)
                     except HostError as exc:
                         self._set_status(f"process table unavailable: {exc}")
                         continue
@@ -194,7 +218,9 @@ class GpuPane(Widget, can_focus=False):
             return  # the app is shutting down: nothing to render into
         self.query_one("#gpu-devices", Static).update(devices_markup(view.snapshot))
         no_gpu = bool(view.snapshot.error)
-        summary = "" if no_gpu else summary_markup(view.summary, view.processes)
+        summary = "" if no_gpu else summary_markup(view.summary, view.processes,
+                                                   [view.short_note] if view.short_note else [],
+                                                   bool(view.unaccounted_mib))
         self.query_one("#gpu-summary", Static).update(summary)
         self.query_one("#gpu-summary", Static).display = not no_gpu
         self.query_one(DataTable).display = not no_gpu  # no GPU is a state, not an empty table
@@ -218,8 +244,8 @@ class GpuPane(Widget, can_focus=False):
             table.add_row(
                 Text("✓" if proc.pid in self.tagged else " ", style=colours.get("accent", "")),
                 str(proc.pid),
-                "?" if proc.gpu_index is None else str(proc.gpu_index),
-                "[N/A]" if proc.used_mib is None else str(proc.used_mib),
+                _gpu_cell(proc),
+                _mib_cell(proc),
                 Text(proc.process_class, style=style),
                 proc.user or "?",
                 "-" if proc.ppid is None else str(proc.ppid),
@@ -231,6 +257,14 @@ class GpuPane(Widget, can_focus=False):
                 table.move_cursor(row=table.get_row_index(cursor_key))
             except Exception:  # the row is gone
                 pass
+
+    def crashed_server_of(self, chosen: list[ClassifiedProcess]) -> list[ClassifiedProcess]:
+        """``chosen`` plus every other member of the crashed servers (orphans' process groups) among them that may
+        be cleaned: killing part of a crashed server leaves the rest (the detokenizer, ...) behind."""
+        groups = {p.crashed_group for p in chosen if p.crashed_group is not None and p.cleanable}
+        pids = {p.pid for p in chosen}
+        extra = [p for p in self.processes if p.crashed_group in groups and p.cleanable and p.pid not in pids]
+        return chosen + extra
 
     def _set_status(self, text: str) -> None:
         try:
@@ -285,6 +319,7 @@ class GpuPane(Widget, can_focus=False):
         if not chosen:
             self.notify("Nothing to kill: focus a process row or tag rows with space.", severity="warning")
             return
+        chosen = self.crashed_server_of(chosen)
         user = self.user or ""
         allowed = [p for p in chosen if refusal(p, user) is None]
         refused = [(p, refusal(p, user) or "") for p in chosen if refusal(p, user) is not None]

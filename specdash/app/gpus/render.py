@@ -53,19 +53,21 @@ def devices_markup(snapshot: GpuSnapshot | None) -> str:
     return "\n".join(lines)
 
 
-def summary_markup(summary: str, processes: tuple[ClassifiedProcess, ...] | list[ClassifiedProcess]) -> str:
-    """The summary line, in $warning when something holds orphaned memory."""
-    bad = any(p.process_class in (ORPHAN, ZOMBIE) for p in processes)
-    return f"[$warning b]{escape(summary)}[/]" if bad else f"[$foreground-muted]{escape(summary)}[/]"
+def summary_markup(summary: str, processes: tuple[ClassifiedProcess, ...] | list[ClassifiedProcess],
+                   notes: list[str] | tuple[str, ...] = (), unaccounted: bool = False) -> str:
+    """The summary line, in $warning when something holds orphaned memory or memory no listed process holds;
+    ``notes`` (container, how unlisted memory was looked for) follow, muted, one per line."""
+    bad = unaccounted or any(p.process_class in (ORPHAN, ZOMBIE) and p.cleanable for p in processes)
+    text = f"[$warning b]{escape(summary)}[/]" if bad else f"[$foreground-muted]{escape(summary)}[/]"
+    return "\n".join([text] + [f"[$foreground-muted]{escape(note)}[/]" for note in notes])
 
 
 def confirm_lines(processes: list[ClassifiedProcess]) -> list[str]:
-    """One markup line per process for the kill confirmation: PID, user, GPU, MiB, then the command line."""
+    """One markup line per process for the kill confirmation: PID, user, what it holds (``GPU 0: 36000 MiB``,
+    ``no GPU memory``, device files with memory unknown), class, PGID, then the command line."""
     lines = []
     for p in processes:
-        mib = "[N/A]" if p.used_mib is None else f"{p.used_mib} MiB"
-        gpu = "?" if p.gpu_index is None else str(p.gpu_index)
-        lines.append(f"[b]PID {p.pid}[/b]  user {escape(p.user or '?')}  GPU {gpu}  {escape(mib)}  "
+        lines.append(f"[b]PID {p.pid}[/b]  user {escape(p.user or '?')}  {escape(p.holds)}  "
                      f"[${CLASS_VARIABLE[p.process_class]}]{p.process_class}[/]  PGID {p.pgid}\n"
                      f"  {escape((p.command or p.name)[:300])}")
     return lines
