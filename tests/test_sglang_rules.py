@@ -182,3 +182,81 @@ def test_model_path_is_required_by_argparse():
     diag = validate_command("python -m sglang.launch_server --speculative-algorithm EAGLE").find("required-flag-missing")
     assert diag.severity == "error" and "--model-path/--model" in diag.message
     assert validate_command("--model m --port 1").find("required-flag-missing") is None
+
+
+# --speculative-adaptive (0.5.16+; arg_groups/speculative_hook.py and speculative/adaptive_spec_params.py, 0.5.23)
+
+def test_adaptive_without_depth_flags_starts_at_three_steps_of_a_chain():
+    report = run("--speculative-algorithm EAGLE3 --speculative-adaptive")
+    assert not report.has_errors
+    assert (report.effective["speculative_num_steps"], report.effective["speculative_eagle_topk"],
+            report.effective["speculative_num_draft_tokens"]) == (3, 1, 4)
+    assert "middle of its candidate steps [0, 1, 3, 5, 7]" in report.find("adaptive-steps").message
+
+
+def test_adaptive_refuses_a_step_count_outside_its_candidates_and_offers_the_nearest():
+    report = run("--speculative-algorithm EAGLE --speculative-adaptive --speculative-num-steps 4")
+    diag = report.find("adaptive-steps-not-candidate")
+    assert diag.severity == "error" and diag.exception == "ValueError"
+    assert "--speculative-num-steps=4 is not in the adaptive config candidate_steps [0, 1, 3, 5, 7]" in diag.message
+    fixed = diag.fix.apply(report.command.text)
+    assert not validate_command(fixed, None, LLAMA).has_errors
+
+
+@pytest.mark.parametrize("flags, reason", [
+    ("--speculative-algorithm NGRAM", "speculative_algorithm=NGRAM (only EAGLE/EAGLE3 are supported)"),
+    ("--speculative-algorithm EAGLE --speculative-eagle-topk 4 --speculative-num-steps 3 "
+     "--speculative-num-draft-tokens 8", "speculative_eagle_topk=4 (only topk=1 is supported)"),
+    ("--speculative-algorithm EAGLE --tp 2 --attn-dp-size 2", "attention DP is not supported"),
+])
+def test_adaptive_is_switched_off_where_sglang_switches_it_off(flags, reason):
+    report = run(flags + " --speculative-adaptive")
+    diag = report.find("adaptive-disabled")
+    assert diag is not None and diag.severity == "warning"
+    assert f"speculative_adaptive disabled: {reason}" in diag.message
+    assert report.effective.get("speculative_adaptive") is False
+
+
+def test_adaptive_switched_off_by_topk_then_hits_the_bare_assert_without_steps():
+    report = run("--speculative-algorithm EAGLE3 --speculative-adaptive --speculative-eagle-topk 4 "
+                 "--speculative-num-draft-tokens 8")
+    assert report.find("adaptive-disabled") is not None
+    assert report.find("steps-missing").exception == "AssertionError"
+
+
+def test_adaptive_with_its_own_config_file_says_the_depth_is_not_known_here():
+    report = run("--speculative-algorithm EAGLE3 --speculative-adaptive --speculative-adaptive-config /cfg/a.json")
+    assert not report.has_errors
+    assert "/cfg/a.json, which is not read here" in report.find("adaptive-config-unread").message
+    assert report.effective["speculative_num_steps"] is None
+
+
+def test_ngram_breadth_zero_is_sglangs_division_by_zero_not_a_traceback():
+    report = run("--speculative-algorithm NGRAM --speculative-ngram-max-bfs-breadth 0")
+    diag = report.find("ngram-breadth-zero")
+    assert diag.severity == "error" and diag.exception == "ZeroDivisionError"
+    assert not validate_command(diag.fix.apply(report.command.text), None, LLAMA).has_errors
+    # with num_steps given, SGLang does not divide
+    assert run("--speculative-algorithm NGRAM --speculative-ngram-max-bfs-breadth 0 --speculative-num-steps 2"
+               ).find("ngram-breadth-zero") is None
+
+
+def test_a_missing_draft_path_is_an_error_only_when_the_targets_config_was_read():
+    text = "python -m sglang.launch_server --model-path /data/mymodel --speculative-algorithm EAGLE"
+    unread = validate_command(text, "0.5.23", None)
+    assert unread.find("draft-path-missing") is None and not unread.has_errors
+    diag = unread.find("draft-path-maybe-missing")
+    assert diag.severity == "warning" and "cannot tell" in diag.message and "config.json" in diag.message
+    read = validate_command(text, "0.5.23", {"architectures": ["Qwen2ForCausalLM"]})
+    assert read.find("draft-path-missing").severity == "error"
+
+
+def test_a_flag_from_another_release_is_not_renamed_into_an_unrelated_one():
+    report = validate_command("python -m sglang.launch_server --model-path m --enable-flashinfer-mla", "0.5.23")
+    diag = report.find("flag-not-in-version")
+    assert "exists only in other SGLang releases" in diag.message
+    assert "linker" not in diag.message and diag.fix.description == "remove --enable-flashinfer-mla"
+    typo = validate_command("python -m sglang.launch_server --model-path m --speculative-num-stepz 3", "0.5.23")
+    assert typo.find("unknown-flag").fix.description == "replace --speculative-num-stepz with --speculative-num-steps"
+    far = validate_command("python -m sglang.launch_server --model-path m --enable-magic-turbo", "0.5.23")
+    assert far.find("unknown-flag").fix.description.startswith("remove")

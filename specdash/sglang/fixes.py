@@ -28,6 +28,8 @@ def _splice(text: str, start: int, end: int, new: str) -> str:
 
 
 def _remove_span(text: str, start: int, end: int) -> str:
+    """Remove ``text[start:end]`` with the blanks around it. Offsets of text before ``start`` stay valid, so several
+    spans can be removed last-first; call :func:`_drop_empty_continuations` once afterwards."""
     # take trailing blanks too (not newlines or a continuation backslash)
     while end < len(text) and text[end] in " \t":
         end += 1
@@ -35,8 +37,11 @@ def _remove_span(text: str, start: int, end: int) -> str:
     if end >= len(text) or text[end] in "\n\\":
         while start > 0 and text[start - 1] in " \t":
             start -= 1
-    text = text[:start] + text[end:]
-    # drop a continuation line that is now empty
+    return text[:start] + text[end:]
+
+
+def _drop_empty_continuations(text: str) -> str:
+    """Drop continuation lines left empty by removals (``\\`` alone on a line)."""
     return re.sub(r"\n[ \t]*\\[ \t]*(?=\n)", "", text)
 
 
@@ -79,7 +84,7 @@ def _apply_one(text: str, edit: Edit, release: str) -> str:
             for word in sorted(parsed.stray, key=lambda w: w.start, reverse=True):
                 if word.text == edit.typed:
                     text = _remove_span(text, word.start, word.end)
-        return text
+        return _drop_empty_continuations(text)
     if edit.kind == "rename":
         targets = [o for o in parsed.occurrences
                    if edit.typed is not None and normalise_foreign(o.typed) == normalise_foreign(edit.typed)]
@@ -115,7 +120,7 @@ def _apply_one(text: str, edit: Edit, release: str) -> str:
                     text = text[:line_start] + line[: env.start - line_start] + rest + text[line_end:]
             else:
                 text = _remove_span(text, env.start, env.end)
-        return text
+        return _drop_empty_continuations(text)
     raise ValueError(f"unknown edit kind {edit.kind!r}")
 
 

@@ -163,6 +163,14 @@ class FlagTable:
         """Close long spellings of ``option`` in this release (difflib), best first (cached per spelling)."""
         return list(_suggest(self, option, limit))
 
+    def close_enough(self, option: str, suggestion: str) -> bool:
+        """True when ``suggestion`` is so close to ``option`` (difflib ratio >= :data:`RENAME_FLOOR`) that offering
+        it as a one-key fix is safe: a typo, not a different feature."""
+        name = option.split("=", 1)[0].replace("_", "-")
+        if not name.startswith("--"):
+            name = "--" + name.lstrip("-")
+        return difflib.SequenceMatcher(None, name, suggestion).ratio() >= RENAME_FLOOR
+
     def __hash__(self) -> int:
         return hash(self.release)
 
@@ -173,6 +181,11 @@ class FlagTable:
         name = name.replace("_", "-")
         longs = [o for o in self._options_sorted if o.startswith("--") and abs(len(o) - len(name)) <= len(name) // 2 + 2]
         return tuple(difflib.get_close_matches(name, longs, n=limit, cutoff=0.72))
+
+
+#: Similarity (difflib ratio) above which a suggestion becomes a rename fix; below it a "did you mean" is only
+#: text (``--enable-flashinfer-mla`` is not ``--enable-linker-mla-dedup``, ratio 0.74).
+RENAME_FLOOR = 0.86
 
 
 @functools.lru_cache(maxsize=4096)

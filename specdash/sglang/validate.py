@@ -19,7 +19,7 @@ from specdash.sglang.diagnostics import SEVERITY_RANK, Diagnostic, Edit, Fix
 from specdash.sglang.flags import load_table
 from specdash.sglang.rules import Context, advice, argparse_level, speculative
 from specdash.sglang.rules.advice import check_pairing
-from specdash.sglang.versions import CURRENT_RELEASE, Profile, profile_for, version_notice
+from specdash.sglang.versions import CURRENT_RELEASE, Profile, profile_notice, profile_or_newest
 
 #: Fields always shown in the effective configuration (when the release has them).
 EFFECTIVE_FIELDS: tuple[str, ...] = (
@@ -130,9 +130,10 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
     ``model_config`` (for architecture-dependent choices; without it the architecture is guessed from the model
     name and labelled so). ``draft_config`` (the draft's config.json) enables the STANDALONE tokenizer check.
 
-    Raises ValueError when ``sglang_version`` is not a version string.
+    A ``sglang_version`` that is not a version string (``"unknown"``, as a source build may report) gives the newest
+    rules and a ``version_notice`` saying so; never raises for any text.
     """
-    profile = profile_for(sglang_version)
+    profile = profile_or_newest(sglang_version)
     table = load_table(profile.flag_release)
     command = parse_command(command_text)
     parsed = parse_arguments(command.args, table)
@@ -182,7 +183,7 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
         architecture=arch,
         architecture_source=arch_source,
         command=command,
-        version_notice=version_notice(profile.version),
+        version_notice=profile_notice(profile),
     )
 
 

@@ -98,6 +98,88 @@ def _current_common(ctx: Context) -> None:
                 "SGLANG_ENABLE_SPEC_V2 has no effect in this release: speculative decoding always runs the V2 "
                 "worker; --disable-overlap-schedule selects the synchronous path.",
                 ctx.fix("unset SGLANG_ENABLE_SPEC_V2", Edit("unset_env", option="SGLANG_ENABLE_SPEC_V2")))
+    if v.get("speculative_adaptive"):
+        _adaptive(ctx)
+
+
+#: ``DEFAULT_ADAPTIVE_CONFIG`` of ``sglang/srt/speculative/adaptive_spec_params.py`` (0.5.23): the union of its
+#: per-batch-size ``candidate_steps`` ([1, 3, 5, 7], [0, 1, 3], [0, 1], [0]), sorted.
+ADAPTIVE_DEFAULT_CANDIDATE_STEPS = (0, 1, 3, 5, 7)
+
+
+def _attention_dp(v: dict) -> bool:
+    """Attention data parallelism is on: ``--attn-dp-size`` > 1, or the older spelling ``--enable-dp-attention``
+    with ``--dp-size`` > 1 (``handle_deprecated_dp_attention`` in ``arg_groups/parallel_hook.py``, 0.5.23)."""
+    attn_dp = v.get("attn_dp_size") or 1
+    dp = v.get("dp_size") or 1
+    return attn_dp > 1 or (bool(v.get("enable_dp_attention")) and dp > 1)
+
+
+def _adaptive(ctx: Context) -> None:
+    """``--speculative-adaptive`` (0.5.16+), before the algorithm's own handler: ``_maybe_disable_adaptive`` and
+    ``_init_adaptive_speculative_params`` in ``arg_groups/speculative_hook.py`` with ``adaptive_unsupported_reason``
+    in ``speculative/adaptive_spec_params.py`` (0.5.23).
+
+    Switched off (WARNING ``speculative_adaptive disabled: <reason>``) for algorithms other than EAGLE/EAGLE3 (NEXTN
+    is EAGLE by now), a typed topk other than 1, attention DP, multi-layer EAGLE, two-batch overlap and PD
+    multiplexing; the static rules (and their bare AssertionError) apply afterwards. Kept: topk := 1, num_steps :=
+    the middle candidate step (3 with the default config), a num_steps outside the candidates is a ValueError, and
+    num_draft_tokens := num_steps + 1. With ``--speculative-adaptive-config FILE`` the candidates come from that file,
+    which is not read here: the depth is then reported as not known.
+    """
+    v = ctx.values
+    algo = v.get("speculative_algorithm")
+    topk = v.get("speculative_eagle_topk")
+    reason = None
+    if algo not in ("EAGLE", "EAGLE3"):
+        reason = f"speculative_algorithm={algo} (only EAGLE/EAGLE3 are supported)"
+    elif topk is not None and topk != 1:
+        reason = f"speculative_eagle_topk={topk} (only topk=1 is supported)"
+    elif _attention_dp(v):
+        reason = "attention DP is not supported (adaptive tier decisions are not synchronized across DP ranks)"
+    elif v.get("enable_multi_layer_eagle"):
+        reason = "enable_multi_layer_eagle=True is not supported (MultiLayerEagleWorkerV2 does not implement adaptive)"
+    elif v.get("enable_two_batch_overlap"):
+        reason = "enable_two_batch_overlap=True is not supported"
+    elif v.get("enable_pdmux"):
+        reason = "enable_pdmux=True is not supported"
+    flag = ctx.option("speculative_adaptive")
+    if reason is not None:
+        v["speculative_adaptive"] = False
+        ctx.add("warning", "adaptive-disabled", (flag,),
+                f"{flag} is switched off by SGLang (log: 'speculative_adaptive disabled: {reason}. Falling back to "
+                "static speculative params.'); the static depth rules apply",
+                ctx.fix(f"remove {flag}", Edit("remove", dest="speculative_adaptive")),
+                field="speculative_adaptive", from_value=True, to_value=False)
+        return
+    steps_opt = ctx.option("speculative_num_steps")
+    if v.get("speculative_adaptive_config"):
+        if topk is None:
+            ctx.override("adaptive-topk", "speculative_eagle_topk", 1, "adaptive speculative decoding runs a chain")
+        ctx.add("info", "adaptive-config-unread", (ctx.option("speculative_adaptive_config"), steps_opt),
+                f"the adaptive candidate steps come from {v.get('speculative_adaptive_config')}, which is not read "
+                f"here: SGLang starts at the middle candidate (or {steps_opt}, which must be one of them) and "
+                "verifies num_steps + 1 tokens")
+        ctx.notes["adaptive_depth_unknown"] = True
+        return
+    candidates = list(ADAPTIVE_DEFAULT_CANDIDATE_STEPS)
+    if topk is None:
+        ctx.override("adaptive-topk", "speculative_eagle_topk", 1, "adaptive speculative decoding runs a chain")
+    steps = v.get("speculative_num_steps")
+    if steps is None:
+        ctx.override("adaptive-steps", "speculative_num_steps", candidates[len(candidates) // 2],
+                     f"adaptive speculative decoding starts at the middle of its candidate steps {candidates}")
+        steps = v["speculative_num_steps"]
+    elif steps not in candidates:
+        near = min(candidates, key=lambda c: (abs(c - steps), -c))
+        ctx.error("adaptive-steps-not-candidate", (steps_opt, flag),
+                  f"SGLang raises ValueError: {steps_opt}={steps} is not in the adaptive config candidate_steps "
+                  f"{candidates}. Pass one of those values.", exception="ValueError",
+                  fix=ctx.fix(f"use {steps_opt} {near}", ctx.set_edit("speculative_num_steps", near)))
+        return
+    ctx.override("adaptive-draft-tokens", "speculative_num_draft_tokens", steps + 1,
+                 "adaptive speculative decoding verifies num_steps + 1 tokens",
+                 flags=(ctx.option("speculative_num_draft_tokens"), flag))
 
 
 def _eagle_family(ctx: Context, algo: str) -> None:
@@ -147,6 +229,9 @@ def _eagle_family(ctx: Context, algo: str) -> None:
     steps, topk, draft = v.get("speculative_num_steps"), v.get("speculative_eagle_topk"), \
         v.get("speculative_num_draft_tokens")
     adaptive = bool(v.get("speculative_adaptive")) and p.at_least("0.5.16")
+    if adaptive and steps is None:
+        ctx.notes["depth_undecided"] = True
+        return
     if steps is None and not adaptive:
         if topk is not None or draft is not None:
             given = [o for o, x in ((topk_opt, topk), (draft_opt, draft)) if x is not None]
@@ -408,6 +493,15 @@ def _ngram(ctx: Context) -> None:
         ctx.override("ngram-draft-tokens-default", "speculative_num_draft_tokens", new,
                      "NGRAM default verify width")
     if p.at_least("0.5.16") and v.get("speculative_num_steps") is None:
+        if breadth == 0:
+            breadth_opt = ctx.option("speculative_ngram_max_bfs_breadth")
+            ctx.error("ngram-breadth-zero", (breadth_opt,),
+                      f"{breadth_opt} 0 makes SGLang divide by zero while it derives num_steps (num_draft_tokens // "
+                      "topk in _handle_ngram): the launch stops with ZeroDivisionError: integer division or modulo "
+                      "by zero", exception="ZeroDivisionError",
+                      fix=ctx.fix(f"use {breadth_opt} 1 or more (default 10)",
+                                  ctx.set_edit("speculative_ngram_max_bfs_breadth", 10)))
+            return
         v["speculative_num_steps"] = v["speculative_num_draft_tokens"] // breadth
     page = v.get("page_size") or 1
     if breadth > 1 and page > 1:
