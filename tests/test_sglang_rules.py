@@ -260,3 +260,45 @@ def test_a_flag_from_another_release_is_not_renamed_into_an_unrelated_one():
     assert typo.find("unknown-flag").fix.description == "replace --speculative-num-stepz with --speculative-num-steps"
     far = validate_command("python -m sglang.launch_server --model-path m --enable-magic-turbo", "0.5.23")
     assert far.find("unknown-flag").fix.description.startswith("remove")
+
+
+# checks read in the 0.5.23 wheel (arg_groups/speculative_hook.py)
+
+@pytest.mark.parametrize("flags, code, exception", [
+    ("--speculative-draft-sink-size 4", "draft-sink-without-window", "ValueError"),
+    ("--speculative-algorithm EAGLE3 --speculative-draft-sink-size -1 --speculative-draft-window-size 8",
+     "draft-sink-negative", "ValueError"),
+    ("--speculative-use-block-verification", "block-verification-algorithm", "ValueError"),
+    ("--speculative-algorithm NGRAM --speculative-use-block-verification", "block-verification-algorithm",
+     "ValueError"),
+    ("--speculative-algorithm STANDALONE --speculative-use-rejection-sampling --speculative-num-steps 3 "
+     "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4", "rejection-sampling-algorithm",
+     "NotImplementedError"),
+    ("--speculative-algorithm EAGLE3 --speculative-use-rejection-sampling --speculative-num-steps 3 "
+     "--speculative-eagle-topk 4 --speculative-num-draft-tokens 8", "rejection-sampling-topk", "ValueError"),
+    ("--speculative-algorithm EAGLE3 --speculative-use-rejection-sampling --speculative-num-steps 3 "
+     "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --speculative-accept-threshold-single 0.5",
+     "rejection-sampling-thresholds", "ValueError"),
+    ("--speculative-algorithm NGRAM --tp 2 --attn-dp-size 2", "ngram-dp-attention", "ValueError"),
+])
+def test_refusals_of_0523_are_errors_with_sglangs_exception(flags, code, exception):
+    report = run(flags, "0.5.23")
+    diag = report.find(code)
+    assert diag is not None and diag.severity == "error" and diag.exception == exception
+    if diag.fix is not None:
+        assert validate_command(diag.fix.apply(report.command.text), "0.5.23", LLAMA).find(code) is None
+
+
+def test_block_verification_switches_rejection_sampling_on_for_eagle3():
+    report = run("--speculative-algorithm EAGLE3 --speculative-use-block-verification --speculative-num-steps 3 "
+                 "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4", "0.5.23")
+    assert not report.has_errors
+    assert report.effective.get("speculative_use_rejection_sampling") is True or \
+        report.find("block-verification-rejection-sampling").to_value is True
+
+
+def test_deprecated_dp_attention_flag_at_dp_1_is_no_refusal_for_ngram_in_0523():
+    # handle_deprecated_dp_attention turns --enable-dp-attention with dp 1 into attention DP of width 1: off
+    assert run("--speculative-algorithm NGRAM --enable-dp-attention", "0.5.23").find("ngram-dp-attention") is None
+    assert run("--speculative-algorithm NGRAM --enable-dp-attention --dp-size 2 --tp 2",
+               "0.5.23").find("ngram-dp-attention") is not None

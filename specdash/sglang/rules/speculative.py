@@ -46,6 +46,8 @@ def resolve(ctx: Context) -> None:
     v, p = ctx.values, ctx.profile
     algo = v.get("speculative_algorithm")
     if algo is None:
+        if p.at_least("0.5.23"):
+            _block_verification_and_sink(ctx, None)
         return
     algo_opt = ctx.option("speculative_algorithm")
     if p.at_least("0.5.16"):
@@ -70,6 +72,10 @@ def resolve(ctx: Context) -> None:
     if v.get("speculative_draft_model_path") is not None and "speculative_draft_model_revision" in v \
             and v.get("speculative_draft_model_revision") is None:
         v["speculative_draft_model_revision"] = "main"
+    if p.at_least("0.5.23"):
+        _block_verification_and_sink(ctx, algo)
+        if ctx.stopped:
+            return
     if p.at_least("0.5.16"):
         _current_common(ctx)
         if ctx.stopped:
@@ -83,6 +89,80 @@ def resolve(ctx: Context) -> None:
         _ngram(ctx)
     elif algo in ("DFLASH", "DSPARK"):
         _block_drafters(ctx, algo)
+
+
+def _block_verification_and_sink(ctx: Context, algo: str | None) -> None:
+    """Checks ``handle_speculative_decoding`` (``arg_groups/speculative_hook.py``, read in the 0.5.23 wheel) makes
+    whether or not an algorithm is set: ``--speculative-use-block-verification`` only with EAGLE / EAGLE3 / NEXTN /
+    DFLASH / DSPARK on CUDA or ROCm, and it switches rejection sampling on for EAGLE / EAGLE3;
+    ``--speculative-draft-sink-size`` must be >= 0 and needs ``--speculative-draft-window-size``."""
+    v = ctx.values
+    if v.get("speculative_use_block_verification"):
+        opt = ctx.option("speculative_use_block_verification")
+        device = v.get("device") or "cuda"  # unset: chosen from the hardware, a CUDA/ROCm GPU on a GPU host
+        if algo not in ("EAGLE", "EAGLE3", "DFLASH", "DSPARK"):
+            ctx.error("block-verification-algorithm", (opt, ctx.option("speculative_algorithm")),
+                      f"SGLang raises ValueError: {opt} only supports EAGLE / EAGLE3 / NEXTN / DFLASH / DSPARK.",
+                      exception="ValueError",
+                      fix=ctx.fix(f"remove {opt}", Edit("remove", dest="speculative_use_block_verification")))
+            return
+        if device != "cuda":
+            ctx.error("block-verification-device", (opt, ctx.option("device")),
+                      f"SGLang raises ValueError: {opt} only supports CUDA or ROCm.", exception="ValueError",
+                      fix=ctx.fix(f"remove {opt}", Edit("remove", dest="speculative_use_block_verification")))
+            return
+        if algo in ("EAGLE", "EAGLE3") and not v.get("speculative_use_rejection_sampling"):
+            ctx.override("block-verification-rejection-sampling", "speculative_use_rejection_sampling", True,
+                         "block verification needs sampled proposals: SGLang switches rejection sampling on",
+                         flags=(ctx.option("speculative_use_rejection_sampling"), opt))
+    sink = v.get("speculative_draft_sink_size")
+    if sink is not None:
+        opt = ctx.option("speculative_draft_sink_size")
+        if sink < 0:
+            ctx.error("draft-sink-negative", opt,
+                      f"SGLang raises ValueError: {opt} must be non-negative, got {sink}.", exception="ValueError")
+            return
+        if v.get("speculative_draft_window_size") is None:
+            window_opt = ctx.option("speculative_draft_window_size")
+            ctx.error("draft-sink-without-window", (opt, window_opt),
+                      f"SGLang raises ValueError: {opt} requires {window_opt}.", exception="ValueError",
+                      fix=ctx.fix(f"remove {opt}", Edit("remove", dest="speculative_draft_sink_size")))
+
+
+def _rejection_sampling(ctx: Context, algo: str, topk: int) -> None:
+    """``--speculative-use-rejection-sampling`` in ``_handle_eagle_family`` (read in the 0.5.23 wheel): EAGLE /
+    EAGLE3 / NEXTN only (STANDALONE: NotImplementedError), topk 1 only, and not with non-default accept
+    thresholds (ValueError each). With ``--enable-deterministic-inference`` it needs a CUDA-compatible device."""
+    v = ctx.values
+    if not v.get("speculative_use_rejection_sampling"):
+        return
+    opt = ctx.option("speculative_use_rejection_sampling")
+    remove = ctx.fix(f"remove {opt}", Edit("remove", dest="speculative_use_rejection_sampling"))
+    if algo not in ("EAGLE", "EAGLE3"):
+        ctx.error("rejection-sampling-algorithm", (opt, ctx.option("speculative_algorithm")),
+                  f"SGLang raises NotImplementedError: {opt} is only supported for EAGLE / EAGLE3 / NEXTN, not "
+                  f"speculative_algorithm={algo}.", exception="NotImplementedError", fix=remove)
+        return
+    if topk != 1:
+        topk_opt = ctx.option("speculative_eagle_topk")
+        ctx.error("rejection-sampling-topk", (opt, topk_opt),
+                  f"SGLang raises ValueError: {opt} requires {topk_opt}=1.", exception="ValueError", fix=remove)
+        return
+    device = v.get("device")
+    if v.get("enable_deterministic_inference") and device is not None and not str(device).startswith("cuda"):
+        ctx.error("rejection-sampling-deterministic-device", (opt, ctx.option("enable_deterministic_inference")),
+                  "SGLang raises ValueError: Deterministic rejection sampling is currently supported only on "
+                  "CUDA-compatible devices because draft proposal sampling uses a Triton hash kernel.",
+                  exception="ValueError", fix=remove)
+        return
+    single = v.get("speculative_accept_threshold_single", 1.0)
+    acc = v.get("speculative_accept_threshold_acc", 1.0)
+    if (single is not None and single != 1.0) or (acc is not None and acc != 1.0):
+        ctx.error("rejection-sampling-thresholds",
+                  (opt, ctx.option("speculative_accept_threshold_single"), ctx.option("speculative_accept_threshold_acc")),
+                  f"SGLang raises ValueError: {opt} is incompatible with --speculative-accept-threshold-single / "
+                  "--speculative-accept-threshold-acc; rejection sampling ignores the accept thresholds.",
+                  exception="ValueError", fix=remove)
 
 
 def _current_common(ctx: Context) -> None:
@@ -113,6 +193,14 @@ def _attention_dp(v: dict) -> bool:
     attn_dp = v.get("attn_dp_size") or 1
     dp = v.get("dp_size") or 1
     return attn_dp > 1 or (bool(v.get("enable_dp_attention")) and dp > 1)
+
+
+def _no_attention_dp_fix(ctx: Context):
+    """The fix that turns attention DP off: ``--attn-dp-size 1`` when it was typed above 1, else remove
+    ``--enable-dp-attention``."""
+    if (ctx.values.get("attn_dp_size") or 1) > 1:
+        return ctx.fix(f"set {ctx.option('attn_dp_size')} 1", ctx.set_edit("attn_dp_size", 1))
+    return ctx.fix("remove --enable-dp-attention", Edit("remove", dest="enable_dp_attention"))
 
 
 def _adaptive(ctx: Context) -> None:
@@ -201,11 +289,10 @@ def _eagle_family(ctx: Context, algo: str) -> None:
                      "the overlap scheduler is off for EAGLE")
         return
     # 0.4.5 and later
-    if algo == "STANDALONE" and v.get("enable_dp_attention"):
+    if algo == "STANDALONE" and (_attention_dp(v) if p.at_least("0.5.23") else v.get("enable_dp_attention")):
         ctx.error("standalone-dp-attention", (ctx.option("speculative_algorithm"), ctx.option("enable_dp_attention")),
                   "SGLang raises ValueError: Currently standalone speculative decoding does not support dp attention.",
-                  exception="ValueError",
-                  fix=ctx.fix("remove --enable-dp-attention", Edit("remove", dest="enable_dp_attention")))
+                  exception="ValueError", fix=_no_attention_dp_fix(ctx))
         return
     if v.get("max_running_requests") is None:
         ctx.override("max-running-requests-default", "max_running_requests", 48,
@@ -286,6 +373,10 @@ def _eagle_family(ctx: Context, algo: str) -> None:
                       fix=ctx.fix(f"use a chain: {topk_opt} 1 {draft_opt} {steps + 1}",
                                   ctx.set_edit("speculative_eagle_topk", 1),
                                   ctx.set_edit("speculative_num_draft_tokens", steps + 1)))
+            return
+    if p.at_least("0.5.23"):
+        _rejection_sampling(ctx, algo, topk)
+        if ctx.stopped:
             return
     page = v.get("page_size")
     page = 1 if page is None else page
@@ -518,11 +609,10 @@ def _ngram(ctx: Context) -> None:
                       "only supported for the 'flashinfer' backend.", exception="ValueError",
                       fix=ctx.fix("use --page-size 1", ctx.set_edit("page_size", 1)))
             return
-    if v.get("enable_dp_attention"):
+    if _attention_dp(v) if p.at_least("0.5.23") else v.get("enable_dp_attention"):
         ctx.error("ngram-dp-attention", ctx.option("enable_dp_attention"),
                   "SGLang raises ValueError: Currently ngram speculative decoding does not support dp attention.",
-                  exception="ValueError", fix=ctx.fix("remove --enable-dp-attention",
-                                                      Edit("remove", dest="enable_dp_attention")))
+                  exception="ValueError", fix=_no_attention_dp_fix(ctx))
 
 
 def _block_drafters(ctx: Context, algo: str) -> None:
