@@ -302,3 +302,76 @@ def test_deprecated_dp_attention_flag_at_dp_1_is_no_refusal_for_ngram_in_0523():
     assert run("--speculative-algorithm NGRAM --enable-dp-attention", "0.5.23").find("ngram-dp-attention") is None
     assert run("--speculative-algorithm NGRAM --enable-dp-attention --dp-size 2 --tp 2",
                "0.5.23").find("ngram-dp-attention") is not None
+
+
+# attention backends, parallel sizes and the launch's check_server_args (read in the 0.5.23 and 0.5.5 wheels)
+
+def test_flashmla_forces_page_size_64_and_then_a_tree_draft_is_refused():
+    report = run("--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 4 "
+                 "--speculative-num-draft-tokens 8 --attention-backend flashmla", "0.5.23")
+    assert report.find("backend-page-size").to_value == 64
+    assert report.find("page-size-topk-backend").exception == "ValueError"
+
+
+@pytest.mark.parametrize("version", ["0.5.23", "0.5.5"])
+def test_tp_must_be_a_multiple_of_the_attention_dp_size(version):
+    flags = "--tp-size 2 --attn-dp-size 4" if version == "0.5.23" else "--tp-size 2 --dp-size 4 --enable-dp-attention"
+    diag = run(flags, version).find("tp-not-multiple-of-attention-dp")
+    assert diag.severity == "error" and diag.exception == "AssertionError" and "bare AssertionError" in diag.message
+
+
+def test_replicas_with_attention_dp_are_refused_in_0523():
+    diag = run("--tp-size 4 --dp-size 2 --attn-dp-size 2", "0.5.23").find("dp-replicas-with-attention-dp")
+    assert diag.exception == "ValueError" and "--dp-size 2 with --attn-dp-size 2" in diag.message
+
+
+def test_deterministic_inference_refuses_other_backends_per_release():
+    assert run("--enable-deterministic-inference --attention-backend aiter", "0.5.23").find(
+        "deterministic-backend").exception == "ValueError"
+    assert run("--enable-deterministic-inference --attention-backend fa4", "0.5.23").find(
+        "deterministic-backend") is None
+    assert run("--enable-deterministic-inference --attention-backend torch_native", "0.5.5").find(
+        "deterministic-backend").exception == "ValueError"
+
+
+def test_a_backend_the_gpu_decides_is_marked_hardware_dependent_not_predicted():
+    report = run("--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 "
+                 "--speculative-num-draft-tokens 4 --attention-backend trtllm_mha", "0.5.23")
+    diag = report.find("trtllm-mha-hopper")
+    assert diag.hardware_dependent and diag.to_json()["hardware_dependent"] is True and not report.has_errors
+
+
+def test_page_size_zero_fails_in_the_launch_check_not_in_argument_resolution():
+    diag = run("--page-size 0", "0.5.23").find("page-size-zero")
+    assert diag.stage == "check_server_args" and diag.exception == "ZeroDivisionError"
+    assert run("--page-size 0 --chunked-prefill-size -1", "0.5.23").find("page-size-zero") is None
+
+
+def test_pipeline_parallel_speculation_needs_eagle_on_prefill_nodes_in_0523():
+    eagle3 = run("--speculative-algorithm EAGLE3 --speculative-num-steps 3 --speculative-eagle-topk 1 "
+                 "--speculative-num-draft-tokens 4 --pp-size 2", "0.5.23")
+    assert "only supports EAGLE" in eagle3.find("pp-with-spec").message
+    assert eagle3.effective["disable_overlap_schedule"] is True
+    nextn = run("--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 "
+                "--speculative-num-draft-tokens 4 --pp-size 2 --disaggregation-mode prefill", "0.5.23")
+    assert nextn.find("pp-with-spec") is None
+
+
+def test_context_length_reads_human_readable_ints_case_sensitively():
+    assert run("--context-length 2k", "0.5.23").effective["context_length"] == 2000
+    assert run("--context-length 1Ki", "0.5.23").effective["context_length"] == 1024
+    diag = run("--context-length 8K", "0.5.23").find("bad-value")
+    assert diag.severity == "error" and "Suffixes are case-sensitive" in diag.message
+
+
+def test_a_retired_valued_flag_takes_its_value():
+    report = run("--monokernel-backend amd", "0.5.23")
+    assert not report.has_errors and report.find("unknown-flag") is None
+
+
+def test_bogus_spec_v2_value_only_warns_in_055():
+    report = validate_command("SGLANG_ENABLE_SPEC_V2=bogus " + BASE + "--speculative-algorithm EAGLE "
+                              "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4",
+                              "0.5.5", LLAMA)
+    diag = report.find("bad-env-value")
+    assert diag.severity == "warning" and not report.has_errors

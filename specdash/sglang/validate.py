@@ -17,7 +17,7 @@ from specdash.sglang.arguments import parse_arguments
 from specdash.sglang.command import LaunchCommand, parse_command
 from specdash.sglang.diagnostics import SEVERITY_RANK, Diagnostic, Edit, Fix
 from specdash.sglang.flags import load_table
-from specdash.sglang.rules import Context, advice, argparse_level, speculative
+from specdash.sglang.rules import Context, advice, argparse_level, backends, launch_checks, parallel, speculative
 from specdash.sglang.rules.advice import check_pairing
 from specdash.sglang.versions import CURRENT_RELEASE, Profile, profile_notice, profile_or_newest
 
@@ -167,7 +167,14 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
                     "taken from an argparse 'unrecognized arguments' line: every flag listed there was rejected")
         argparse_level.check(ctx)
         ctx = _with_renames(ctx)
-        speculative.resolve(ctx)
+        stopped_by_argparse = ctx.stopped
+        for step in (backends.resolve, parallel.check, backends.pipeline_overlap):
+            if not ctx.stopped:
+                step(ctx)
+        if stopped_by_argparse or not ctx.stopped:
+            speculative.resolve(ctx)
+            backends.deterministic_after_speculative(ctx)
+            launch_checks.check(ctx)
         advice.check(ctx)
         check_pairing(ctx, model_config, draft_config)
     effective = {f: ctx.values.get(f) for f in EFFECTIVE_FIELDS if f in ctx.values}

@@ -58,11 +58,6 @@ def check(ctx: Context) -> None:
                     "bench_speculative skips such configurations (the extra verified tokens rarely pay off).",
                     ctx.fix(f"set --speculative-num-draft-tokens {steps * topk + 1}",
                             ctx.set_edit("speculative_num_draft_tokens", steps * topk + 1)))
-    if (v.get("pp_size") or 1) > 1 and ctx.profile.at_least("0.5.0rc0") and not ctx.profile.at_least("0.5.16"):
-        ctx.error("pp-with-spec", ctx.option("pp_size"),
-                  "SGLang raises AssertionError: Pipeline parallelism is not compatible with overlap schedule, "
-                  "speculative decoding, mixed chunked prefill.", exception="AssertionError", stage="server_args",
-                  fix=ctx.fix("remove --pp-size", Edit("remove", dest="pp_size")), stop=False)
     if v.get("enable_lora") or v.get("lora_paths"):
         if ctx.profile.at_least("0.5.8") and algo != "NGRAM":
             ctx.error("lora-with-spec", ctx.option("lora_paths"),

@@ -18,6 +18,7 @@ from specdash.sglang.architectures import (
 )
 from specdash.sglang.diagnostics import Edit
 from specdash.sglang.rules.context import Context
+from specdash.sglang.rules.parallel import attention_dp_layout
 
 #: Builtin algorithm names of the current profile (``SpeculativeAlgorithm`` enum, 0.5.23) plus the NEXTN alias.
 CURRENT_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO", "FROZEN_KV_MTP")
@@ -35,6 +36,13 @@ def _env_bool(ctx: Context, name: str, default: bool) -> bool:
         return True
     if value in _FALSE:
         return False
+    if not ctx.profile.at_least("0.5.8"):
+        # EnvField.get in sglang/srt/environ.py (read in 0.5.5) warns and falls back to the default
+        ctx.add("warning", "bad-env-value", name,
+                f'{name}={raw}: "{value}" is not a valid boolean value; SGLang warns and uses the default '
+                f"({'true' if default else 'false'})",
+                ctx.fix(f"set {name}=1", Edit("set_env", option=name, value="1")))
+        return default
     ctx.error("bad-env-value", name, f'{name}={raw}: SGLang raises ValueError: "{value}" is not a valid boolean '
               "value (use 1/0 or true/false)", exception="ValueError", stage="server_args", stop=False,
               fix=ctx.fix(f"set {name}=1", Edit("set_env", option=name, value="1")))
@@ -47,7 +55,7 @@ def resolve(ctx: Context) -> None:
     algo = v.get("speculative_algorithm")
     if algo is None:
         if p.at_least("0.5.23"):
-            _block_verification_and_sink(ctx, None)
+            _checks_with_or_without_algorithm(ctx, None)
         return
     algo_opt = ctx.option("speculative_algorithm")
     if p.at_least("0.5.16"):
@@ -73,7 +81,7 @@ def resolve(ctx: Context) -> None:
             and v.get("speculative_draft_model_revision") is None:
         v["speculative_draft_model_revision"] = "main"
     if p.at_least("0.5.23"):
-        _block_verification_and_sink(ctx, algo)
+        _checks_with_or_without_algorithm(ctx, algo)
         if ctx.stopped:
             return
     if p.at_least("0.5.16"):
@@ -91,12 +99,24 @@ def resolve(ctx: Context) -> None:
         _block_drafters(ctx, algo)
 
 
-def _block_verification_and_sink(ctx: Context, algo: str | None) -> None:
+def _checks_with_or_without_algorithm(ctx: Context, algo: str | None) -> None:
     """Checks ``handle_speculative_decoding`` (``arg_groups/speculative_hook.py``, read in the 0.5.23 wheel) makes
     whether or not an algorithm is set: ``--speculative-use-block-verification`` only with EAGLE / EAGLE3 / NEXTN /
     DFLASH / DSPARK on CUDA or ROCm, and it switches rejection sampling on for EAGLE / EAGLE3;
-    ``--speculative-draft-sink-size`` must be >= 0 and needs ``--speculative-draft-window-size``."""
+    ``--speculative-draft-window-size`` must be positive; ``--speculative-draft-sink-size`` must be >= 0 and needs
+    the window; ``SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION`` needs single-layer EAGLE / EAGLE3 / DSPARK."""
     v = ctx.values
+    draft_a2a = v.get("speculative_moe_a2a_backend")
+    if draft_a2a is None and algo is not None and algo != "NGRAM":
+        draft_a2a = v.get("moe_a2a_backend")
+    if draft_a2a == "deepep_v2":
+        # validate_deepep_v2_speculative_draft (arg_groups/moe_hook.py, 0.5.23), run before the speculative hook
+        opt = ctx.option("speculative_moe_a2a_backend")
+        ctx.error("deepep-v2-draft", (opt,),
+                  f"SGLang raises ValueError: DeepEP v2 MoE is not validated as a speculative draft backend. Select "
+                  f"another {opt}.", exception="ValueError",
+                  fix=ctx.fix(f"set {opt} none", ctx.set_edit("speculative_moe_a2a_backend", "none")))
+        return
     if v.get("speculative_use_block_verification"):
         opt = ctx.option("speculative_use_block_verification")
         device = v.get("device") or "cuda"  # unset: chosen from the hardware, a CUDA/ROCm GPU on a GPU host
@@ -115,6 +135,12 @@ def _block_verification_and_sink(ctx: Context, algo: str | None) -> None:
             ctx.override("block-verification-rejection-sampling", "speculative_use_rejection_sampling", True,
                          "block verification needs sampled proposals: SGLang switches rejection sampling on",
                          flags=(ctx.option("speculative_use_rejection_sampling"), opt))
+    window = v.get("speculative_draft_window_size")
+    if window is not None and int(window) <= 0:
+        ctx.error("draft-window-not-positive", ctx.option("speculative_draft_window_size"),
+                  f"SGLang raises ValueError: --speculative-draft-window-size must be positive, got {window}.",
+                  exception="ValueError")
+        return
     sink = v.get("speculative_draft_sink_size")
     if sink is not None:
         opt = ctx.option("speculative_draft_sink_size")
@@ -127,6 +153,14 @@ def _block_verification_and_sink(ctx: Context, algo: str | None) -> None:
             ctx.error("draft-sink-without-window", (opt, window_opt),
                       f"SGLang raises ValueError: {opt} requires {window_opt}.", exception="ValueError",
                       fix=ctx.fix(f"remove {opt}", Edit("remove", dest="speculative_draft_sink_size")))
+            return
+    if _env_bool(ctx, "SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION", False) and \
+            (algo not in ("EAGLE", "EAGLE3", "DSPARK") or v.get("enable_multi_layer_eagle")):
+        ctx.error("dp-spec-prefill-coordination", ("SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION",),
+                  "SGLang raises ValueError: DP spec/prefill coordination requires single-layer EAGLE, EAGLE3 or "
+                  f"DSPARK (speculative algorithm here: {algo or 'none'}).", exception="ValueError",
+                  fix=ctx.fix("unset SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION",
+                              Edit("unset_env", option="SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION")))
 
 
 def _rejection_sampling(ctx: Context, algo: str, topk: int) -> None:
@@ -190,9 +224,7 @@ ADAPTIVE_DEFAULT_CANDIDATE_STEPS = (0, 1, 3, 5, 7)
 def _attention_dp(v: dict) -> bool:
     """Attention data parallelism is on: ``--attn-dp-size`` > 1, or the older spelling ``--enable-dp-attention``
     with ``--dp-size`` > 1 (``handle_deprecated_dp_attention`` in ``arg_groups/parallel_hook.py``, 0.5.23)."""
-    attn_dp = v.get("attn_dp_size") or 1
-    dp = v.get("dp_size") or 1
-    return attn_dp > 1 or (bool(v.get("enable_dp_attention")) and dp > 1)
+    return attention_dp_layout(v)[0] > 1
 
 
 def _no_attention_dp_fix(ctx: Context):
@@ -411,7 +443,8 @@ def _eagle_family(ctx: Context, algo: str) -> None:
                     f"topk {topk} > 1 with --page-size {page} > 1 is accepted only with attention backend "
                     f"{' / '.join(allowed)}; the backend is chosen automatically from the GPU and model here, and "
                     "SGLang raises ValueError if it is another one.",
-                    ctx.fix(f"add --attention-backend {allowed[0]}", ctx.set_edit("attention_backend", allowed[0])))
+                    ctx.fix(f"add --attention-backend {allowed[0]}", ctx.set_edit("attention_backend", allowed[0])),
+                    hardware_dependent=True)
         elif backend not in allowed:
             if p.at_least("0.5.16"):
                 msg = (f"speculative_eagle_topk > 1 with page_size > 1 is only supported on {allowed}; got "
@@ -601,7 +634,8 @@ def _ngram(ctx: Context) -> None:
             ctx.add("warning", "page-size-topk-auto-backend", ctx.option("page_size"),
                     f"NGRAM uses topk {breadth} (> 1); with --page-size {page} > 1 SGLang accepts only the flashinfer "
                     "attention backend and raises ValueError otherwise; the backend is chosen automatically here.",
-                    ctx.fix("add --attention-backend flashinfer", ctx.set_edit("attention_backend", "flashinfer")))
+                    ctx.fix("add --attention-backend flashinfer", ctx.set_edit("attention_backend", "flashinfer")),
+                    hardware_dependent=True)
         elif backend != "flashinfer":
             ctx.error("page-size-topk-backend", (ctx.option("page_size"), ctx.option("attention_backend")),
                       f"SGLang raises ValueError: speculative_eagle_topk({breadth}) > 1 with page_size({page}) > 1 is "
@@ -615,9 +649,86 @@ def _ngram(ctx: Context) -> None:
                   exception="ValueError", fix=_no_attention_dp_fix(ctx))
 
 
+def _dflash_0523(ctx: Context) -> None:
+    """``_handle_dflash`` of ``arg_groups/speculative_hook.py`` as read in the 0.5.23 wheel: device, attention-DP
+    and pipeline refusals, num_steps/topk forced to 1, the verify width from ``--speculative-dflash-block-size`` (or
+    the draft's config.json, not read here), the draft window, request cap 48; mixed chunked prefill is kept."""
+    v = ctx.values
+    device = v.get("device") or "cuda"
+    if not (device.startswith("cuda") or device in ("npu", "xpu")):
+        ctx.error("dflash-device", ctx.option("device"),
+                  f"SGLang raises ValueError: DFLASH speculative decoding is not supported by SRTPlatform on device "
+                  f"'{device}'.", exception="ValueError")
+        return
+    if attention_dp_layout(v)[0] > 1 and device != "npu":
+        problem = None
+        if not device.startswith("cuda"):
+            problem = "DFLASH with dp attention requires CUDA or NPU."
+        elif not v.get("enable_dp_lm_head"):
+            problem = "DFLASH with dp attention requires --enable-dp-lm-head."
+        elif (v.get("attn_cp_size") or 1) != 1:
+            problem = "DFLASH with dp attention does not support context parallel."
+        elif _env_bool(ctx, "SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION", False):
+            problem = "DFLASH with dp attention requires SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION=0."
+        if problem:
+            fix = (ctx.fix("add --enable-dp-lm-head", ctx.set_edit("enable_dp_lm_head", None))
+                   if "lm-head" in problem else None)
+            ctx.error("dflash-dp-attention", (ctx.option("speculative_algorithm"), ctx.option("attn_dp_size")),
+                      f"SGLang raises ValueError: {problem}", exception="ValueError", fix=fix)
+            return
+    if (v.get("pp_size") or 1) != 1:
+        ctx.error("dflash-pp", ctx.option("pp_size"),
+                  "SGLang raises ValueError: Currently DFLASH speculative decoding only supports pp_size == 1.",
+                  exception="ValueError", fix=ctx.fix(f"set {ctx.option('pp_size')} 1", ctx.set_edit("pp_size", 1)))
+        return
+    if v.get("speculative_draft_model_path") is None:
+        ctx.error("dflash-draft-missing", ctx.option("speculative_draft_model_path"),
+                  "SGLang raises ValueError: DFLASH speculative decoding requires setting "
+                  "--speculative-draft-model-path.", exception="ValueError")
+        return
+    for dest in ("speculative_num_steps", "speculative_eagle_topk"):
+        if v.get(dest) not in (None, 1):
+            ctx.override("dflash-forces-1", dest, 1, f"DFLASH only supports {dest} == 1")
+        v[dest] = 1
+    block = v.get("speculative_dflash_block_size")
+    draft_opt = ctx.option("speculative_num_draft_tokens")
+    if block is not None:
+        block_opt = ctx.option("speculative_dflash_block_size")
+        if block <= 0:
+            ctx.error("dflash-block-size", block_opt, f"SGLang raises ValueError: DFLASH requires {block_opt} to be "
+                      f"positive, got {block}.", exception="ValueError")
+            return
+        draft = v.get("speculative_num_draft_tokens")
+        if draft is not None and draft != block:
+            ctx.error("dflash-block-size-mismatch", (draft_opt, block_opt),
+                      f"SGLang raises ValueError: Both {draft_opt} and {block_opt} are set but they differ. For "
+                      f"DFLASH they must match. speculative_num_draft_tokens={draft}, "
+                      f"speculative_dflash_block_size={block}.", exception="ValueError",
+                      fix=ctx.fix(f"remove {draft_opt}", Edit("remove", dest="speculative_num_draft_tokens")))
+            return
+        v["speculative_num_draft_tokens"] = block
+    if v.get("speculative_num_draft_tokens") is None:
+        ctx.add("info", "dflash-block-size-from-draft", draft_opt,
+                "DFLASH's verify width (block size) comes from the draft's config.json (16 when it names none), "
+                "which is not read here")
+    window = v.get("speculative_draft_window_size")
+    draft = v.get("speculative_num_draft_tokens")
+    if window is not None and draft is not None and window < draft:
+        ctx.error("dflash-window-below-block", (ctx.option("speculative_draft_window_size"), draft_opt),
+                  "SGLang raises ValueError: --speculative-draft-window-size must be >= --speculative-num-draft-tokens "
+                  f"(block_size). window_size={window}, block_size={draft}.", exception="ValueError")
+        return
+    if v.get("max_running_requests") is None:
+        ctx.override("max-running-requests-default", "max_running_requests", 48,
+                     "SGLang lowers the request cap to 48 for speculative decoding")
+
+
 def _block_drafters(ctx: Context, algo: str) -> None:
     """DFLASH / DSPARK (0.5.16+): num_steps and topk forced to 1, request cap 48, mixed chunk off."""
     v = ctx.values
+    if algo == "DFLASH" and ctx.profile.at_least("0.5.23"):
+        _dflash_0523(ctx)
+        return
     if algo == "DFLASH" and v.get("speculative_draft_model_path") is None:
         ctx.error("dflash-draft-missing", ctx.option("speculative_draft_model_path"),
                   "SGLang raises ValueError: DFLASH speculative decoding requires setting "
