@@ -77,8 +77,10 @@ def resolve(ctx: Context) -> None:
                      "NEXTN is an alias: SGLang runs it with the EAGLE implementation")
         algo = "EAGLE"
     v["speculative_algorithm"] = algo
-    if v.get("speculative_draft_model_path") is not None and "speculative_draft_model_revision" in v \
-            and v.get("speculative_draft_model_revision") is None:
+    # handle_speculative_decoding sets the draft revision to "main" from 0.5.16 (arg_groups/speculative_hook.py);
+    # 0.5.5's ServerArgs leaves it None (read in the 0.5.5 wheel)
+    if p.at_least("0.5.16") and v.get("speculative_draft_model_path") is not None \
+            and "speculative_draft_model_revision" in v and v.get("speculative_draft_model_revision") is None:
         v["speculative_draft_model_revision"] = "main"
     if p.at_least("0.5.23"):
         _checks_with_or_without_algorithm(ctx, algo)
