@@ -15,7 +15,7 @@ import pytest
 from specdash.app.main import SpecdashApp
 from specdash.hosts.base import ConnState
 from specdash.logs.parser import LineKind
-from test_gpu_support import FakeGpuState
+from support.gpu import FakeGpuState
 from support.pilot import wait_until
 
 REPO = Path(__file__).resolve().parent.parent

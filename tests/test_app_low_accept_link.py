@@ -7,7 +7,7 @@ from pathlib import Path
 from specdash.app.main import SpecdashApp
 from specdash.hosts.local import LocalHost
 from support.pilot import wait_until
-from test_gpu_support import FakeGpuState
+from support.gpu import FakeGpuState
 
 DEMO = (Path(__file__).resolve().parent.parent / "sessions" / "demo-server.log").read_text()
 

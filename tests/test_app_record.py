@@ -24,7 +24,7 @@ from specdash.app.replay import ReplayApp
 from specdash.bench.sweep import SweepResult
 from specdash.session.reader import read_session
 from specdash.session.recorder import Recorder
-from test_gpu_support import FakeGpuState
+from support.gpu import FakeGpuState
 from support.pilot import wait_until
 
 REPO = Path(__file__).resolve().parent.parent

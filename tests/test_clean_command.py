@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_gpu_support import FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans, wait_until
+from support.gpu import FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans, poll_until
 from test_ps_command import specdash
 
 
@@ -16,7 +16,7 @@ def test_clean_yes_kills_orphans_only_and_reports_memory_released(tmp_path):
         state.add_process(bystander.pid, 0, 2000)
         out = specdash(state, "clean", "local", "--yes", "--grace-s", "2")
         assert out.returncode == 0, out.stdout + out.stderr
-        assert wait_until(lambda: not any(pid_alive(p) for p in pids))
+        assert poll_until(lambda: not any(pid_alive(p) for p in pids))
         assert bystander.poll() is None
         assert "killed 2 of 2 processes: 73000 MiB -> 0 MiB held" in out.stdout
         assert "GPU 0: 38004 -> 2004 MiB" in out.stdout and "GPU memory released" in out.stdout

@@ -13,7 +13,7 @@ from specdash.gpu.classify import (classify, crashed_server_members, is_launcher
                                    summarize)
 from specdash.gpu.model import GpuInfo, GpuProcess, GpuSnapshot
 from specdash.gpu.proctable import SEPARATOR, parse_process_table, parse_stat_line
-from test_gpu_support import DATA
+from support.gpu import DATA
 
 
 def table(*rows):

@@ -118,7 +118,7 @@ def test_in_a_container_a_listed_pid_without_device_files_is_not_trusted(tmp_pat
     from specdash.gpu.container import ContainerInfo
     from specdash.gpu.inspect import build_view
     from specdash.gpu.proctable import read_process_table
-    from test_gpu_support import reap_group, spawn_orphans
+    from support.gpu import reap_group, spawn_orphans
 
     dev = tmp_path / "nvidia0"
     dev.write_bytes(b"")

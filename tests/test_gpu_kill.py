@@ -17,7 +17,7 @@ from specdash.gpu.kill import safe_kill
 from specdash.gpu.proctable import current_user, read_process_table
 from specdash.gpu.sampler import make_sampler
 from specdash.hosts.local import LocalHost
-from test_gpu_support import (FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans, wait_until)
+from support.gpu import (FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans, poll_until)
 
 
 @pytest.fixture
@@ -100,7 +100,7 @@ async def test_reused_pid_is_never_signalled(gpu):
     (row,) = await classified(host, sampler)
     assert row.process_class == "orphan"
     reap_group(pgid)
-    assert wait_until(lambda: not pid_alive(pid))
+    assert poll_until(lambda: not pid_alive(pid))
     innocent = _spawn_with_pid(pid)
     if innocent is None:  # not root / no ns_last_pid: same PID, different start time, as a reused PID has
         innocent = spawn_holder("innocent")
@@ -152,7 +152,7 @@ async def test_real_process_of_another_user_is_never_offered_nor_signalled(gpu):
                               sys.executable, "-c", "import time\nwhile True: time.sleep(1)",
                               "sglang::scheduler_TP0"], start_new_session=True)
     try:
-        assert wait_until(lambda: (pathlib.Path(f"/proc/{other.pid}/status").read_text().find(
+        assert poll_until(lambda: (pathlib.Path(f"/proc/{other.pid}/status").read_text().find(
             f"Uid:\t{nobody.pw_uid}") >= 0))
         state.add_process(other.pid, 0, 70000)
         (row,) = await classified(host, sampler)
@@ -193,7 +193,7 @@ async def test_kill_recording_and_replay_summary_name_the_class(gpu):
         def _record(self, kind, **fields):
             recorded.append({"kind": kind, "t": 1.0, **fields})
 
-    RecordingMixin.on_gpu_pane_kill_finished(App(), type("Message", (), {"report": report})())
+    RecordingMixin.record_kill(App(), type("Message", (), {"report": report})())
     (line, detail) = _entry(event_from_dict(recorded[0]))
     assert line == (f"kill        2 orphans of a crashed server (PID {pids[0]}, {pids[1]}): released, GPU memory "
                     "36000 -> 0 MiB")

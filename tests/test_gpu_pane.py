@@ -12,7 +12,7 @@ from specdash.app.gpus import GpuPane
 from specdash.app.gpus.commands import GpuCommands
 from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.hosts.local import LocalHost
-from test_gpu_support import FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans
+from support.gpu import FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans
 
 
 class PaneApp(App):

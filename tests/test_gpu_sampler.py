@@ -8,7 +8,7 @@ import os
 from specdash.gpu.sampler import make_sampler
 from specdash.hosts.base import HostError
 from specdash.hosts.local import LocalHost
-from test_gpu_support import FakeGpuState, reap_group, spawn_holder
+from support.gpu import FakeGpuState, reap_group, spawn_holder
 
 
 async def test_stream_follows_processes_appearing_and_exiting(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 from specdash.gpu import smi
-from test_gpu_support import DATA, FAKES_BIN, FakeGpuState, spawn_holder, reap_group
+from support.gpu import DATA, FAKES_BIN, FakeGpuState, spawn_holder, reap_group
 
 
 def read(name: str) -> str:

@@ -20,9 +20,9 @@ import urllib.request
 
 import pytest
 
-from double_support import harness
-from test_gpu_support import (FAKES_BIN, FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans,
-                              wait_until)
+from support.double import harness
+from support.gpu import (FAKES_BIN, FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans,
+                              poll_until)
 from test_ps_command import specdash
 
 TRAIN = "import time\nwhile True: time.sleep(0.2)\n"
@@ -72,7 +72,7 @@ def by_pid(data: dict) -> dict[int, dict]:
 
 
 def wait_gpu_pids(env: dict, n: int, timeout_s: float = 30) -> list[int]:
-    assert wait_until(lambda: len(harness.gpu_processes(env)) >= n, timeout_s), harness.gpu_processes(env)
+    assert poll_until(lambda: len(harness.gpu_processes(env)) >= n, timeout_s), harness.gpu_processes(env)
     return [p["pid"] for p in harness.gpu_processes(env)]
 
 
@@ -82,7 +82,7 @@ def test_nohup_server_from_an_exited_shell_is_a_healthy_server_and_survives_clea
     launcher, pgid = nohup_from_exited_shell(env, harness.launch_command(port, extra="--tp 2"), tmp_path / "s.log")
     started_groups.append(pgid)
     assert launcher != pgid  # not a group leader: the shell led the group, and it has exited
-    assert wait_until(lambda: health(port) == 200, 30), (tmp_path / "s.log").read_text()
+    assert poll_until(lambda: health(port) == 200, 30), (tmp_path / "s.log").read_text()
     schedulers = wait_gpu_pids(env, 2)
     assert proc_stat(launcher)[1] != str(os.getpid())  # re-parented (PPID 1 or a subreaper)
     data = ps_json(env)
@@ -154,7 +154,7 @@ def test_server_in_a_foreground_interactive_shell_is_a_server(tmp_path, started_
             return bool(schedulers) and health(port) == 200
 
         os.set_blocking(fd, False)
-        assert wait_until(up, 30), log.read_text() if log.exists() else "no log"
+        assert poll_until(up, 30), log.read_text() if log.exists() else "no log"
         launcher = int(proc_stat(schedulers[0])[1])
         lstat = proc_stat(launcher)
         started_groups.append(int(lstat[2]))
@@ -184,7 +184,7 @@ def test_crashed_server_is_cleaned_whole_and_a_job_in_its_group_is_left(tmp_path
     job, launcher = (int(x) for x in out.stdout.split())
     pgid = int(proc_stat(job)[2])
     started_groups.append(pgid)
-    assert wait_until(lambda: proc_stat(launcher) is None or proc_stat(launcher)[0] == "Z", 30)
+    assert poll_until(lambda: proc_stat(launcher) is None or proc_stat(launcher)[0] == "Z", 30)
     schedulers = wait_gpu_pids(env, 2)
     members = [p for p in harness.pids_in_group(pgid) if p not in schedulers + [job]]
     assert len(members) == 1  # the detokenizer
@@ -214,7 +214,7 @@ def test_crashed_server_is_cleaned_whole_and_a_job_in_its_group_is_left(tmp_path
         detok: "process of a crashed server (no GPU memory)"}
     assert "2 orphans of a crashed server, 1 process of a crashed server (no GPU memory)" in result["report"]["summary"]
     assert f"left alone: PID {job}" in result["report"]["summary"]
-    assert wait_until(lambda: harness.pids_in_group(pgid) == [job])  # the whole server went; the job did not
+    assert poll_until(lambda: harness.pids_in_group(pgid) == [job])  # the whole server went; the job did not
     assert not harness.gpu_processes(env)
 
 

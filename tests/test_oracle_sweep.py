@@ -92,3 +92,26 @@ async def test_builder_pane_detects_version_and_dry_runs_on_the_host(tmp_path):
         assert pane.dry_run_result is not None and pane.dry_run_result.ok
         assert pane.disagreements == []
         assert "agrees with specdash" in str(pane.query_one("#builder-status").render())
+
+
+_bspec = importlib.util.spec_from_file_location("oracle_broad_sweep", REPO / "tools" / "sglang_oracle" / "broad_sweep.py")
+broad = importlib.util.module_from_spec(_bspec)
+_bspec.loader.exec_module(broad)
+VENV_055 = Path(os.environ.get("SPECDASH_ORACLE_VENV_055", str(Path.home() / ".cache" / "specdash-oracle-055")))
+
+
+@pytest.mark.timeout(3600)
+@pytest.mark.parametrize("version, venv", [("0.5.23", sweep.DEFAULT_VENV), ("0.5.5", VENV_055)])
+def test_broad_sweep_agrees_with_real_sglang_on_995_percent(tmp_path, version, venv):
+    python = sweep.oracle_python(venv)
+    if python is None:
+        pytest.skip(f"no oracle venv for {version} at {venv} (tools/sglang_oracle/README.md)")
+    models = broad.make_models(tmp_path)
+    cases = broad.generate(2000, 20261201, models, version)
+    results = sweep.run_oracle(cases, python, timeout_s=3000)
+    agree, hardware, bad = broad.judge(cases, results, version)
+    counted = len(cases) - hardware
+    lines = [f"{c['text']}: " + "; ".join(f"{d.field} specdash={d.specdash!r} sglang={d.sglang!r}" for d in diffs)
+             for c, diffs, _, _ in bad]
+    print(f"SGLang {version}: {agree}/{counted} agree, {hardware} hardware-dependent")
+    assert agree >= 0.995 * counted, "\n".join(lines[:40])

@@ -10,6 +10,7 @@ import pytest
 
 from specdash.sglang.pairing import analyze_pairing, parse_version, rule_for
 from support.pairing import ALL, WORKED, load
+from specdash.sglang.pairing.layer_rules import is_newer_than_known
 
 
 @pytest.mark.parametrize("target, draft, expected", WORKED, ids=[w[1] for w in WORKED])
@@ -33,9 +34,17 @@ def test_version_thresholds_follow_the_wheels():
 
 
 def test_version_parsing():
-    assert parse_version("0.5.15.post1") == (0, 5, 15, 1)
-    assert parse_version("v0.5.9") == (0, 5, 9, 0)
-    assert parse_version("0.5.24.dev3+gabcdef") == (0, 5, 24, 0)
+    assert parse_version("0.5.15.post1") > parse_version("0.5.15")
+    assert parse_version("v0.5.9") == parse_version("0.5.9")
+    assert parse_version("0.5.23") < parse_version("0.5.24.dev3+gabcdef") < parse_version("0.5.24")
+
+
+def test_pre_releases_get_the_rules_of_their_place_in_the_release_order():
+    # a pre-release of a release after the rule change has the new rule, not the oldest one
+    assert rule_for("gpt_oss", "0.5.18rc1").boundary_rule
+    assert rule_for("first_id", "0.5.14rc0").first_id_rule
+    assert not rule_for("first_id", "0.5.13rc0").first_id_rule  # before the release that brought it
+    assert is_newer_than_known("0.5.24rc0") and not is_newer_than_known("0.5.23.post1")
     with pytest.raises(ValueError, match="not an SGLang version"):
         parse_version("latest")
 

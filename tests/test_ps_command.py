@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from test_gpu_support import FakeGpuState, reap_group, spawn_orphans
+from support.gpu import FakeGpuState, reap_group, spawn_orphans
 
 
 def specdash(state: FakeGpuState | None, *args: str, env: dict | None = None, stdin: str | None = None):

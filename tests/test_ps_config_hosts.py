@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from test_gpu_support import FakeGpuState
+from support.gpu import FakeGpuState
 
 
 def ps(env, *args):

@@ -91,8 +91,12 @@ def test_fix_edits_keep_continuations():
 
 
 def test_versions_and_profiles():
-    assert parse_version("0.5.3.post3") == (0, 5, 3, 3)
+    assert parse_version("0.5.3.post3") > parse_version("0.5.3") > parse_version("0.5.2.post9")
     assert parse_version("0.5.0rc0") < parse_version("0.5.0")
+    # pre-releases and source builds sit between the releases around them (PEP 440)
+    assert parse_version("0.5.23") < parse_version("0.5.24.dev3+gabc") < parse_version("0.5.24rc0") \
+        < parse_version("0.5.24")
+    assert profile_for("0.5.18rc1").name == "0.5.16" and profile_for("0.5.12rc1").name == "0.5.11"
     assert profile_for("0.4.10.post2").name == "0.4.7"
     assert profile_for("0.5.9").name == "0.5.5" and profile_for("0.5.9").flag_release == "0.5.9"
     assert profile_for("0.5.20").flag_release == "0.5.23"

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from specdash.sglang.arguments import Occurrence, ParsedArguments, parse_arguments
 from specdash.sglang.command import LaunchCommand, parse_command
-from specdash.sglang.fixes import remove_span, splice
+from specdash.sglang.fixes import drop_empty_continuations, remove_span, splice
 from specdash.sglang.flags import FlagSpec, FlagTable, load_table, normalise_foreign
 from specdash.sglang.versions import profile_for
 
@@ -144,7 +144,7 @@ def set_flag(text: str, option: str, value: FlagValue, release: str | None = Non
 def _remove(text: str, occurrences: list[Occurrence]) -> str:
     for occ in sorted(occurrences, key=lambda o: o.start, reverse=True):
         text = remove_span(text, occ.start, occ.end)
-    return text
+    return drop_empty_continuations(text)
 
 
 def remove_flags(text: str, predicate: Callable[[str], bool], release: str | None = None) -> str:

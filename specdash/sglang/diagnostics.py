@@ -3,7 +3,8 @@
 A :class:`Diagnostic` has a ``severity``:
 
 - ``error``    SGLang will refuse the command or crash (``stage`` says when: ``argparse``, ``server_args`` while
-               resolving arguments, ``startup`` later in the launch, ``runtime`` on the first requests);
+               resolving arguments, ``check_server_args`` in the check the launch runs right after resolving,
+               ``startup`` later in the launch, ``runtime`` on the first requests);
 - ``override`` SGLang will silently use a different value than the one typed (``from_value`` -> ``to_value``);
 - ``warning``  legal but harmful;
 - ``info``     auto-chosen values and other facts worth seeing.
@@ -73,7 +74,9 @@ class Diagnostic:
     """One finding. ``code`` is stable (e.g. ``steps-missing``), ``flags`` the option names concerned (canonical
     spellings), ``message`` plain words (for errors: the exception SGLang raises and its message), ``fix`` a
     :class:`Fix` or None; ``stage`` where SGLang fails (errors only); ``exception`` its type name;
-    ``from_value``/``to_value`` for overrides; ``field`` the ServerArgs field an override or info is about."""
+    ``from_value``/``to_value`` for overrides; ``field`` the ServerArgs field an override or info is about;
+    ``hardware_dependent`` True when the outcome depends on the GPU host (e.g. the attention backend SGLang picks
+    from the GPU): the diagnostic then names the condition instead of predicting one outcome."""
 
     severity: str
     code: str
@@ -85,10 +88,12 @@ class Diagnostic:
     field: str | None = None
     from_value: Any = None
     to_value: Any = None
+    hardware_dependent: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """``{"severity", "code", "flags", "message", "fix"}`` (fix: its description or null), plus ``stage`` and
-        ``exception`` for errors and ``field``/``from``/``to`` for overrides when known."""
+        ``exception`` for errors, ``field``/``from``/``to`` for overrides when known, and ``"hardware_dependent": true``
+        when the outcome depends on the GPU host."""
         out: dict[str, Any] = {
             "severity": self.severity,
             "code": self.code,
@@ -105,4 +110,6 @@ class Diagnostic:
         if self.severity == "override":
             out["from"] = self.from_value
             out["to"] = self.to_value
+        if self.hardware_dependent:
+            out["hardware_dependent"] = True
         return out

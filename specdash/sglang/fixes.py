@@ -29,8 +29,9 @@ def splice(text: str, start: int, end: int, new: str) -> str:
 
 
 def remove_span(text: str, start: int, end: int) -> str:
-    """``text`` without ``[start, end)`` and the blanks that separated it, dropping a continuation line
-    (``  \\`` alone on its line) that becomes empty."""
+    """``text`` without ``[start, end)`` and the blanks that separated it. Offsets of text before ``start`` stay
+    valid, so several spans can be removed last-first; call :func:`drop_empty_continuations` once afterwards to
+    drop a continuation line (``  \\`` alone on its line) that became empty."""
     # take trailing blanks too (not newlines or a continuation backslash)
     while end < len(text) and text[end] in " \t":
         end += 1
@@ -38,8 +39,11 @@ def remove_span(text: str, start: int, end: int) -> str:
     if end >= len(text) or text[end] in "\n\\":
         while start > 0 and text[start - 1] in " \t":
             start -= 1
-    text = text[:start] + text[end:]
-    # drop a continuation line that is now empty
+    return text[:start] + text[end:]
+
+
+def drop_empty_continuations(text: str) -> str:
+    """Drop continuation lines left empty by removals (``\\`` alone on a line)."""
     return re.sub(r"\n[ \t]*\\[ \t]*(?=\n)", "", text)
 
 
@@ -82,7 +86,7 @@ def _apply_one(text: str, edit: Edit, release: str) -> str:
             for word in sorted(parsed.stray, key=lambda w: w.start, reverse=True):
                 if word.text == edit.typed:
                     text = remove_span(text, word.start, word.end)
-        return text
+        return drop_empty_continuations(text)
     if edit.kind == "rename":
         targets = [o for o in parsed.occurrences
                    if edit.typed is not None and normalise_foreign(o.typed) == normalise_foreign(edit.typed)]
@@ -118,7 +122,7 @@ def _apply_one(text: str, edit: Edit, release: str) -> str:
                     text = text[:line_start] + line[: env.start - line_start] + rest + text[line_end:]
             else:
                 text = remove_span(text, env.start, env.end)
-        return text
+        return drop_empty_continuations(text)
     raise ValueError(f"unknown edit kind {edit.kind!r}")
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import decimal
 import difflib
 import functools
 import json
@@ -55,8 +56,10 @@ class FlagSpec:
     def takes_value(self) -> bool:
         """False for flags that consume no value (``store_true``/``store_false``/``store_const``/deprecated)."""
         if self.action in ("store_true", "store_false", "store_const", "count", "help", "version",
-                           "DeprecatedAction", "BooleanOptionalAction") or self.action.startswith("DeprecatedStore"):
+                           "BooleanOptionalAction"):
             return False
+        # SGLang's Deprecated* actions (arg_groups/argparse_actions.py) default to nargs=0, but a retired valued
+        # flag keeps one value: ``--monokernel-backend amd`` (DeprecatedStoreConstAction, nargs=None) in 0.5.23
         return self.nargs != 0
 
     def convert(self, raw: str) -> Any:
@@ -72,7 +75,34 @@ class FlagSpec:
                 return float(raw)
             except ValueError:
                 raise ValueError(f"invalid float value: {raw!r}") from None
+        if self.type == "human_readable_int":
+            return human_readable_int(raw)
         return raw
+
+
+_SI = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+_IEC = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+_HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
+
+
+def human_readable_int(raw: str) -> int:
+    """SGLang's ``human_readable_int`` argument type (``sglang/srt/utils/common.py``, 0.5.23: ``--context-length``,
+    ``--max-total-tokens``, ...): a plain integer or one with an SI (``2k`` = 2000, ``25.6k``) or IEC (``1Ki`` =
+    1024) suffix, case-sensitive (``8K`` is refused). Raises ValueError with SGLang's words."""
+    value = raw.strip()
+    match = _HUMAN_INT.fullmatch(value)
+    if match:
+        number, suffix = match.groups()
+        if suffix in _IEC:
+            if "." in number:
+                raise ValueError(f"Decimals are not allowed with IEC suffixes like '{suffix}'.")
+            return int(number) * _IEC[suffix]
+        return int(decimal.Decimal(number) * _SI[suffix])
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"Invalid integer value: '{value}'. Use a plain integer, SI suffixes (1k, 1M), or IEC "
+                         "suffixes (1Ki, 1Mi). Suffixes are case-sensitive.") from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,6 +193,14 @@ class FlagTable:
         """Close long spellings of ``option`` in this release (difflib), best first (cached per spelling)."""
         return list(_suggest(self, option, limit))
 
+    def close_enough(self, option: str, suggestion: str) -> bool:
+        """True when ``suggestion`` is so close to ``option`` (difflib ratio >= :data:`RENAME_FLOOR`) that offering
+        it as a one-key fix is safe: a typo, not a different feature."""
+        name = option.split("=", 1)[0].replace("_", "-")
+        if not name.startswith("--"):
+            name = "--" + name.lstrip("-")
+        return difflib.SequenceMatcher(None, name, suggestion).ratio() >= RENAME_FLOOR
+
     def __hash__(self) -> int:
         return hash(self.release)
 
@@ -175,18 +213,29 @@ class FlagTable:
         return tuple(difflib.get_close_matches(name, longs, n=limit, cutoff=0.72))
 
 
+#: Similarity (difflib ratio) above which a suggestion becomes a rename fix; below it a "did you mean" is only
+#: text (``--enable-flashinfer-mla`` is not ``--enable-linker-mla-dedup``, ratio 0.74).
+RENAME_FLOOR = 0.86
+
+
 @functools.lru_cache(maxsize=4096)
 def _suggest(table: FlagTable, option: str, limit: int) -> tuple[str, ...]:
     return table._suggest_uncached(option, limit)
 
 
-def _spec_from_json(entry: dict) -> FlagSpec:
+def _spec_from_json(entry: dict, dumped: bool) -> FlagSpec:
+    """One table entry. ``dumped``: the table was read from the real parser (every nargs is as argparse holds it);
+    tables read from source with ``ast`` leave out the nargs=0 that SGLang's Deprecated* actions default to."""
     choices = entry.get("choices")
+    action = entry.get("action", "store")
+    nargs = entry.get("nargs")
+    if nargs is None and not dumped and action.startswith("Deprecated"):
+        nargs = 0
     return FlagSpec(
         options=tuple(entry["options"]),
         dest=entry["dest"],
-        action=entry.get("action", "store"),
-        nargs=entry.get("nargs"),
+        action=action,
+        nargs=nargs,
         choices=tuple(choices) if choices is not None else None,
         type=entry.get("type"),
         default=entry.get("default"),
@@ -202,7 +251,9 @@ def load_table(release: str) -> FlagTable:
     """
     path = resources.files("specdash.sglang").joinpath("data", f"flags_{release}.json")
     data = json.loads(path.read_text(encoding="utf-8"))
-    return FlagTable(release, [_spec_from_json(e) for e in data["flags"]], data.get("source", ""))
+    source = data.get("source", "")
+    dumped = source.startswith("argparse parser")
+    return FlagTable(release, [_spec_from_json(e, dumped) for e in data["flags"]], source)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,9 +17,9 @@ from specdash.sglang.arguments import parse_arguments
 from specdash.sglang.command import LaunchCommand, parse_command
 from specdash.sglang.diagnostics import SEVERITY_RANK, Diagnostic, Edit, Fix
 from specdash.sglang.flags import load_table
-from specdash.sglang.rules import Context, advice, argparse_level, speculative
+from specdash.sglang.rules import Context, advice, argparse_level, backends, launch_checks, parallel, speculative
 from specdash.sglang.rules.advice import check_pairing
-from specdash.sglang.versions import CURRENT_RELEASE, Profile, profile_for, version_notice
+from specdash.sglang.versions import CURRENT_RELEASE, Profile, profile_notice, profile_or_newest
 
 #: Fields always shown in the effective configuration (when the release has them).
 EFFECTIVE_FIELDS: tuple[str, ...] = (
@@ -130,9 +130,10 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
     ``model_config`` (for architecture-dependent choices; without it the architecture is guessed from the model
     name and labelled so). ``draft_config`` (the draft's config.json) enables the STANDALONE tokenizer check.
 
-    Raises ValueError when ``sglang_version`` is not a version string.
+    A ``sglang_version`` that is not a version string (``"unknown"``, as a source build may report) gives the newest
+    rules and a ``version_notice`` saying so; never raises for any text.
     """
-    profile = profile_for(sglang_version)
+    profile = profile_or_newest(sglang_version)
     table = load_table(profile.flag_release)
     command = parse_command(command_text)
     parsed = parse_arguments(command.args, table)
@@ -166,7 +167,14 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
                     "taken from an argparse 'unrecognized arguments' line: every flag listed there was rejected")
         argparse_level.check(ctx)
         ctx = _with_renames(ctx)
-        speculative.resolve(ctx)
+        stopped_by_argparse = ctx.stopped
+        for step in (backends.resolve, parallel.check, backends.pipeline_overlap):
+            if not ctx.stopped:
+                step(ctx)
+        if stopped_by_argparse or not ctx.stopped:
+            speculative.resolve(ctx)
+            backends.deterministic_after_speculative(ctx)
+            launch_checks.check(ctx)
         advice.check(ctx)
         check_pairing(ctx, model_config, draft_config)
     effective = {f: ctx.values.get(f) for f in EFFECTIVE_FIELDS if f in ctx.values}
@@ -182,7 +190,7 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
         architecture=arch,
         architecture_source=arch_source,
         command=command,
-        version_notice=version_notice(profile.version),
+        version_notice=profile_notice(profile),
     )
 
 

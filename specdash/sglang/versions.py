@@ -32,6 +32,8 @@ import dataclasses
 import functools
 import re
 
+from packaging.version import InvalidVersion, Version
+
 #: Releases whose flag tables are shipped (``data/flags_<v>.json``), ascending.
 FLAG_TABLE_RELEASES: tuple[str, ...] = (
     "0.4.1", "0.4.3", "0.4.5", "0.4.7", "0.4.10", "0.5.1", "0.5.5", "0.5.8", "0.5.9", "0.5.10", "0.5.11",
@@ -44,34 +46,50 @@ CURRENT_RELEASE = "0.5.23"
 
 
 @functools.lru_cache(maxsize=1024)
-def parse_version(text: str) -> tuple[int, int, int, int]:
-    """``"0.5.3.post3"`` -> ``(0, 5, 3, 3)``; ``"0.5.0rc0"`` -> ``(0, 5, 0, -1)`` (pre-releases sort first).
+def parse_version(text: str) -> Version:
+    """The one SGLang version type of specdash: a :class:`packaging.version.Version` (PEP 440 ordering).
 
-    Raises ValueError when ``text`` does not start with ``MAJOR.MINOR``.
+    ``"0.5.3.post3"`` > ``"0.5.3"``; ``"0.5.24rc0"`` > ``"0.5.23"`` and < ``"0.5.24"``; ``"0.5.24.dev3+gabc"`` (a
+    source build) < ``"0.5.24rc0"``; a leading ``v`` is accepted. Raises ValueError (one line) for text that is not a
+    version, e.g. ``"unknown"`` (what a source checkout without tags reports as ``sglang.__version__``).
     """
-    match = re.match(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.?post(\d+))?(rc\d+|a\d+|b\d+|\.dev\d+)?", text)
-    if not match:
-        raise ValueError(f"not an SGLang version: {text!r} (expected e.g. 0.5.9 or 0.4.10.post2)")
-    major, minor = int(match.group(1)), int(match.group(2))
-    patch = int(match.group(3) or 0)
-    post = int(match.group(5) or match.group(4) or 0)
-    if match.group(6):
-        post = -1
-    return (major, minor, patch, post)
+    cleaned = text.strip()
+    if cleaned[:1] in ("v", "V"):
+        cleaned = cleaned[1:]
+    if not re.match(r"^\d+\.\d+", cleaned):
+        raise ValueError(f"not an SGLang version: {text[:80]!r} (expected e.g. 0.5.9 or 0.4.10.post2)")
+    try:
+        return Version(cleaned)
+    except InvalidVersion:
+        raise ValueError(f"not an SGLang version: {text[:80]!r} (expected e.g. 0.5.9 or 0.4.10.post2)") from None
+
+
+def is_version(text: str | None) -> bool:
+    """True when :func:`parse_version` reads ``text``."""
+    if not text:
+        return False
+    try:
+        parse_version(text)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclasses.dataclass(frozen=True)
 class Profile:
     """A version profile: ``name`` (e.g. ``"0.5.5"``), ``releases`` (human range), ``version`` (the version asked
-    for, or the profile's representative release) and ``flag_release`` (which flag table applies)."""
+    for, or the profile's representative release), ``flag_release`` (which flag table applies) and ``requested``
+    (the text asked for when it was not a version, e.g. ``"unknown"``, and the newest rules were used instead)."""
 
     name: str
     releases: str
     version: str
     flag_release: str
 
+    requested: str | None = None
+
     @property
-    def key(self) -> tuple[int, int, int, int]:
+    def key(self) -> Version:
         """The parsed :attr:`version`, for range checks in the rules."""
         return parse_version(self.version)
 
@@ -100,7 +118,8 @@ def profile_for(version: str | None) -> Profile:
     """Return the :class:`Profile` for an SGLang version string (``None`` -> the current release).
 
     Versions older than 0.4.0 (no speculative decoding) map to the 0.4.1 profile; the caller reports that
-    separately. Raises ValueError for text that is not a version.
+    separately. Raises ValueError for text that is not a version (see :func:`profile_or_newest` for a caller that
+    must not fail, e.g. a version read from a host).
     """
     text = (version or CURRENT_RELEASE).strip()
     key = parse_version(text)
@@ -119,6 +138,15 @@ def profile_for(version: str | None) -> Profile:
     return Profile(name=chosen[0], releases=chosen[2], version=text, flag_release=flag_release)
 
 
+def profile_or_newest(version: str | None) -> Profile:
+    """Like :func:`profile_for`, but text that is not a version (``"unknown"``, ``""``, garbage from a probe) gives
+    the newest profile with :attr:`Profile.requested` set, so :func:`version_notice` can say so. Never raises."""
+    if version is None or is_version(version):
+        return profile_for(version)
+    newest = profile_for(None)
+    return dataclasses.replace(newest, requested=version.strip()[:80])
+
+
 def newer_than_known(version: str | None) -> bool:
     """True when ``version`` is a release newer than :data:`CURRENT_RELEASE`, the newest release whose
     ``server_args.py`` the rules and flag tables were checked against (None -> False: the newest known rules).
@@ -127,7 +155,13 @@ def newer_than_known(version: str | None) -> bool:
     newer. Raises ValueError for text that is not a version (see :func:`parse_version`)."""
     if version is None:
         return False
-    return parse_version(version)[:3] > parse_version(CURRENT_RELEASE)[:3]
+    return _release3(parse_version(version)) > _release3(parse_version(CURRENT_RELEASE))
+
+
+def _release3(version: Version) -> tuple[int, int, int]:
+    """MAJOR.MINOR.PATCH of ``version`` (missing parts are 0)."""
+    parts = (tuple(version.release) + (0, 0, 0))[:3]
+    return (parts[0], parts[1], parts[2])
 
 
 def version_notice(version: str | None) -> str | None:
@@ -143,6 +177,17 @@ def version_notice(version: str | None) -> str | None:
             "are not known)")
 
 
+def profile_notice(profile: Profile) -> str | None:
+    """The notice for a profile from :func:`profile_or_newest`: for a version that could not be read
+    (``Profile.requested``) one line saying so and which rules apply, else :func:`version_notice` of its version."""
+    if profile.requested is not None:
+        shown = "".join(ch if ch.isprintable() else "?" for ch in profile.requested) or "(empty)"
+        return (f"SGLang version {shown!r} is not a release number specdash can read: the newest rules are applied "
+                f"(profile {profile.name}, checked against {CURRENT_RELEASE}); pass --sglang-version to choose")
+    return version_notice(profile.version)
+
+
 def has_speculative_decoding(version: str | None) -> bool:
-    """False for releases before 0.4.0, which had no speculative decoding at all."""
-    return version is None or parse_version(version) >= (0, 4, 0, 0)
+    """False for releases before 0.4.0, which had no speculative decoding at all (text that is not a version: True,
+    the newest rules apply)."""
+    return version is None or not is_version(version) or parse_version(version) >= Version("0.4.0.dev0")

@@ -19,7 +19,8 @@ PIP="$VENV/bin/pip"
   transformers==5.19.0 tokenizers==0.23.2 sentencepiece==0.2.1 compressed-tensors==0.18.0 \
   apache-tvm-ffi==0.1.11 openai-harmony==0.0.4 \
   orjson msgspec pydantic psutil pyzmq requests aiohttp pybase64 huggingface_hub safetensors \
-  pyyaml tqdm regex packaging gguf dill loguru ipython httpx typer rich starlette
+  pyyaml tqdm regex packaging gguf dill loguru ipython httpx typer rich starlette \
+  openai==2.8.0 partial_json_parser einops zstandard
 # Smoke test: resolve one speculative command with a model dir that holds only config.json.
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT

@@ -33,6 +33,17 @@ def _plain(value):
         return str(value)
 
 
+def _check(args) -> dict:
+    """Run ``ServerArgs.check_server_args()`` (what the launch runs right after resolution, before GPU work)."""
+    if not hasattr(args, "check_server_args"):
+        return {"ok": True, "exception": None, "message": "no check_server_args"}
+    try:
+        args.check_server_args()
+        return {"ok": True, "exception": None, "message": ""}
+    except BaseException as exc:  # noqa: BLE001 - we report whatever SGLang raises
+        return {"ok": False, "exception": type(exc).__name__, "message": str(exc)[:800]}
+
+
 def resolve(argv: list[str], env: dict[str, str]) -> dict:
     from sglang.srt.server_args import prepare_server_args
 
@@ -50,8 +61,9 @@ def resolve(argv: list[str], env: dict[str, str]) -> dict:
                 resolved = args.resolved_dict()
             else:
                 resolved = vars(args)
+            check = _check(args)
         return {"ok": True, "exception": None, "message": "", "log": captured.getvalue()[-4000:],
-                "resolved": {f: _plain(resolved.get(f)) for f in FIELDS}}
+                "resolved": {f: _plain(resolved.get(f)) for f in FIELDS}, "check": check}
     except SystemExit as exc:
         return {"ok": False, "exception": "SystemExit", "message": captured.getvalue()[-800:] or str(exc),
                 "resolved": {}}

@@ -24,28 +24,20 @@ None at layer 0), boundary N only with the gpt_oss ≥ 0.5.17 code.
 from __future__ import annotations
 
 import dataclasses
-import re
+
+from packaging.version import Version
+
+from specdash.sglang import versions
 
 #: The newest SGLang whose model files these rules were read from (the sglang 0.5.23 wheel).
 NEWEST_KNOWN_VERSION = "0.5.23"
-#: First release with the DeepSeek first-id rule (PR #25454).
-FIRST_ID_RULE_SINCE = (0, 5, 13)
+#: First release with the DeepSeek first-id rule (PR #25454); its pre-releases count as before it.
+FIRST_ID_RULE_SINCE = Version("0.5.13")
 #: First release with the gpt-oss boundary rule and final-boundary capture (PR #32334).
-GPT_OSS_BOUNDARY_RULE_SINCE = (0, 5, 17)
+GPT_OSS_BOUNDARY_RULE_SINCE = Version("0.5.17")
 
-_VERSION_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.?post(\d+))?(?:[.+\-].*)?$")
-
-
-def parse_version(text: str) -> tuple[int, int, int, int]:
-    """``"0.5.15.post1"`` → ``(0, 5, 15, 1)``; ``"v0.5.9"``, ``"0.5.24.dev3+gabc"`` accepted.
-
-    Raises ValueError (one line) for anything else.
-    """
-    match = _VERSION_RE.match(text.strip())
-    if not match:
-        raise ValueError(f"not an SGLang version: {text!r} (expected e.g. 0.5.23)")
-    major, minor, patch, post = match.groups()
-    return int(major), int(minor), int(patch or 0), int(post or 0)
+#: The same version type and parser as the launch rules (PEP 440 ordering: ``0.5.18rc1`` is newer than ``0.5.17``).
+parse_version = versions.parse_version
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,15 +100,15 @@ def rule_for(family: str, version: str | None) -> CaptureRule:
     label = version or NEWEST_KNOWN_VERSION
     parsed = parse_version(label)
     if family == "first_id":
-        return CaptureRule(family, label, first_id_rule=parsed >= FIRST_ID_RULE_SINCE + (0,))
+        return CaptureRule(family, label, first_id_rule=parsed >= FIRST_ID_RULE_SINCE)
     if family == "gpt_oss":
-        return CaptureRule(family, label, boundary_rule=parsed >= GPT_OSS_BOUNDARY_RULE_SINCE + (0,))
+        return CaptureRule(family, label, boundary_rule=parsed >= GPT_OSS_BOUNDARY_RULE_SINCE)
     return CaptureRule(family, label)
 
 
 def is_newer_than_known(version: str) -> bool:
     """True when ``version`` is newer than the rules were read from."""
-    return parse_version(version) > parse_version(NEWEST_KNOWN_VERSION)
+    return versions.newer_than_known(version)
 
 
 def representative_versions() -> list[str]:

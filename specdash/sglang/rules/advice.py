@@ -59,11 +59,6 @@ def check(ctx: Context) -> None:
                     "bench_speculative skips such configurations (the extra verified tokens rarely pay off).",
                     ctx.fix(f"set --speculative-num-draft-tokens {steps * topk + 1}",
                             ctx.set_edit("speculative_num_draft_tokens", steps * topk + 1)))
-    if (v.get("pp_size") or 1) > 1 and ctx.profile.at_least("0.5.0rc0") and not ctx.profile.at_least("0.5.16"):
-        ctx.error("pp-with-spec", ctx.option("pp_size"),
-                  "SGLang raises AssertionError: Pipeline parallelism is not compatible with overlap schedule, "
-                  "speculative decoding, mixed chunked prefill.", exception="AssertionError", stage="server_args",
-                  fix=ctx.fix("remove --pp-size", Edit("remove", dest="pp_size")), stop=False)
     if v.get("enable_lora") or v.get("lora_paths"):
         if ctx.profile.at_least("0.5.8") and algo != "NGRAM":
             ctx.error("lora-with-spec", ctx.option("lora_paths"),
@@ -138,7 +133,17 @@ def _draft_model(ctx: Context, algo: str) -> None:
                 "NEXTN without --speculative-draft-model-path works only for targets that ship MTP/NextN layers "
                 f"({', '.join(mtp[:4])}, ... or a model-specific hook); {known}.")
         return
-    arch = ctx.arch or "this target"
+    if ctx.arch_source != "config.json":
+        # whether the target bundles its own draft layers is a fact of its config.json, not of its name
+        known = (f"its architecture was only guessed from the model name ({ctx.arch})" if ctx.arch
+                 else "its architecture is not known here")
+        ctx.add("warning", "draft-path-maybe-missing", opt,
+                f"--speculative-algorithm {typed_algo} without {opt} works only for targets that ship their own "
+                f"MTP/NextN layers ({', '.join(mtp[:4])}, ...); {known}, so specdash cannot tell whether this one "
+                "does. Without a draft head SGLang crashes at start-up (SGLang issue #36528). Give the model's "
+                "config.json (validate --host TARGET reads it) to decide.")
+        return
+    arch = ctx.arch
     ctx.error("draft-path-missing", opt,
               f"--speculative-algorithm {typed_algo} needs {opt}: {arch} has no bundled draft head. Without it "
               "SGLang uses the target checkpoint as the draft, loads the weights twice and crashes at start-up "

@@ -98,17 +98,25 @@ def _unknown(ctx: Context, occ: Occurrence, release: str) -> None:
         return
     if known_in:
         span = known_in[0] if len(known_in) == 1 else f"{known_in[0]} ... {known_in[-1]}"
-        suggestions = ctx.table.suggest(occ.typed)
-        hint = f" Did you mean {' or '.join(suggestions)}?" if suggestions else ""
+        # the flag is real, only not in this release: a similar-looking flag of this release is rarely its
+        # replacement, so a rename is offered only for a near-identical spelling
+        suggestions = [s for s in ctx.table.suggest(occ.typed) if ctx.table.close_enough(occ.typed, s)]
+        hint = f" A close spelling in {release}: {' or '.join(suggestions)}." if suggestions else ""
         fix = (ctx.fix(f"replace {occ.typed} with {suggestions[0]}", Edit("rename", option=suggestions[0],
                                                                           typed=occ.typed))
                if suggestions else ctx.fix(f"remove {occ.as_typed}", Edit("remove", typed=occ.typed)))
         ctx.error("flag-not-in-version", occ.typed,
-                  f"{head}: that flag exists only in other SGLang releases (flag tables {span}).{hint}",
+                  f"{head}: that flag exists only in other SGLang releases (flag tables {span}); check that "
+                  f"--sglang-version matches the installed SGLang.{hint}",
                   exception="SystemExit(2)", stage="argparse", stop=False, fix=fix)
         return
     suggestions = ctx.table.suggest(occ.typed)
-    if suggestions:
+    if suggestions and not ctx.table.close_enough(occ.typed, suggestions[0]):
+        ctx.error("unknown-flag", occ.typed,
+                  f"{head}, and no flag of this release is a close spelling (nearest: {' or '.join(suggestions)}).",
+                  exception="SystemExit(2)", stage="argparse", stop=False,
+                  fix=ctx.fix(f"remove {occ.as_typed}", Edit("remove", typed=occ.typed)))
+    elif suggestions:
         best = suggestions[0]
         ctx.error("unknown-flag", occ.typed, f"{head}. Did you mean {' or '.join(suggestions)}?",
                   exception="SystemExit(2)", stage="argparse", stop=False,

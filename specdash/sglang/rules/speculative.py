@@ -18,6 +18,7 @@ from specdash.sglang.architectures import (
 )
 from specdash.sglang.diagnostics import Edit
 from specdash.sglang.rules.context import Context
+from specdash.sglang.rules.parallel import attention_dp_layout
 
 #: Builtin algorithm names of the current profile (``SpeculativeAlgorithm`` enum, 0.5.23) plus the NEXTN alias.
 CURRENT_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO", "FROZEN_KV_MTP")
@@ -35,6 +36,13 @@ def _env_bool(ctx: Context, name: str, default: bool) -> bool:
         return True
     if value in _FALSE:
         return False
+    if not ctx.profile.at_least("0.5.8"):
+        # EnvField.get in sglang/srt/environ.py (read in 0.5.5) warns and falls back to the default
+        ctx.add("warning", "bad-env-value", name,
+                f'{name}={raw}: "{value}" is not a valid boolean value; SGLang warns and uses the default '
+                f"({'true' if default else 'false'})",
+                ctx.fix(f"set {name}=1", Edit("set_env", option=name, value="1")))
+        return default
     ctx.error("bad-env-value", name, f'{name}={raw}: SGLang raises ValueError: "{value}" is not a valid boolean '
               "value (use 1/0 or true/false)", exception="ValueError", stage="server_args", stop=False,
               fix=ctx.fix(f"set {name}=1", Edit("set_env", option=name, value="1")))
@@ -46,6 +54,8 @@ def resolve(ctx: Context) -> None:
     v, p = ctx.values, ctx.profile
     algo = v.get("speculative_algorithm")
     if algo is None:
+        if p.at_least("0.5.23"):
+            _checks_with_or_without_algorithm(ctx, None)
         return
     algo_opt = ctx.option("speculative_algorithm")
     if p.at_least("0.5.16"):
@@ -67,9 +77,15 @@ def resolve(ctx: Context) -> None:
                      "NEXTN is an alias: SGLang runs it with the EAGLE implementation")
         algo = "EAGLE"
     v["speculative_algorithm"] = algo
-    if v.get("speculative_draft_model_path") is not None and "speculative_draft_model_revision" in v \
-            and v.get("speculative_draft_model_revision") is None:
+    # handle_speculative_decoding sets the draft revision to "main" from 0.5.16 (arg_groups/speculative_hook.py);
+    # 0.5.5's ServerArgs leaves it None (read in the 0.5.5 wheel)
+    if p.at_least("0.5.16") and v.get("speculative_draft_model_path") is not None \
+            and "speculative_draft_model_revision" in v and v.get("speculative_draft_model_revision") is None:
         v["speculative_draft_model_revision"] = "main"
+    if p.at_least("0.5.23"):
+        _checks_with_or_without_algorithm(ctx, algo)
+        if ctx.stopped:
+            return
     if p.at_least("0.5.16"):
         _current_common(ctx)
         if ctx.stopped:
@@ -85,6 +101,106 @@ def resolve(ctx: Context) -> None:
         _block_drafters(ctx, algo)
 
 
+def _checks_with_or_without_algorithm(ctx: Context, algo: str | None) -> None:
+    """Checks ``handle_speculative_decoding`` (``arg_groups/speculative_hook.py``, read in the 0.5.23 wheel) makes
+    whether or not an algorithm is set: ``--speculative-use-block-verification`` only with EAGLE / EAGLE3 / NEXTN /
+    DFLASH / DSPARK on CUDA or ROCm, and it switches rejection sampling on for EAGLE / EAGLE3;
+    ``--speculative-draft-window-size`` must be positive; ``--speculative-draft-sink-size`` must be >= 0 and needs
+    the window; ``SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION`` needs single-layer EAGLE / EAGLE3 / DSPARK."""
+    v = ctx.values
+    draft_a2a = v.get("speculative_moe_a2a_backend")
+    if draft_a2a is None and algo is not None and algo != "NGRAM":
+        draft_a2a = v.get("moe_a2a_backend")
+    if draft_a2a == "deepep_v2":
+        # validate_deepep_v2_speculative_draft (arg_groups/moe_hook.py, 0.5.23), run before the speculative hook
+        opt = ctx.option("speculative_moe_a2a_backend")
+        ctx.error("deepep-v2-draft", (opt,),
+                  f"SGLang raises ValueError: DeepEP v2 MoE is not validated as a speculative draft backend. Select "
+                  f"another {opt}.", exception="ValueError",
+                  fix=ctx.fix(f"set {opt} none", ctx.set_edit("speculative_moe_a2a_backend", "none")))
+        return
+    if v.get("speculative_use_block_verification"):
+        opt = ctx.option("speculative_use_block_verification")
+        device = v.get("device") or "cuda"  # unset: chosen from the hardware, a CUDA/ROCm GPU on a GPU host
+        if algo not in ("EAGLE", "EAGLE3", "DFLASH", "DSPARK"):
+            ctx.error("block-verification-algorithm", (opt, ctx.option("speculative_algorithm")),
+                      f"SGLang raises ValueError: {opt} only supports EAGLE / EAGLE3 / NEXTN / DFLASH / DSPARK.",
+                      exception="ValueError",
+                      fix=ctx.fix(f"remove {opt}", Edit("remove", dest="speculative_use_block_verification")))
+            return
+        if device != "cuda":
+            ctx.error("block-verification-device", (opt, ctx.option("device")),
+                      f"SGLang raises ValueError: {opt} only supports CUDA or ROCm.", exception="ValueError",
+                      fix=ctx.fix(f"remove {opt}", Edit("remove", dest="speculative_use_block_verification")))
+            return
+        if algo in ("EAGLE", "EAGLE3") and not v.get("speculative_use_rejection_sampling"):
+            ctx.override("block-verification-rejection-sampling", "speculative_use_rejection_sampling", True,
+                         "block verification needs sampled proposals: SGLang switches rejection sampling on",
+                         flags=(ctx.option("speculative_use_rejection_sampling"), opt))
+    window = v.get("speculative_draft_window_size")
+    if window is not None and int(window) <= 0:
+        ctx.error("draft-window-not-positive", ctx.option("speculative_draft_window_size"),
+                  f"SGLang raises ValueError: --speculative-draft-window-size must be positive, got {window}.",
+                  exception="ValueError")
+        return
+    sink = v.get("speculative_draft_sink_size")
+    if sink is not None:
+        opt = ctx.option("speculative_draft_sink_size")
+        if sink < 0:
+            ctx.error("draft-sink-negative", opt,
+                      f"SGLang raises ValueError: {opt} must be non-negative, got {sink}.", exception="ValueError")
+            return
+        if v.get("speculative_draft_window_size") is None:
+            window_opt = ctx.option("speculative_draft_window_size")
+            ctx.error("draft-sink-without-window", (opt, window_opt),
+                      f"SGLang raises ValueError: {opt} requires {window_opt}.", exception="ValueError",
+                      fix=ctx.fix(f"remove {opt}", Edit("remove", dest="speculative_draft_sink_size")))
+            return
+    if _env_bool(ctx, "SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION", False) and \
+            (algo not in ("EAGLE", "EAGLE3", "DSPARK") or v.get("enable_multi_layer_eagle")):
+        ctx.error("dp-spec-prefill-coordination", ("SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION",),
+                  "SGLang raises ValueError: DP spec/prefill coordination requires single-layer EAGLE, EAGLE3 or "
+                  f"DSPARK (speculative algorithm here: {algo or 'none'}).", exception="ValueError",
+                  fix=ctx.fix("unset SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION",
+                              Edit("unset_env", option="SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION")))
+
+
+def _rejection_sampling(ctx: Context, algo: str, topk: int) -> None:
+    """``--speculative-use-rejection-sampling`` in ``_handle_eagle_family`` (read in the 0.5.23 wheel): EAGLE /
+    EAGLE3 / NEXTN only (STANDALONE: NotImplementedError), topk 1 only, and not with non-default accept
+    thresholds (ValueError each). With ``--enable-deterministic-inference`` it needs a CUDA-compatible device."""
+    v = ctx.values
+    if not v.get("speculative_use_rejection_sampling"):
+        return
+    opt = ctx.option("speculative_use_rejection_sampling")
+    remove = ctx.fix(f"remove {opt}", Edit("remove", dest="speculative_use_rejection_sampling"))
+    if algo not in ("EAGLE", "EAGLE3"):
+        ctx.error("rejection-sampling-algorithm", (opt, ctx.option("speculative_algorithm")),
+                  f"SGLang raises NotImplementedError: {opt} is only supported for EAGLE / EAGLE3 / NEXTN, not "
+                  f"speculative_algorithm={algo}.", exception="NotImplementedError", fix=remove)
+        return
+    if topk != 1:
+        topk_opt = ctx.option("speculative_eagle_topk")
+        ctx.error("rejection-sampling-topk", (opt, topk_opt),
+                  f"SGLang raises ValueError: {opt} requires {topk_opt}=1.", exception="ValueError", fix=remove)
+        return
+    device = v.get("device")
+    if v.get("enable_deterministic_inference") and device is not None and not str(device).startswith("cuda"):
+        ctx.error("rejection-sampling-deterministic-device", (opt, ctx.option("enable_deterministic_inference")),
+                  "SGLang raises ValueError: Deterministic rejection sampling is currently supported only on "
+                  "CUDA-compatible devices because draft proposal sampling uses a Triton hash kernel.",
+                  exception="ValueError", fix=remove)
+        return
+    single = v.get("speculative_accept_threshold_single", 1.0)
+    acc = v.get("speculative_accept_threshold_acc", 1.0)
+    if (single is not None and single != 1.0) or (acc is not None and acc != 1.0):
+        ctx.error("rejection-sampling-thresholds",
+                  (opt, ctx.option("speculative_accept_threshold_single"), ctx.option("speculative_accept_threshold_acc")),
+                  f"SGLang raises ValueError: {opt} is incompatible with --speculative-accept-threshold-single / "
+                  "--speculative-accept-threshold-acc; rejection sampling ignores the accept thresholds.",
+                  exception="ValueError", fix=remove)
+
+
 def _current_common(ctx: Context) -> None:
     v = ctx.values
     window = v.get("speculative_draft_window_size")
@@ -98,6 +214,94 @@ def _current_common(ctx: Context) -> None:
                 "SGLANG_ENABLE_SPEC_V2 has no effect in this release: speculative decoding always runs the V2 "
                 "worker; --disable-overlap-schedule selects the synchronous path.",
                 ctx.fix("unset SGLANG_ENABLE_SPEC_V2", Edit("unset_env", option="SGLANG_ENABLE_SPEC_V2")))
+    if v.get("speculative_adaptive"):
+        _adaptive(ctx)
+
+
+#: ``DEFAULT_ADAPTIVE_CONFIG`` of ``sglang/srt/speculative/adaptive_spec_params.py`` (0.5.23): the union of its
+#: per-batch-size ``candidate_steps`` ([1, 3, 5, 7], [0, 1, 3], [0, 1], [0]), sorted.
+ADAPTIVE_DEFAULT_CANDIDATE_STEPS = (0, 1, 3, 5, 7)
+
+
+def _attention_dp(v: dict) -> bool:
+    """Attention data parallelism is on: ``--attn-dp-size`` > 1, or the older spelling ``--enable-dp-attention``
+    with ``--dp-size`` > 1 (``handle_deprecated_dp_attention`` in ``arg_groups/parallel_hook.py``, 0.5.23)."""
+    return attention_dp_layout(v)[0] > 1
+
+
+def _no_attention_dp_fix(ctx: Context):
+    """The fix that turns attention DP off: ``--attn-dp-size 1`` when it was typed above 1, else remove
+    ``--enable-dp-attention``."""
+    if (ctx.values.get("attn_dp_size") or 1) > 1:
+        return ctx.fix(f"set {ctx.option('attn_dp_size')} 1", ctx.set_edit("attn_dp_size", 1))
+    return ctx.fix("remove --enable-dp-attention", Edit("remove", dest="enable_dp_attention"))
+
+
+def _adaptive(ctx: Context) -> None:
+    """``--speculative-adaptive`` (0.5.16+), before the algorithm's own handler: ``_maybe_disable_adaptive`` and
+    ``_init_adaptive_speculative_params`` in ``arg_groups/speculative_hook.py`` with ``adaptive_unsupported_reason``
+    in ``speculative/adaptive_spec_params.py`` (0.5.23).
+
+    Switched off (WARNING ``speculative_adaptive disabled: <reason>``) for algorithms other than EAGLE/EAGLE3 (NEXTN
+    is EAGLE by now), a typed topk other than 1, attention DP, multi-layer EAGLE, two-batch overlap and PD
+    multiplexing; the static rules (and their bare AssertionError) apply afterwards. Kept: topk := 1, num_steps :=
+    the middle candidate step (3 with the default config), a num_steps outside the candidates is a ValueError, and
+    num_draft_tokens := num_steps + 1. With ``--speculative-adaptive-config FILE`` the candidates come from that file,
+    which is not read here: the depth is then reported as not known.
+    """
+    v = ctx.values
+    algo = v.get("speculative_algorithm")
+    topk = v.get("speculative_eagle_topk")
+    reason = None
+    if algo not in ("EAGLE", "EAGLE3"):
+        reason = f"speculative_algorithm={algo} (only EAGLE/EAGLE3 are supported)"
+    elif topk is not None and topk != 1:
+        reason = f"speculative_eagle_topk={topk} (only topk=1 is supported)"
+    elif _attention_dp(v):
+        reason = "attention DP is not supported (adaptive tier decisions are not synchronized across DP ranks)"
+    elif v.get("enable_multi_layer_eagle"):
+        reason = "enable_multi_layer_eagle=True is not supported (MultiLayerEagleWorkerV2 does not implement adaptive)"
+    elif v.get("enable_two_batch_overlap"):
+        reason = "enable_two_batch_overlap=True is not supported"
+    elif v.get("enable_pdmux"):
+        reason = "enable_pdmux=True is not supported"
+    flag = ctx.option("speculative_adaptive")
+    if reason is not None:
+        v["speculative_adaptive"] = False
+        ctx.add("warning", "adaptive-disabled", (flag,),
+                f"{flag} is switched off by SGLang (log: 'speculative_adaptive disabled: {reason}. Falling back to "
+                "static speculative params.'); the static depth rules apply",
+                ctx.fix(f"remove {flag}", Edit("remove", dest="speculative_adaptive")),
+                field="speculative_adaptive", from_value=True, to_value=False)
+        return
+    steps_opt = ctx.option("speculative_num_steps")
+    if v.get("speculative_adaptive_config"):
+        if topk is None:
+            ctx.override("adaptive-topk", "speculative_eagle_topk", 1, "adaptive speculative decoding runs a chain")
+        ctx.add("info", "adaptive-config-unread", (ctx.option("speculative_adaptive_config"), steps_opt),
+                f"the adaptive candidate steps come from {v.get('speculative_adaptive_config')}, which is not read "
+                f"here: SGLang starts at the middle candidate (or {steps_opt}, which must be one of them) and "
+                "verifies num_steps + 1 tokens")
+        ctx.notes["adaptive_depth_unknown"] = True
+        return
+    candidates = list(ADAPTIVE_DEFAULT_CANDIDATE_STEPS)
+    if topk is None:
+        ctx.override("adaptive-topk", "speculative_eagle_topk", 1, "adaptive speculative decoding runs a chain")
+    steps = v.get("speculative_num_steps")
+    if steps is None:
+        ctx.override("adaptive-steps", "speculative_num_steps", candidates[len(candidates) // 2],
+                     f"adaptive speculative decoding starts at the middle of its candidate steps {candidates}")
+        steps = v["speculative_num_steps"]
+    elif steps not in candidates:
+        near = min(candidates, key=lambda c: (abs(c - steps), -c))
+        ctx.error("adaptive-steps-not-candidate", (steps_opt, flag),
+                  f"SGLang raises ValueError: {steps_opt}={steps} is not in the adaptive config candidate_steps "
+                  f"{candidates}. Pass one of those values.", exception="ValueError",
+                  fix=ctx.fix(f"use {steps_opt} {near}", ctx.set_edit("speculative_num_steps", near)))
+        return
+    ctx.override("adaptive-draft-tokens", "speculative_num_draft_tokens", steps + 1,
+                 "adaptive speculative decoding verifies num_steps + 1 tokens",
+                 flags=(ctx.option("speculative_num_draft_tokens"), flag))
 
 
 def _eagle_family(ctx: Context, algo: str) -> None:
@@ -119,11 +323,10 @@ def _eagle_family(ctx: Context, algo: str) -> None:
                      "the overlap scheduler is off for EAGLE")
         return
     # 0.4.5 and later
-    if algo == "STANDALONE" and v.get("enable_dp_attention"):
+    if algo == "STANDALONE" and (_attention_dp(v) if p.at_least("0.5.23") else v.get("enable_dp_attention")):
         ctx.error("standalone-dp-attention", (ctx.option("speculative_algorithm"), ctx.option("enable_dp_attention")),
                   "SGLang raises ValueError: Currently standalone speculative decoding does not support dp attention.",
-                  exception="ValueError",
-                  fix=ctx.fix("remove --enable-dp-attention", Edit("remove", dest="enable_dp_attention")))
+                  exception="ValueError", fix=_no_attention_dp_fix(ctx))
         return
     if v.get("max_running_requests") is None:
         ctx.override("max-running-requests-default", "max_running_requests", 48,
@@ -147,6 +350,9 @@ def _eagle_family(ctx: Context, algo: str) -> None:
     steps, topk, draft = v.get("speculative_num_steps"), v.get("speculative_eagle_topk"), \
         v.get("speculative_num_draft_tokens")
     adaptive = bool(v.get("speculative_adaptive")) and p.at_least("0.5.16")
+    if adaptive and steps is None:
+        ctx.notes["depth_undecided"] = True
+        return
     if steps is None and not adaptive:
         if topk is not None or draft is not None:
             given = [o for o, x in ((topk_opt, topk), (draft_opt, draft)) if x is not None]
@@ -202,6 +408,10 @@ def _eagle_family(ctx: Context, algo: str) -> None:
                                   ctx.set_edit("speculative_eagle_topk", 1),
                                   ctx.set_edit("speculative_num_draft_tokens", steps + 1)))
             return
+    if p.at_least("0.5.23"):
+        _rejection_sampling(ctx, algo, topk)
+        if ctx.stopped:
+            return
     page = v.get("page_size")
     page = 1 if page is None else page
     if p.at_least("0.4.5") and not p.at_least("0.4.10") and page > 1 and topk > 1:
@@ -235,7 +445,8 @@ def _eagle_family(ctx: Context, algo: str) -> None:
                     f"topk {topk} > 1 with --page-size {page} > 1 is accepted only with attention backend "
                     f"{' / '.join(allowed)}; the backend is chosen automatically from the GPU and model here, and "
                     "SGLang raises ValueError if it is another one.",
-                    ctx.fix(f"add --attention-backend {allowed[0]}", ctx.set_edit("attention_backend", allowed[0])))
+                    ctx.fix(f"add --attention-backend {allowed[0]}", ctx.set_edit("attention_backend", allowed[0])),
+                    hardware_dependent=True)
         elif backend not in allowed:
             if p.at_least("0.5.16"):
                 msg = (f"speculative_eagle_topk > 1 with page_size > 1 is only supported on {allowed}; got "
@@ -408,6 +619,15 @@ def _ngram(ctx: Context) -> None:
         ctx.override("ngram-draft-tokens-default", "speculative_num_draft_tokens", new,
                      "NGRAM default verify width")
     if p.at_least("0.5.16") and v.get("speculative_num_steps") is None:
+        if breadth == 0:
+            breadth_opt = ctx.option("speculative_ngram_max_bfs_breadth")
+            ctx.error("ngram-breadth-zero", (breadth_opt,),
+                      f"{breadth_opt} 0 makes SGLang divide by zero while it derives num_steps (num_draft_tokens // "
+                      "topk in _handle_ngram): the launch stops with ZeroDivisionError: integer division or modulo "
+                      "by zero", exception="ZeroDivisionError",
+                      fix=ctx.fix(f"use {breadth_opt} 1 or more (default 10)",
+                                  ctx.set_edit("speculative_ngram_max_bfs_breadth", 10)))
+            return
         v["speculative_num_steps"] = v["speculative_num_draft_tokens"] // breadth
     page = v.get("page_size") or 1
     if breadth > 1 and page > 1:
@@ -416,7 +636,8 @@ def _ngram(ctx: Context) -> None:
             ctx.add("warning", "page-size-topk-auto-backend", ctx.option("page_size"),
                     f"NGRAM uses topk {breadth} (> 1); with --page-size {page} > 1 SGLang accepts only the flashinfer "
                     "attention backend and raises ValueError otherwise; the backend is chosen automatically here.",
-                    ctx.fix("add --attention-backend flashinfer", ctx.set_edit("attention_backend", "flashinfer")))
+                    ctx.fix("add --attention-backend flashinfer", ctx.set_edit("attention_backend", "flashinfer")),
+                    hardware_dependent=True)
         elif backend != "flashinfer":
             ctx.error("page-size-topk-backend", (ctx.option("page_size"), ctx.option("attention_backend")),
                       f"SGLang raises ValueError: speculative_eagle_topk({breadth}) > 1 with page_size({page}) > 1 is "
@@ -424,16 +645,92 @@ def _ngram(ctx: Context) -> None:
                       "only supported for the 'flashinfer' backend.", exception="ValueError",
                       fix=ctx.fix("use --page-size 1", ctx.set_edit("page_size", 1)))
             return
-    if v.get("enable_dp_attention"):
+    if _attention_dp(v) if p.at_least("0.5.23") else v.get("enable_dp_attention"):
         ctx.error("ngram-dp-attention", ctx.option("enable_dp_attention"),
                   "SGLang raises ValueError: Currently ngram speculative decoding does not support dp attention.",
-                  exception="ValueError", fix=ctx.fix("remove --enable-dp-attention",
-                                                      Edit("remove", dest="enable_dp_attention")))
+                  exception="ValueError", fix=_no_attention_dp_fix(ctx))
+
+
+def _dflash_0523(ctx: Context) -> None:
+    """``_handle_dflash`` of ``arg_groups/speculative_hook.py`` as read in the 0.5.23 wheel: device, attention-DP
+    and pipeline refusals, num_steps/topk forced to 1, the verify width from ``--speculative-dflash-block-size`` (or
+    the draft's config.json, not read here), the draft window, request cap 48; mixed chunked prefill is kept."""
+    v = ctx.values
+    device = v.get("device") or "cuda"
+    if not (device.startswith("cuda") or device in ("npu", "xpu")):
+        ctx.error("dflash-device", ctx.option("device"),
+                  f"SGLang raises ValueError: DFLASH speculative decoding is not supported by SRTPlatform on device "
+                  f"'{device}'.", exception="ValueError")
+        return
+    if attention_dp_layout(v)[0] > 1 and device != "npu":
+        problem = None
+        if not device.startswith("cuda"):
+            problem = "DFLASH with dp attention requires CUDA or NPU."
+        elif not v.get("enable_dp_lm_head"):
+            problem = "DFLASH with dp attention requires --enable-dp-lm-head."
+        elif (v.get("attn_cp_size") or 1) != 1:
+            problem = "DFLASH with dp attention does not support context parallel."
+        elif _env_bool(ctx, "SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION", False):
+            problem = "DFLASH with dp attention requires SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION=0."
+        if problem:
+            fix = (ctx.fix("add --enable-dp-lm-head", ctx.set_edit("enable_dp_lm_head", None))
+                   if "lm-head" in problem else None)
+            ctx.error("dflash-dp-attention", (ctx.option("speculative_algorithm"), ctx.option("attn_dp_size")),
+                      f"SGLang raises ValueError: {problem}", exception="ValueError", fix=fix)
+            return
+    if (v.get("pp_size") or 1) != 1:
+        ctx.error("dflash-pp", ctx.option("pp_size"),
+                  "SGLang raises ValueError: Currently DFLASH speculative decoding only supports pp_size == 1.",
+                  exception="ValueError", fix=ctx.fix(f"set {ctx.option('pp_size')} 1", ctx.set_edit("pp_size", 1)))
+        return
+    if v.get("speculative_draft_model_path") is None:
+        ctx.error("dflash-draft-missing", ctx.option("speculative_draft_model_path"),
+                  "SGLang raises ValueError: DFLASH speculative decoding requires setting "
+                  "--speculative-draft-model-path.", exception="ValueError")
+        return
+    for dest in ("speculative_num_steps", "speculative_eagle_topk"):
+        if v.get(dest) not in (None, 1):
+            ctx.override("dflash-forces-1", dest, 1, f"DFLASH only supports {dest} == 1")
+        v[dest] = 1
+    block = v.get("speculative_dflash_block_size")
+    draft_opt = ctx.option("speculative_num_draft_tokens")
+    if block is not None:
+        block_opt = ctx.option("speculative_dflash_block_size")
+        if block <= 0:
+            ctx.error("dflash-block-size", block_opt, f"SGLang raises ValueError: DFLASH requires {block_opt} to be "
+                      f"positive, got {block}.", exception="ValueError")
+            return
+        draft = v.get("speculative_num_draft_tokens")
+        if draft is not None and draft != block:
+            ctx.error("dflash-block-size-mismatch", (draft_opt, block_opt),
+                      f"SGLang raises ValueError: Both {draft_opt} and {block_opt} are set but they differ. For "
+                      f"DFLASH they must match. speculative_num_draft_tokens={draft}, "
+                      f"speculative_dflash_block_size={block}.", exception="ValueError",
+                      fix=ctx.fix(f"remove {draft_opt}", Edit("remove", dest="speculative_num_draft_tokens")))
+            return
+        v["speculative_num_draft_tokens"] = block
+    if v.get("speculative_num_draft_tokens") is None:
+        ctx.add("info", "dflash-block-size-from-draft", draft_opt,
+                "DFLASH's verify width (block size) comes from the draft's config.json (16 when it names none), "
+                "which is not read here")
+    window = v.get("speculative_draft_window_size")
+    draft = v.get("speculative_num_draft_tokens")
+    if window is not None and draft is not None and window < draft:
+        ctx.error("dflash-window-below-block", (ctx.option("speculative_draft_window_size"), draft_opt),
+                  "SGLang raises ValueError: --speculative-draft-window-size must be >= --speculative-num-draft-tokens "
+                  f"(block_size). window_size={window}, block_size={draft}.", exception="ValueError")
+        return
+    if v.get("max_running_requests") is None:
+        ctx.override("max-running-requests-default", "max_running_requests", 48,
+                     "SGLang lowers the request cap to 48 for speculative decoding")
 
 
 def _block_drafters(ctx: Context, algo: str) -> None:
     """DFLASH / DSPARK (0.5.16+): num_steps and topk forced to 1, request cap 48, mixed chunk off."""
     v = ctx.values
+    if algo == "DFLASH" and ctx.profile.at_least("0.5.23"):
+        _dflash_0523(ctx)
+        return
     if algo == "DFLASH" and v.get("speculative_draft_model_path") is None:
         ctx.error("dflash-draft-missing", ctx.option("speculative_draft_model_path"),
                   "SGLang raises ValueError: DFLASH speculative decoding requires setting "

@@ -18,8 +18,8 @@ import subprocess
 import sys
 import time
 
-FAKES_BIN = pathlib.Path(__file__).resolve().parent / "fakes" / "bin"
-DATA = pathlib.Path(__file__).resolve().parent / "data" / "gpu"
+FAKES_BIN = pathlib.Path(__file__).resolve().parent.parent / "fakes" / "bin"
+DATA = pathlib.Path(__file__).resolve().parent.parent / "data" / "gpu"
 
 H100 = {"name": "NVIDIA H100 80GB HBM3", "memory_total_mib": 81559, "base_used_mib": 4, "utilization_pct": 0,
         "quirk": None}
@@ -119,7 +119,7 @@ def reap_group(pgid: int) -> None:
         os.killpg(pgid, 9)
 
 
-def wait_until(predicate, timeout_s: float = 5.0) -> bool:
+def poll_until(predicate, timeout_s: float = 5.0) -> bool:
     """Poll ``predicate`` every 20 ms until true or ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
