@@ -8,7 +8,7 @@ values are written in JSON form, YAML's flow subset: see :func:`dump_document`; 
 Guarantees:
 
 * **Redacted before written**: every string of every event goes through
-  :func:`specdash.session.redact.redact_value` in :meth:`Recorder.record`, before it is buffered.
+  :func:`specdash.text.redaction.redact_value` in :meth:`Recorder.record`, before it is buffered.
 * **Append-only, crash-safe**: the file is opened ``O_APPEND`` and never rewritten; buffered documents are
   written by one ``os.write()`` call per flush, so a crash (even SIGKILL) leaves only whole flushes plus at most
   one partly written flush at the end, which the reader detects and skips.
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from specdash.session.events import EVENT_TYPES, Event, HeaderEvent, make_event
-from specdash.session.redact import redact_value
+from specdash.text.redaction import redact_value
 
 #: Log lines longer than this many characters are cut before writing.
 MAX_LINE_CHARS = 16_384
