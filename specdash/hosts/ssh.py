@@ -43,7 +43,7 @@ from specdash.hosts.base import (
     HostKeyChanged,
     HostKeyUnknown,
 )
-from specdash.hosts.wrapper import wrap_command
+from specdash.hosts.wrapper import input_bytes, wrap_command
 
 __all__ = ["SSHHost", "trust_host_key", "wrap_command"]
 
@@ -355,6 +355,8 @@ class SSHHost(Host):
         out, err = bytearray(), bytearray()
         try:
             process = await conn.create_process(wrap_command(command, input), encoding=None)
+            if input is not None:
+                process.stdin.write(input_bytes(input))  # the wrapper reads exactly this much; not on argv
         except (asyncssh.Error, OSError) as exc:
             raise ConnectionLost(f"{self.name}: {_reason_text(exc)}") from None
 
