@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     from specdash.cli import UsageError
     from specdash.logs.analyzer import LogAnalyzer
+    from specdash.text.display import clean
 
     analyzer = LogAnalyzer()
     if args.file == "-":
@@ -63,21 +64,28 @@ def run(args: argparse.Namespace) -> int:
             stream.close()
             raise UsageError(f"{args.file} is a specdash session, not a server log: use "
                              f"'specdash replay {args.file}' (or 'specdash replay --summary {args.file}')")
+    import zlib
+
+    damaged = ""
     try:
         for batch in _read_batches(stream):
             analyzer.feed_many(batch)
     except IsADirectoryError:
         raise UsageError(f"{args.file} is a directory, not a log file") from None
+    except (EOFError, zlib.error, OSError) as exc:  # a damaged or cut .gz: report what was read before it
+        damaged = f"compressed data damaged or cut ({exc}): the rest of the file is not read"
     finally:
         if close:
             stream.close()
 
     summary = analyzer.summary()
+    if damaged:
+        sys.stderr.write(f"specdash scan: warning: {clean(damaged, max_chars=300)}\n")
     if args.json:
         json.dump(summary, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render_text(summary))
+        sys.stdout.write(clean(render_text(summary), newlines=True))
     return 1 if summary["crashed"] else 0
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
+import math
 import os
 import re
 import zlib
@@ -25,6 +26,7 @@ from typing import Any
 import yaml
 
 from specdash.session.events import EndEvent, Event, HeaderEvent, UnknownEvent, event_from_dict
+from specdash.text.display import clean
 
 try:
     _Loader: Any = yaml.CSafeLoader
@@ -63,29 +65,137 @@ class SessionLog:
         return [e for e in self.events if e.kind == kind]
 
 
+#: The most decompressed bytes read from one session file (a busy hour is about 20 MB: this is six of them).
+MAX_SESSION_BYTES = 128 * 1024 * 1024
+#: The most documents read from one session file (a busy hour has about 25 000).
+MAX_DOCUMENTS = 200_000
+#: YAML aliases allowed in one document (the recorder writes none; a hand-edited file has no need of many).
+MAX_ALIASES = 16
+#: Values (mappings, lists, scalars) allowed in one document once aliases are expanded.
+MAX_NODES = 1_000_000
+#: Numbers in a document must be finite and at most this large in magnitude (``t: 1e309`` is a bad document).
+MAX_NUMBER = 1e15
+#: Problem lines and error messages are cut to this many characters.
+MAX_MESSAGE_CHARS = 300
+
+_FLUSH_MARK = b"\x00\x00\xff\xff"  # ends every deflate full flush (the recorder's flush points)
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _short(text: object) -> str:
+    """One line, at most :data:`MAX_MESSAGE_CHARS` characters, safe to print."""
+    return clean(text, max_chars=MAX_MESSAGE_CHARS)
+
+
 def _read_bytes(path: Path, problems: list[str]) -> bytes:
-    data = path.read_bytes()
-    if not data.startswith(b"\x1f\x8b"):
+    """The file's bytes, decompressed when gzip, at most :data:`MAX_SESSION_BYTES`.
+
+    A gzip stream is inflated one flush segment at a time (segments end with the ``00 00 ff ff`` mark of a deflate
+    flush; the recorder makes a full flush, which resets the compressor, at every write). When a segment is
+    damaged, reading resumes at the next flush point whose data inflates, so only the damaged flushes are lost.
+    """
+    with open(path, "rb") as f:
+        data = f.read(MAX_SESSION_BYTES + 1)
+    if not data.startswith(_GZIP_MAGIC):
+        if len(data) > MAX_SESSION_BYTES:
+            problems.append(f"file larger than the {MAX_SESSION_BYTES // 2**20} MiB limit: only the first "
+                            f"{MAX_SESSION_BYTES // 2**20} MiB are read")
+            data = data[:MAX_SESSION_BYTES]
         return data
-    out = []
-    rest = data
-    while rest:
-        decomp = zlib.decompressobj(31)
+    if len(data) > MAX_SESSION_BYTES:
+        data = data[:MAX_SESSION_BYTES]
+    out: list[bytes] = []
+    total = 0
+    pos = 0
+    size = len(data)
+    decomp = zlib.decompressobj(31)
+    raw_mode = False  # True after a resynchronisation: raw deflate from a flush point, no gzip header
+    damaged_at: int | None = None
+    damage_reason = ""
+
+    def end_damage(resumed_at: int | None) -> None:
+        nonlocal damaged_at
+        if damaged_at is None:
+            return
+        where = (f"reading resumed at byte {resumed_at} (the next intact flush point)" if resumed_at is not None
+                 else "no intact flush point after it: the rest of the file is skipped")
+        problems.append(_short(f"gzip data damaged at byte {damaged_at} of the file ({damage_reason}) after "
+                               f"{total} decompressed bytes: {where}"))
+        damaged_at = None
+
+    while pos < size:
+        mark = data.find(_FLUSH_MARK, pos)
+        end = size if mark < 0 else mark + len(_FLUSH_MARK)
         try:
-            out.append(decomp.decompress(rest))
+            chunk = decomp.decompress(data[pos:end], MAX_SESSION_BYTES - total + 1)
         except zlib.error as exc:
-            problems.append(f"gzip data damaged after {sum(map(len, out))} decompressed bytes ({exc}): "
-                            "the rest of the file is skipped")
-            break
-        if not decomp.eof:
-            problems.append("gzip stream not finished (the recorder did not close the file): "
-                            "read up to the last flushed block")
-            break
-        rest = decomp.unused_data  # concatenated gzip members
-        if rest and not rest.startswith(b"\x1f\x8b"):
-            problems.append(f"{len(rest)} bytes of non-gzip data after the gzip stream: skipped")
-            break
+            if damaged_at is None:
+                damaged_at, damage_reason = pos, str(exc)
+            decomp, raw_mode = zlib.decompressobj(-15), True
+            pos = end
+            continue
+        if chunk or decomp.eof:
+            end_damage(pos)
+        out.append(chunk)
+        total += len(chunk)
+        if total > MAX_SESSION_BYTES or decomp.unconsumed_tail:
+            problems.append(f"more than {MAX_SESSION_BYTES // 2**20} MiB once decompressed (the limit): only the "
+                            f"first {MAX_SESSION_BYTES // 2**20} MiB are read")
+            out[-1] = chunk[:len(chunk) - (total - MAX_SESSION_BYTES)] if total > MAX_SESSION_BYTES else chunk
+            return b"".join(out)
+        if decomp.eof:
+            rest_at = end - len(decomp.unused_data)
+            if raw_mode:
+                rest_at += 8  # the gzip trailer (CRC, size) after the raw deflate data
+            if rest_at >= size:
+                return b"".join(out)
+            if data.startswith(_GZIP_MAGIC, rest_at):  # concatenated gzip members
+                decomp, raw_mode, pos = zlib.decompressobj(31), False, rest_at
+                continue
+            problems.append(f"{size - rest_at} bytes of non-gzip data after the gzip stream: skipped")
+            return b"".join(out)
+        pos = end
+    if damaged_at is not None:
+        end_damage(None)
+    elif not decomp.eof:
+        problems.append("gzip stream not finished (the recorder did not close the file): "
+                        "read up to the last flushed block")
     return b"".join(out)
+
+
+def _check_values(doc: Any) -> str | None:
+    """Why a parsed document cannot be an event's data, or None: a number not finite or beyond
+    :data:`MAX_NUMBER`, or more than :data:`MAX_NODES` values (an alias bomb)."""
+    stack = [doc]
+    nodes = 0
+    while stack:
+        value = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            return f"more than {MAX_NODES:,} values (limit)"
+        if isinstance(value, dict):
+            stack.extend(value.values())
+            stack.extend(value.keys())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, float):
+            if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+                return f"number {value!r:.30} out of range (finite, at most {MAX_NUMBER:g} in magnitude)"
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if abs(value) > MAX_NUMBER:
+                return f"number out of range (at most {MAX_NUMBER:g} in magnitude)"
+    return None
+
+
+def _count_aliases(doc_text: str) -> int:
+    """YAML alias tokens in ``doc_text`` (libyaml's scanner: no structure is built)."""
+    count = 0
+    for token in yaml.scan(doc_text, Loader=_Loader):
+        if isinstance(token, yaml.AliasToken):
+            count += 1
+            if count > MAX_ALIASES:
+                break
+    return count
 
 
 _SEPARATOR_RE = re.compile(r"^---(?:[ \t]+(.*))?$", re.MULTILINE)
@@ -104,13 +214,17 @@ def _blank(text: str) -> bool:
     return not text or text.isspace()
 
 
-def _split_documents(text: str) -> list[_Doc]:
+def _split_documents(text: str, limit: int = MAX_DOCUMENTS) -> tuple[list[_Doc], bool]:
     """Split a YAML stream on separator lines (``---``, ``--- # size N``, ``--- <content>``); text before the
     first separator is a document when non-blank. ``--- <content>`` (not a comment) keeps the content as the
-    first body line. Line numbers are computed only when a problem needs them (see :func:`_line_at`)."""
+    first body line. Line numbers are computed only when a problem needs them (see :func:`_line_at`).
+    At most about ``limit`` documents are split off (never more pieces in memory); the flag says text was left."""
     # str.split is C-speed. Each piece but the last was followed by the "\n" the split ate: put it back.
     # Pieces that do not start a separator line ("----", "---x") are glued back onto the open document.
-    pieces = ("\n" + text).split("\n---")
+    pieces = ("\n" + text).split("\n---", limit + 1)
+    left = len(pieces) == limit + 2
+    if left:
+        pieces.pop()
     last = len(pieces) - 1
     # Text before the first separator (pieces[0] is "" when the text starts with "---": no real "\n" eaten).
     current = _Doc(0, 0, pieces[0][1:] + ("\n" if last and pieces[0] else ""), None)
@@ -138,7 +252,7 @@ def _split_documents(text: str) -> list[_Doc]:
         current = _Doc(offset, body_start, body, size)
         docs.append(current)
         offset += len(piece) + 3
-    return [d for d in docs if not _blank(d.body) or d.size]
+    return [d for d in docs if not _blank(d.body) or d.size], left
 
 
 def _line_at(text: str, offset: int) -> int:
@@ -192,13 +306,19 @@ def _read_session(p: Path) -> SessionLog:
     text = raw.decode("utf-8", errors="replace")
     if "\ufffd" in text and b"\xef\xbf\xbd" not in raw:
         problems.append("invalid UTF-8 bytes replaced by U+FFFD")
+    del raw  # the text is all that is needed from here: half the peak memory
     partial = ""
     if text and not text.endswith("\n"):  # the file ends mid-line: the last write was cut
         cut = text.rfind("\n") + 1
         partial, text = text[cut:], text[:cut]
         partial_line = _line_at(text, len(text))
 
-    documents = _split_documents(text)
+    documents, left = _split_documents(text)
+    if left or len(documents) > MAX_DOCUMENTS:
+        problems.append(f"more than {MAX_DOCUMENTS:,} documents (the limit): only the first {MAX_DOCUMENTS:,} are "
+                        "read, the rest is skipped")
+        del documents[MAX_DOCUMENTS:]
+        partial = ""
     header: HeaderEvent | None = None
     events: list[Event] = []
     closed = False
@@ -210,7 +330,7 @@ def _read_session(p: Path) -> SessionLog:
     def note(message: str) -> None:
         nonlocal unlisted
         if len(listed) < MAX_LISTED_PROBLEMS:
-            listed.append(message)
+            listed.append(_short(message))
         else:
             unlisted += 1
 
@@ -240,11 +360,14 @@ def _read_session(p: Path) -> SessionLog:
         doc = _fast_parse(doc_text)
         try:
             if doc is None:
+                if "*" in doc_text and _count_aliases(doc_text) > MAX_ALIASES:
+                    note(f"{where()}: more than {MAX_ALIASES} YAML aliases (the limit; an alias bomb?): skipped")
+                    continue
                 doc = yaml.load(doc_text, Loader=_Loader)
-        except yaml.YAMLError as exc:
+        except (yaml.YAMLError, RecursionError, ValueError, OverflowError) as exc:
             mark = getattr(exc, "problem_mark", None)
             at = f" at line {_line_at(text, doc_info.body_start) + mark.line}" if mark is not None else ""
-            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
             if is_last:
                 note(f"{where()}: truncated or bad YAML{at} ({problem}): skipped")
             else:
@@ -254,10 +377,14 @@ def _read_session(p: Path) -> SessionLog:
             note(f"{where()}: not an event (a YAML {type(doc).__name__}, expected a mapping with 'kind' and 't'): "
                  "skipped")
             continue
+        bad = _check_values(doc)
+        if bad is not None:
+            note(f"{where()}: {bad}: skipped")
+            continue
         try:
             event = event_from_dict(doc)
-        except (ValueError, TypeError) as exc:
-            note(f"{where()}: {exc}: skipped")
+        except (ValueError, TypeError, OverflowError) as exc:
+            note(f"{where()}: {_short(exc)}: skipped")
             continue
         parsed_any = True
         if isinstance(event, HeaderEvent):
