@@ -22,6 +22,8 @@ import httpx
 
 from specdash.bench import accept_length as _accept
 from specdash.bench.protocol import ENDPOINTS, SSESplitter, parse_event, request_body
+from specdash.text.display import clean
+from specdash.text.redaction import redact_text
 from specdash.bench.results import RequestResult, RunResult
 from specdash.bench.stats import Distribution, standard_error_of_rate
 from specdash.bench.timing import request_timings
@@ -48,7 +50,11 @@ class BenchSettings:
     (None = all at once); ``output_len``: max tokens per request; ``ignore_eos``; ``temperature``; ``seed``
     (prompt order, arrival times, and the OpenAI ``seed`` field); ``warmup_requests``: sent before the measured
     run and not recorded; ``model``: OpenAI model name (None = first of ``/v1/models``, else "default");
-    ``timeout_s``: per-request read timeout; ``connect_timeout_s``.
+    ``timeout_s``: the longest one request may take (s) before it is cut; ``read_timeout_s``: the longest wait
+    for the next bytes of a response (s) before the request is abandoned with a notice (a stalled server);
+    ``connect_timeout_s``; ``max_response_bytes``: a response longer than this is cut (an endless stream), as is
+    a stream with more than ``4 * output_len + 64`` text events (a server honouring ``max_tokens`` sends at most
+    ``output_len``).
     """
 
     url: str
@@ -64,7 +70,9 @@ class BenchSettings:
     warmup_requests: int = 1
     model: str | None = None
     timeout_s: float = 600.0
+    read_timeout_s: float = 60.0
     connect_timeout_s: float = 5.0
+    max_response_bytes: int = 32 * 1024 * 1024
 
     @classmethod
     def from_workload(cls, url: str, workload: Workload, **overrides: Any) -> "BenchSettings":
@@ -119,6 +127,41 @@ class BenchProgress:
 
 
 ProgressCallback = Callable[[BenchProgress], None]
+
+
+#: Bytes of an error response's body read for its message (the rest is not read).
+_ERROR_BODY_BYTES = 64 * 1024
+
+
+async def _read_some(resp: httpx.Response, limit: int) -> str:
+    """At most ``limit`` bytes of ``resp``'s body, decoded (an endless error body is not read to its end)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for data in resp.aiter_raw():
+        chunks.append(data)
+        size += len(data)
+        if size >= limit:
+            break
+    return b"".join(chunks)[:limit].decode("utf-8", errors="replace")
+
+
+def _outside_text(text: str, max_chars: int) -> str:
+    """Text from the server, safe to store and show: secrets redacted, escapes/controls removed, one line, cut."""
+    return clean(redact_text(text.strip()), max_chars=max_chars)
+
+
+def _cut_reason(received: int, text_events: int, elapsed_s: float, s: BenchSettings, output_len: int) -> str:
+    """Why a stream must be cut now ("" when it may go on): too many bytes, text events, or seconds."""
+    if received > s.max_response_bytes:
+        return (f"response longer than {s.max_response_bytes / 2**20:g} MiB without ending (limit): cut "
+                "(an endless stream?)")
+    max_events = 4 * output_len + 64
+    if text_events > max_events:
+        return (f"stream still going after {text_events} text events for {output_len} max tokens (limit "
+                f"{max_events}): cut (an endless stream?)")
+    if elapsed_s > s.timeout_s:
+        return f"request still streaming after {s.timeout_s:g} s (limit): cut"
+    return ""
 
 
 def _one_line(exc: BaseException) -> str:
@@ -181,7 +224,7 @@ class BenchRunner:
         base = s.url.rstrip("/")
         if base.endswith("/v1"):  # an OpenAI "base_url" was given: endpoints below carry /v1 themselves
             base = base[: -len("/v1")]
-        timeout = httpx.Timeout(s.timeout_s, connect=s.connect_timeout_s)
+        timeout = httpx.Timeout(s.timeout_s, connect=s.connect_timeout_s, read=s.read_timeout_s)
         limit = s.concurrency or s.num_requests
         limits = httpx.Limits(max_connections=limit + 2, max_keepalive_connections=limit + 2)
         # certificates are loaded only for https (building a verifying SSL context costs ~0.1 s of CPU)
@@ -365,18 +408,25 @@ class BenchRunner:
         try:
             async with client.stream("POST", base + ENDPOINTS[s.api], json=body) as resp:
                 if resp.status_code != 200:
-                    text = (await resp.aread()).decode("utf-8", errors="replace").strip().replace("\n", " ")
-                    result.error = f"HTTP {resp.status_code}: {text[:200]}"
+                    text = await _read_some(resp, _ERROR_BODY_BYTES)
+                    result.error = f"HTTP {resp.status_code}: {_outside_text(text, 200)}"
                     end = time.perf_counter()
                 else:
                     splitter = SSESplitter()
+                    received = 0
                     async for data in resp.aiter_raw():
                         now = time.perf_counter()
+                        received += len(data)
+                        cut = _cut_reason(received, len(times), now - st, s, output_len)
+                        if cut:
+                            result.error = cut
+                            end = now
+                            break
                         for payload in splitter.feed(data):
                             event = parse_event(s.api, payload)
                             end = now
                             if event.error:
-                                result.error = event.error
+                                result.error = _outside_text(event.error, 300)
                                 continue
                             if event.done:
                                 continue
@@ -402,8 +452,12 @@ class BenchRunner:
             result.partial = True
             result.error = "cancelled"
             end = time.perf_counter()
+        except httpx.ReadTimeout:
+            result.error = (f"no data from the server for {s.read_timeout_s:g} s (read timeout): request abandoned "
+                            "(a stalled server?)")
+            end = time.perf_counter()
         except httpx.HTTPError as exc:
-            result.error = _one_line(exc)
+            result.error = _outside_text(_one_line(exc), 300)
             end = time.perf_counter()
         timings = request_timings(times, cumulative, end - st, total_tokens)
         result.e2e_ms = timings.e2e_s * 1000.0
