@@ -41,13 +41,14 @@ HEADER = '--- # size 30\n"kind": "header"\n"t": 0\n"host": "h"\n'
 
 
 def _write_gzip_bomb(path: Path, size: int) -> None:
+    """A header member, then one member of 64 MiB of comment lines written again and again (concatenated gzip
+    members are one valid stream): ``size`` bytes that expand about 1000-fold."""
     comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    member = comp.compress((b"#" + b"0" * 1022 + b"\n") * (64 * 1024)) + comp.flush()
     with open(path, "wb") as f:
-        f.write(comp.compress(HEADER.encode()))
-        block = (b"#" + b"0" * 1022 + b"\n") * 1024
-        while f.tell() < size - 65536:
-            f.write(comp.compress(block))
-        f.write(comp.flush())
+        f.write(gzip.compress(HEADER.encode()))
+        while f.tell() < size - len(member):
+            f.write(member)
 
 
 def _write_tiny_docs(path: Path, size: int) -> None:

@@ -153,3 +153,22 @@ def test_summary_prints_no_terminal_escapes(tmp_path):
     assert "boom" in out.stdout and "evil" in out.stdout
     for bad in ("\x1b", "\x07", "\x9b", "\u202e"):
         assert bad not in out.stdout
+
+
+def test_yaml_parsing_has_a_budget(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader, "MAX_YAML_CHARS", 2000)
+    path = tmp_path / "hand.yaml"
+    path.write_text(HEADER + "".join(_marker(i) for i in range(1, 200)) + END)
+    log = read_session(path)
+    assert 20 < len(log.events) < 100
+    assert any("not in the recorder's format skipped" in p and "limit for YAML parsing" in p for p in log.problems)
+
+
+def test_huge_document_is_skipped_unparsed(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader, "MAX_NODES", 1000)
+    path = tmp_path / "huge.yaml"
+    lines = ",\n".join(f'  [{i}, "line {i}"]' for i in range(100_000))
+    path.write_text(HEADER + _marker(1) + f'--- \n"kind": "log"\n"t": 2\n"lines": [\n{lines}]\n' + _marker(3) + END)
+    log = read_session(path)
+    assert [e.t for e in log.events] == [1, 3]
+    assert any("more than 1,000 values (limit): skipped unparsed" in p for p in log.problems)

@@ -9,12 +9,13 @@ Every mutating action checks ``readonly`` itself and asks before it stops or kil
 from __future__ import annotations
 
 import asyncio
-import shlex
 
 from textual import work
 from textual.binding import Binding
 
 from specdash.app.modals.confirm import ConfirmScreen
+from specdash.text.display import markup
+from specdash.text.redaction import redact_text
 
 LIFECYCLE_BINDINGS = [
     Binding("l", "launch(False)", "Launch", id="server.launch"),
@@ -71,11 +72,11 @@ class LifecycleActions:
         try:
             handle = await launch(self.host, command)
         except Exception as exc:  # noqa: BLE001 - a failed launch is shown, never fatal
-            self.notify(f"Launch failed: {exc}", severity="error", timeout=15)
+            self.notify(f"Launch failed: {markup(exc)}", severity="error", timeout=15)
             return
         self.record_command("launched", command, handle=handle)
         self._adopt(handle)
-        self.notify(f"Launched (PGID {handle.pgid}); log: {handle.log_path}")
+        self.notify(f"Launched (PGID {handle.pgid}); log: {markup(handle.log_path)}")
 
     def _adopt(self, handle) -> None:
         """Make ``handle`` the server of this session: follow its log, mark its group, poll its state."""
@@ -96,7 +97,7 @@ class LifecycleActions:
         try:
             bench.server_url = await self.host.forward_port(handle.port)
         except Exception as exc:  # noqa: BLE001 - benchmarks unavailable, the rest works
-            self.notify(f"Benchmarks cannot reach the server: {exc}", severity="warning")
+            self.notify(f"Benchmarks cannot reach the server: {markup(exc)}", severity="warning")
             return
         bench.base_command = handle.command
         bench.restart_server = self.restart_for_sweep
@@ -163,8 +164,9 @@ class LifecycleActions:
             self.notify("No server launched from this session (use the GPU pane's K for other processes).",
                         severity="warning")
             return
-        details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {self.host.name}\n"
-                   f"{shlex.split(handle.command)[0] if handle.command else ''} … port {handle.port}\n"
+        program = (handle.command.split() or [""])[0]
+        details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {markup(self.host.name)}\n"
+                   f"{markup(redact_text(program))} … port {handle.port}\n"
                    "SIGTERM to the group, SIGKILL after 15 s.")
         self.push_screen(ConfirmScreen("Stop the server?", details, "Stop"), self._confirmed_stop)
 
@@ -211,7 +213,7 @@ class LifecycleActions:
         finally:
             await sampler.close()
         if result.new_handle is None:
-            self.notify(f"{result.describe()} — tag what still holds memory in the GPU pane and press K, "
+            self.notify(f"{markup(result.describe())} — tag what still holds memory in the GPU pane and press K, "
                         "then l to launch.", severity="error", timeout=20)
             return
         self.record_command("restarted", command, handle=result.new_handle)

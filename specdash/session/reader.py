@@ -71,8 +71,13 @@ MAX_SESSION_BYTES = 128 * 1024 * 1024
 MAX_DOCUMENTS = 200_000
 #: YAML aliases allowed in one document (the recorder writes none; a hand-edited file has no need of many).
 MAX_ALIASES = 16
-#: Values (mappings, lists, scalars) allowed in one document once aliases are expanded.
-MAX_NODES = 1_000_000
+#: Values (mappings, lists, scalars) allowed in one document once aliases are expanded (the recorder's largest,
+#: a 0.2 s log batch at 20 000 lines/s, has about 12 000); a larger document is skipped, unparsed when its text
+#: alone shows it (more than this many commas and line breaks).
+MAX_NODES = 300_000
+#: Characters of documents not in the recorder's own shape that are parsed as YAML (libyaml reads ~10 MB/s, and
+#: far less in many small documents): a hand-edited session is small; beyond this such documents are skipped.
+MAX_YAML_CHARS = 16 * 1024 * 1024
 #: Numbers in a document must be finite and at most this large in magnitude (``t: 1e309`` is a bad document).
 MAX_NUMBER = 1e15
 #: Problem lines and error messages are cut to this many characters.
@@ -87,7 +92,7 @@ def _short(text: object) -> str:
     return clean(text, max_chars=MAX_MESSAGE_CHARS)
 
 
-def _read_bytes(path: Path, problems: list[str]) -> bytes:
+def _read_bytes(path: Path, problems: list[str]) -> bytes | bytearray:
     """The file's bytes, decompressed when gzip, at most :data:`MAX_SESSION_BYTES`.
 
     A gzip stream is inflated one flush segment at a time (segments end with the ``00 00 ff ff`` mark of a deflate
@@ -104,7 +109,7 @@ def _read_bytes(path: Path, problems: list[str]) -> bytes:
         return data
     if len(data) > MAX_SESSION_BYTES:
         data = data[:MAX_SESSION_BYTES]
-    out: list[bytes] = []
+    out = bytearray()  # one growing buffer: no list of chunks to join (a copy) at the end
     total = 0
     pos = 0
     size = len(data)
@@ -123,11 +128,12 @@ def _read_bytes(path: Path, problems: list[str]) -> bytes:
                                f"{total} decompressed bytes: {where}"))
         damaged_at = None
 
+    view = memoryview(data)  # segments without copies
     while pos < size:
         mark = data.find(_FLUSH_MARK, pos)
         end = size if mark < 0 else mark + len(_FLUSH_MARK)
         try:
-            chunk = decomp.decompress(data[pos:end], MAX_SESSION_BYTES - total + 1)
+            chunk = decomp.decompress(view[pos:end], MAX_SESSION_BYTES - total + 1)
         except zlib.error as exc:
             if damaged_at is None:
                 damaged_at, damage_reason = pos, str(exc)
@@ -136,31 +142,32 @@ def _read_bytes(path: Path, problems: list[str]) -> bytes:
             continue
         if chunk or decomp.eof:
             end_damage(pos)
-        out.append(chunk)
         total += len(chunk)
         if total > MAX_SESSION_BYTES or decomp.unconsumed_tail:
             problems.append(f"more than {MAX_SESSION_BYTES // 2**20} MiB once decompressed (the limit): only the "
                             f"first {MAX_SESSION_BYTES // 2**20} MiB are read")
-            out[-1] = chunk[:len(chunk) - (total - MAX_SESSION_BYTES)] if total > MAX_SESSION_BYTES else chunk
-            return b"".join(out)
+            out += chunk[:len(chunk) - max(0, total - MAX_SESSION_BYTES)]
+            return out
+        out += chunk
+        del chunk
         if decomp.eof:
             rest_at = end - len(decomp.unused_data)
             if raw_mode:
                 rest_at += 8  # the gzip trailer (CRC, size) after the raw deflate data
             if rest_at >= size:
-                return b"".join(out)
+                return out
             if data.startswith(_GZIP_MAGIC, rest_at):  # concatenated gzip members
                 decomp, raw_mode, pos = zlib.decompressobj(31), False, rest_at
                 continue
             problems.append(f"{size - rest_at} bytes of non-gzip data after the gzip stream: skipped")
-            return b"".join(out)
+            return out
         pos = end
     if damaged_at is not None:
         end_damage(None)
     elif not decomp.eof:
         problems.append("gzip stream not finished (the recorder did not close the file): "
                         "read up to the last flushed block")
-    return b"".join(out)
+    return out
 
 
 def _check_values(doc: Any) -> str | None:
@@ -335,6 +342,8 @@ def _read_session(p: Path) -> SessionLog:
             unlisted += 1
 
     cut_last = False
+    yaml_chars = 0
+    yaml_skipped = 0
     if partial:
         if partial.startswith("---") or "---".startswith(partial):
             note(f"document {len(documents) + 1} (line {partial_line}): truncated in its first line "
@@ -357,9 +366,16 @@ def _read_session(p: Path) -> SessionLog:
             note(f"{where()}: truncated ({len(doc_text)} of {doc_info.size} characters: the recording was cut "
                  "while writing): skipped")
             continue
+        if len(doc_text) > 1_000_000 and doc_text.count(",") + doc_text.count("\n") > MAX_NODES:
+            note(f"{where()}: more than {MAX_NODES:,} values (limit): skipped unparsed")
+            continue
         doc = _fast_parse(doc_text)
         try:
             if doc is None:
+                yaml_chars += len(doc_text)
+                if yaml_chars > MAX_YAML_CHARS:
+                    yaml_skipped += 1
+                    continue
                 if "*" in doc_text and _count_aliases(doc_text) > MAX_ALIASES:
                     note(f"{where()}: more than {MAX_ALIASES} YAML aliases (the limit; an alias bomb?): skipped")
                     continue
@@ -408,6 +424,9 @@ def _read_session(p: Path) -> SessionLog:
         first = listed[0] if listed else "no event documents"
         raise SessionError(f"{p}: not a specdash session: {first}")
 
+    if yaml_skipped:
+        problems.append(f"{yaml_skipped:,} documents not in the recorder's format skipped: more than "
+                        f"{MAX_YAML_CHARS // 2**20} MiB of such documents (the limit for YAML parsing)")
     if header is None:
         problems.append("no header document at the start (specdash version, host, start time unknown)")
     problems.extend(listed)

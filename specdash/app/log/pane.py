@@ -31,6 +31,7 @@ from specdash.app.styles import load_tcss
 from specdash.logs.analyzer import LogAnalyzer
 from specdash.logs.findings import Finding
 from specdash.logs.startup import StartupHistory
+from specdash.text.display import markup
 
 #: Seconds between redraws of the findings list, metrics strip and start-up bar (lines render immediately). While
 #: lines stream, the redraw rides on the log view's next frame; a timer covers quiet times (the ETA counts down).
@@ -73,7 +74,7 @@ class LogPane(Widget):
     def __init__(self, title: str = "log", *, history: StartupHistory | None = None, host: str = "",
                  id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.border_title = title
+        self.border_title = markup(title)  # a path from the user or the host: shown, never parsed as markup
         self._history = history if history is not None else StartupHistory()
         self._host = host
         self._dirty = False
@@ -139,7 +140,7 @@ class LogPane(Widget):
 
     def reset(self, title: str) -> None:
         """Start over for a different file titled ``title`` (lines, findings, metrics and start-up are cleared)."""
-        self.border_title = title
+        self.border_title = markup(title)
         self.analyzer = self._new_analyzer()
         self.view.clear()
         self._dirty = True
