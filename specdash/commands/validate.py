@@ -67,7 +67,8 @@ async def _gather(target: str | None, model_path: str | None, draft_path: str | 
     :class:`specdash.sglang.pairing.PairInputs` when both models were readable, else None."""
     import json
 
-    from specdash.hosts.base import HostError, quote
+    from specdash.hosts.base import HostError
+    from specdash.sglang.versions import version_command
 
     notes: list[str] = []
     if target is None or target == "local":
@@ -101,7 +102,7 @@ async def _gather(target: str | None, model_path: str | None, draft_path: str | 
                 notes.append(f"{file} on {host.name} is not valid JSON")
         version = None
         if want_version:
-            result = await host.run(f"{quote(python)} -c 'import sglang; print(sglang.__version__)'", timeout_s=60)
+            result = await host.run(version_command(python), timeout_s=60)
             text = result.stdout.strip().splitlines()[-1:] if result.ok else []
             if text:
                 version = text[0].strip()

@@ -228,16 +228,21 @@ def _split_documents(text: str, limit: int = MAX_DOCUMENTS) -> tuple[list[_Doc],
     At most about ``limit`` documents are split off (never more pieces in memory); the flag says text was left."""
     # str.split is C-speed. Each piece but the last was followed by the "\n" the split ate: put it back.
     # Pieces that do not start a separator line ("----", "---x") are glued back onto the open document.
-    pieces = ("\n" + text).split("\n---", limit + 1)
+    # Memory: the text, plus its pieces, each released once its document is made (no copy of the whole text).
+    pieces = text.split("\n---", limit + 1)
     left = len(pieces) == limit + 2
     if left:
         pieces.pop()
+    if text.startswith("---"):  # a separator on the first line: nothing before it
+        pieces[0:1] = ["", pieces[0][3:]]
+        offset = 0  # offset in ``text`` of the "---" that precedes pieces[1]
+    else:
+        offset = len(pieces[0]) + 1
     last = len(pieces) - 1
-    # Text before the first separator (pieces[0] is "" when the text starts with "---": no real "\n" eaten).
-    current = _Doc(0, 0, pieces[0][1:] + ("\n" if last and pieces[0] else ""), None)
+    current = _Doc(0, 0, pieces[0] + ("\n" if last and pieces[0] else ""), None)
     docs: list[_Doc] = [current]
-    offset = len(pieces[0])  # offset in ``text`` of the "---" that precedes pieces[1]
-    for number, piece in enumerate(pieces[1:], start=1):
+    for number in range(1, last + 1):
+        piece, pieces[number] = pieces[number], ""
         if number < last:
             piece += "\n"
         end = piece.find("\n")

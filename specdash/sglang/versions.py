@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import shlex
 
 #: Releases whose flag tables are shipped (``data/flags_<v>.json``), ascending.
 FLAG_TABLE_RELEASES: tuple[str, ...] = (
@@ -146,3 +147,9 @@ def version_notice(version: str | None) -> str | None:
 def has_speculative_decoding(version: str | None) -> bool:
     """False for releases before 0.4.0, which had no speculative decoding at all."""
     return version is None or parse_version(version) >= (0, 4, 0, 0)
+
+
+def version_command(python: str = "python3") -> str:
+    """The POSIX shell command that prints the SGLang version importable by ``python`` on a host (the config's
+    ``python:`` value: a path or a name, quoted as one word, never run through the shell as text)."""
+    return f"{shlex.quote(python)} -c 'import sglang; print(sglang.__version__)'"

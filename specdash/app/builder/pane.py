@@ -33,7 +33,7 @@ from specdash.sglang.dry_run import (
     argv_of,
 )
 from specdash.sglang.validate import ValidationReport, validate_command
-from specdash.sglang.versions import CURRENT_RELEASE
+from specdash.sglang.versions import CURRENT_RELEASE, version_command
 
 #: (form field id, ServerArgs field, label). The algorithm is a Select; the rest are Inputs.
 FORM_FIELDS: tuple[tuple[str, str, str], ...] = (
@@ -283,7 +283,7 @@ class BuilderPane(Widget):
         if host is None:
             return
         try:
-            result = await host.run(f"{self.python} -c 'import sglang; print(sglang.__version__)'", timeout_s=60)
+            result = await host.run(version_command(self.python), timeout_s=60)
         except Exception as exc:  # HostError: say so, keep the newest rules
             self._status(f"SGLang version not detected ({exc}); using the newest known rules")
             return
