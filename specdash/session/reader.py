@@ -83,6 +83,8 @@ MAX_NUMBER = 1e15
 #: Problem lines and error messages are cut to this many characters.
 MAX_MESSAGE_CHARS = 300
 
+_IN_SLICE = 1 << 16  # compressed bytes given to zlib at once
+_OUT_SLICE = 1 << 23  # decompressed bytes taken from zlib at once
 _FLUSH_MARK = b"\x00\x00\xff\xff"  # ends every deflate full flush (the recorder's flush points)
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -128,28 +130,35 @@ def _read_bytes(path: Path, problems: list[str]) -> bytes | bytearray:
                                f"{total} decompressed bytes: {where}"))
         damaged_at = None
 
-    view = memoryview(data)  # segments without copies
+    view = memoryview(data)  # slices without copies
+    segment_end = -1
     while pos < size:
-        mark = data.find(_FLUSH_MARK, pos)
-        end = size if mark < 0 else mark + len(_FLUSH_MARK)
+        if pos >= segment_end:
+            mark = data.find(_FLUSH_MARK, pos)
+            segment_end = size if mark < 0 else mark + len(_FLUSH_MARK)
+        end = min(segment_end, pos + _IN_SLICE)  # bounded input, and output, per call: bounded memory
         try:
-            chunk = decomp.decompress(view[pos:end], MAX_SESSION_BYTES - total + 1)
+            piece: Any = view[pos:end]
+            while True:
+                chunk = decomp.decompress(piece, min(MAX_SESSION_BYTES - total + 1, _OUT_SLICE))
+                if chunk or decomp.eof:
+                    end_damage(pos)
+                total += len(chunk)
+                if total > MAX_SESSION_BYTES:
+                    problems.append(f"more than {MAX_SESSION_BYTES // 2**20} MiB once decompressed (the limit): "
+                                    f"only the first {MAX_SESSION_BYTES // 2**20} MiB are read")
+                    out += chunk[:len(chunk) - (total - MAX_SESSION_BYTES)]
+                    return out
+                out += chunk
+                piece = decomp.unconsumed_tail
+                if not piece or decomp.eof:
+                    break
         except zlib.error as exc:
             if damaged_at is None:
                 damaged_at, damage_reason = pos, str(exc)
             decomp, raw_mode = zlib.decompressobj(-15), True
-            pos = end
+            pos = segment_end  # resume at the next flush point
             continue
-        if chunk or decomp.eof:
-            end_damage(pos)
-        total += len(chunk)
-        if total > MAX_SESSION_BYTES or decomp.unconsumed_tail:
-            problems.append(f"more than {MAX_SESSION_BYTES // 2**20} MiB once decompressed (the limit): only the "
-                            f"first {MAX_SESSION_BYTES // 2**20} MiB are read")
-            out += chunk[:len(chunk) - max(0, total - MAX_SESSION_BYTES)]
-            return out
-        out += chunk
-        del chunk
         if decomp.eof:
             rest_at = end - len(decomp.unused_data)
             if raw_mode:
@@ -224,7 +233,7 @@ def _blank(text: str) -> bool:
 def _split_documents(text: str, limit: int = MAX_DOCUMENTS) -> tuple[list[_Doc], bool]:
     """Split a YAML stream on separator lines (``---``, ``--- # size N``, ``--- <content>``); text before the
     first separator is a document when non-blank. ``--- <content>`` (not a comment) keeps the content as the
-    first body line. Line numbers are computed only when a problem needs them (see :func:`_line_at`).
+    first body line. Line numbers are computed only when a problem needs them (see :class:`_Lines`).
     At most about ``limit`` documents are split off (never more pieces in memory); the flag says text was left."""
     # str.split is C-speed. Each piece but the last was followed by the "\n" the split ate: put it back.
     # Pieces that do not start a separator line ("----", "---x") are glued back onto the open document.
@@ -267,9 +276,21 @@ def _split_documents(text: str, limit: int = MAX_DOCUMENTS) -> tuple[list[_Doc],
     return [d for d in docs if not _blank(d.body) or d.size], left
 
 
-def _line_at(text: str, offset: int) -> int:
-    """1-based line number of ``offset`` in ``text``."""
-    return text.count("\n", 0, offset) + 1
+class _Lines:
+    """1-based line numbers of offsets in ``text``, counted on from the last offset asked for (documents are
+    visited in order: many problems cost one pass over the text, not one pass each)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.offset = 0
+        self.line = 1
+
+    def at(self, offset: int) -> int:
+        if offset < self.offset:
+            self.offset, self.line = 0, 1
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line
 
 
 def _fast_parse(doc_text: str) -> dict[str, Any] | None:
@@ -323,9 +344,10 @@ def _read_session(p: Path) -> SessionLog:
     if text and not text.endswith("\n"):  # the file ends mid-line: the last write was cut
         cut = text.rfind("\n") + 1
         partial, text = text[cut:], text[:cut]
-        partial_line = _line_at(text, len(text))
+        partial_line = text.count("\n") + 1
 
     documents, left = _split_documents(text)
+    line_of = _Lines(text)
     if left or len(documents) > MAX_DOCUMENTS:
         problems.append(f"more than {MAX_DOCUMENTS:,} documents (the limit): only the first {MAX_DOCUMENTS:,} are "
                         "read, the rest is skipped")
@@ -360,7 +382,7 @@ def _read_session(p: Path) -> SessionLog:
         doc_text = doc_info.body
 
         def where(index: int = index, start: int = doc_info.start) -> str:
-            return f"document {index} (line {_line_at(text, start)})"  # computed only for a problem
+            return f"document {index} (line {line_of.at(start)})"  # computed only for a problem
 
         is_last = index == len(documents)
         if is_last and cut_last:
@@ -387,7 +409,7 @@ def _read_session(p: Path) -> SessionLog:
                 doc = yaml.load(doc_text, Loader=_Loader)
         except (yaml.YAMLError, RecursionError, ValueError, OverflowError) as exc:
             mark = getattr(exc, "problem_mark", None)
-            at = f" at line {_line_at(text, doc_info.body_start) + mark.line}" if mark is not None else ""
+            at = f" at line {line_of.at(doc_info.body_start) + mark.line}" if mark is not None else ""
             problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
             if is_last:
                 note(f"{where()}: truncated or bad YAML{at} ({problem}): skipped")
@@ -439,7 +461,7 @@ def _read_session(p: Path) -> SessionLog:
         problems.append(f"... and {unlisted} more damaged documents skipped")
     for kind, indexes in unknown.items():
         first = indexes[0]
-        first_line = _line_at(text, documents[first - 1].start)
+        first_line = line_of.at(documents[first - 1].start)
         problems.append(f"unknown event kind {kind!r} in {len(indexes)} document(s) (first: document {first}, "
                         f"line {first_line}): kept, not replayed")
     if not closed:
