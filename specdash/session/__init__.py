@@ -1,4 +1,4 @@
-"""Sessions: record everything a live session sees, read it back, replay it (issue 7). No Textual.
+"""Sessions: record everything a live session sees, read it back, replay it. No Textual.
 
 * :mod:`specdash.session.events` — one dataclass per event kind (stable ``kind`` strings, ``t`` in seconds);
 * :mod:`specdash.session.redact` — secrets removed before anything is written;
