@@ -220,60 +220,61 @@ _SIZE_RE = re.compile(r"^#\s*size\s+(\d+)\s*$")
 
 @dataclasses.dataclass
 class _Doc:
+    """Where one document lies in the text (offsets only: its body is sliced when it is parsed, then dropped)."""
+
     start: int  # offset of the document's start (its ``---`` separator, or 0)
-    body_start: int  # offset where ``body`` starts
-    body: str
+    body_start: int  # offset where its body starts in the text (for line numbers)
+    body_end: int
     size: int | None  # characters the separator's ``# size N`` comment promises, if any
+    first_line: str = ""  # the content of a ``--- <content>`` separator line: the body's first line
+
+    def body(self, text: str) -> str:
+        body = text[self.body_start:self.body_end]
+        return f"{self.first_line}\n{body}" if self.first_line else body
 
 
-def _blank(text: str) -> bool:
-    return not text or text.isspace()
+_NON_BLANK_RE = re.compile(r"\S")
 
 
-def _split_documents(text: str, limit: int = MAX_DOCUMENTS) -> tuple[list[_Doc], bool]:
-    """Split a YAML stream on separator lines (``---``, ``--- # size N``, ``--- <content>``); text before the
-    first separator is a document when non-blank. ``--- <content>`` (not a comment) keeps the content as the
-    first body line. Line numbers are computed only when a problem needs them (see :class:`_Lines`).
-    At most about ``limit`` documents are split off (never more pieces in memory); the flag says text was left."""
-    # str.split is C-speed. Each piece but the last was followed by the "\n" the split ate: put it back.
-    # Pieces that do not start a separator line ("----", "---x") are glued back onto the open document.
-    # Memory: the text, plus its pieces, each released once its document is made (no copy of the whole text).
-    pieces = text.split("\n---", limit + 1)
-    left = len(pieces) == limit + 2
-    if left:
-        pieces.pop()
-    if text.startswith("---"):  # a separator on the first line: nothing before it
-        pieces[0:1] = ["", pieces[0][3:]]
-        offset = 0  # offset in ``text`` of the "---" that precedes pieces[1]
-    else:
-        offset = len(pieces[0]) + 1
-    last = len(pieces) - 1
-    current = _Doc(0, 0, pieces[0] + ("\n" if last and pieces[0] else ""), None)
-    docs: list[_Doc] = [current]
-    for number in range(1, last + 1):
-        piece, pieces[number] = pieces[number], ""
-        if number < last:
-            piece += "\n"
-        end = piece.find("\n")
-        line = piece if end < 0 else piece[:end]
-        if line and line[0] not in " \t":
-            current.body += "---" + piece  # not a separator
-            offset += len(piece) + 3
-            continue
-        content = line.strip()
-        body = "" if end < 0 else piece[end + 1:]
-        body_start = offset + 4 + len(line)
+def _split_documents(text: str, end: int, limit: int = MAX_DOCUMENTS) -> tuple[list[_Doc], bool]:
+    """Split ``text[:end]``, a YAML stream, on separator lines (``---``, ``--- # size N``, ``--- <content>``; a
+    line like ``----`` or ``---x`` is not one); text before the first separator is a document when non-blank.
+    ``--- <content>`` (not a comment) keeps the content as the body's first line. Line numbers are computed only
+    when a problem needs them (see :class:`_Lines`). Offsets only: no copy of the text is made here.
+    At most ``limit`` documents; the flag says more separators were left."""
+
+    def separator_at(i: int) -> bool:
+        return text.startswith("---", i) and (i + 3 >= end or text[i + 3] in "\n \t")
+
+    seps: list[int] = [0] if separator_at(0) else []
+    left = False
+    i = text.find("\n---", 0, end)
+    while i >= 0:
+        if separator_at(i + 1):
+            if len(seps) > limit:
+                left = True
+                break
+            seps.append(i + 1)
+        i = text.find("\n---", i + 1, end)
+    docs: list[_Doc] = []
+    if not seps or seps[0] > 0:
+        docs.append(_Doc(0, 0, seps[0] if seps else end, None))
+    for k, sep in enumerate(seps):
+        body_end = seps[k + 1] if k + 1 < len(seps) else end
+        line_end = text.find("\n", sep, body_end)
+        line_end = body_end if line_end < 0 else line_end
+        content = text[sep + 3:line_end].strip()
+        body_start = min(line_end + 1, body_end)
         size = None
+        first_line = ""
         if content.startswith("#"):
             size_match = _SIZE_RE.match(content)
             size = int(size_match.group(1)) if size_match else None
         elif content:  # "--- {kind: marker, t: 1}": the content is the document's first line
-            body = content + "\n" + body
-            body_start = offset + 4
-        current = _Doc(offset, body_start, body, size)
-        docs.append(current)
-        offset += len(piece) + 3
-    return [d for d in docs if not _blank(d.body) or d.size], left
+            first_line = content
+        docs.append(_Doc(sep, body_start, body_end, size, first_line))
+    return [d for d in docs if d.size or d.first_line or _NON_BLANK_RE.search(text, d.body_start, d.body_end)], \
+        left
 
 
 class _Lines:
@@ -341,12 +342,13 @@ def _read_session(p: Path) -> SessionLog:
         problems.append("invalid UTF-8 bytes replaced by U+FFFD")
     del raw  # the text is all that is needed from here: half the peak memory
     partial = ""
+    end = len(text)  # documents are read from text[:end] (no copy of the text is made)
     if text and not text.endswith("\n"):  # the file ends mid-line: the last write was cut
-        cut = text.rfind("\n") + 1
-        partial, text = text[cut:], text[:cut]
-        partial_line = text.count("\n") + 1
+        end = text.rfind("\n") + 1
+        partial = text[end:]
+        partial_line = text.count("\n", 0, end) + 1
 
-    documents, left = _split_documents(text)
+    documents, left = _split_documents(text, end)
     line_of = _Lines(text)
     if left or len(documents) > MAX_DOCUMENTS:
         problems.append(f"more than {MAX_DOCUMENTS:,} documents (the limit): only the first {MAX_DOCUMENTS:,} are "
@@ -379,7 +381,7 @@ def _read_session(p: Path) -> SessionLog:
             cut_last = True
 
     for index, doc_info in enumerate(documents, start=1):
-        doc_text = doc_info.body
+        doc_text = doc_info.body(text)
 
         def where(index: int = index, start: int = doc_info.start) -> str:
             return f"document {index} (line {line_of.at(start)})"  # computed only for a problem
@@ -446,7 +448,7 @@ def _read_session(p: Path) -> SessionLog:
         events.append(event)
 
     if not parsed_any:
-        if not text.strip():
+        if _NON_BLANK_RE.search(text) is None:
             raise SessionError(f"{p}: empty file, not a session")
         first = listed[0] if listed else "no event documents"
         raise SessionError(f"{p}: not a specdash session: {first}")
