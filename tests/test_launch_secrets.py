@@ -126,3 +126,21 @@ async def test_restart_of_a_found_run_launches_the_exact_command(tmp_path, start
     started_groups.append(handle.pgid)
     (found,) = await find_runs(host)
     assert await _exact_command(host, found) == command
+
+
+async def test_the_command_runs_under_the_users_umask(tmp_path, started_groups):
+    """The run files are private, but what the server itself writes (caches, downloads) keeps the user's umask."""
+    host = LocalHost()
+    await host.connect()
+    out = tmp_path / "umask.txt"
+    handle = await launch(host, f"umask > {out}; env > {tmp_path / 'env.txt'}", run_dir=str(tmp_path / "run"))
+    started_groups.append(handle.pgid)
+    for _ in range(200):
+        if (tmp_path / "run" / "exit_status").exists():
+            break
+        time.sleep(0.05)
+    mine = os.umask(0)
+    os.umask(mine)
+    assert int(out.read_text().strip(), 8) == mine
+    assert "SPECDASH_UMASK" not in (tmp_path / "env.txt").read_text()
+    assert stat.S_IMODE((tmp_path / "run" / "exit_status").stat().st_mode) == 0o600

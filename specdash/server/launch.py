@@ -54,17 +54,19 @@ def _launch_script(command: str, run_dir: str | None, base_name: str, run_id: st
             'while [ -e "$d" ]; do d="$b-$n"; n=$((n+1)); done'
         )
     # the wrapper records its PID, runs the command, and records the exit status if the command ends by itself
-    wrapper = ('echo $$ > "$SPECDASH_RUN_DIR/leader.pid"; eval "$(cat "$SPECDASH_RUN_DIR/command.sh")"; '
-               'echo $? > "$SPECDASH_RUN_DIR/exit_status"')
+    # (the run files are made under umask 077; the command itself runs under the user's own umask)
+    wrapper = ('echo $$ > "$SPECDASH_RUN_DIR/leader.pid"; c=$(cat "$SPECDASH_RUN_DIR/command.sh"); '
+               'umask "$SPECDASH_UMASK"; unset SPECDASH_UMASK; eval "$c"; '
+               's=$?; umask 077; echo $s > "$SPECDASH_RUN_DIR/exit_status"')
     shown = redact_text(command)
     info = {"run_id": run_id, "command": shown, "port": port, "started_at_s": started_at_s}
     return (
-        f"umask 077; {pick_dir}; "
+        f"SPECDASH_UMASK=$(umask); umask 077; {pick_dir}; "
         'mkdir -p "$d" && chmod 700 "$d" || exit 97; d=$(cd "$d" && pwd); '
         'cat > "$d/command.sh" || exit 97; '
         f'printf "%s\\n" {quote(shown)} > "$d/command.txt"; '
         f'printf "%s\\n" {quote(json.dumps(info))} > "$d/run.json"; '
-        f'SPECDASH_RUN_ID={quote(run_id)} SPECDASH_RUN_DIR="$d" '
+        f'SPECDASH_RUN_ID={quote(run_id)} SPECDASH_RUN_DIR="$d" SPECDASH_UMASK="$SPECDASH_UMASK" '
         f'setsid nohup sh -c {quote(wrapper)} specdash-run '
         '> "$d/server.log" 2>&1 < /dev/null & '
         'i=0; while [ ! -s "$d/leader.pid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; '
