@@ -62,7 +62,7 @@ def _write_tiny_docs(path: Path, size: int) -> None:
 
 def _write_huge_log_doc(path: Path, size: int) -> None:
     line = "[2026-11-30 09:12:13 TP0] Decode batch, #running-req: 12, #token: 4321, accept len: 2.31"
-    n = (size - 200) // (len(line) + 12)
+    n = (size - 200) // (len(json.dumps(line)) + 16)  # "  [i, ...],\n" with i up to 7 digits
     with open(path, "w") as f:
         f.write(HEADER + '--- \n"kind": "log"\n"t": 1\n"lines": [\n')
         f.write(",\n".join(f"  [{i}, {json.dumps(line)}]" for i in range(n)))
