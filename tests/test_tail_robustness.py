@@ -9,7 +9,8 @@ import os
 import pytest
 
 from specdash.hosts.local import LocalHost
-from specdash.hosts.tail import LogFollower, TailLines, TailMarker
+from specdash.hosts.tail import LogFollower, TailMarker
+from test_tail_local import _collect_until, _lines
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -17,23 +18,6 @@ pytestmark = pytest.mark.timeout(60)
 def _line(i: int, tag: str = "a") -> bytes:
     return (f"[2026-11-30 09:{i // 60 % 60:02d}:{i % 60:02d} TP0] Decode batch {tag}, #running-req: 1, "
             f"#token: {i}, accept len: 2.{i % 10}").encode()
-
-
-async def _collect_until(follower, predicate, timeout_s=20):
-    events = []
-
-    async def run():
-        async for event in follower:
-            events.append(event)
-            if predicate(events):
-                return
-
-    await asyncio.wait_for(run(), timeout_s)
-    return events
-
-
-def _lines(events):
-    return [line for ev in events if isinstance(ev, TailLines) for line in ev.lines]
 
 
 def _markers(events):

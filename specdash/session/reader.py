@@ -89,6 +89,11 @@ _FLUSH_MARK = b"\x00\x00\xff\xff"  # ends every deflate full flush (the recorder
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
+def _size(n: int) -> str:
+    """A size limit as it is said: ``128 MiB``, ``4096 bytes``."""
+    return f"{n // 2**20} MiB" if n >= 2**20 and n % 2**20 == 0 else f"{n} bytes"
+
+
 def _short(text: object) -> str:
     """One line, at most :data:`MAX_MESSAGE_CHARS` characters, safe to print."""
     return clean(text, max_chars=MAX_MESSAGE_CHARS)
@@ -105,8 +110,8 @@ def _read_bytes(path: Path, problems: list[str]) -> bytes | bytearray:
         data = f.read(MAX_SESSION_BYTES + 1)
     if not data.startswith(_GZIP_MAGIC):
         if len(data) > MAX_SESSION_BYTES:
-            problems.append(f"file larger than the {MAX_SESSION_BYTES // 2**20} MiB limit: only the first "
-                            f"{MAX_SESSION_BYTES // 2**20} MiB are read")
+            problems.append(f"file larger than the {_size(MAX_SESSION_BYTES)} limit: only the first "
+                            f"{_size(MAX_SESSION_BYTES)} are read")
             data = data[:MAX_SESSION_BYTES]
         return data
     if len(data) > MAX_SESSION_BYTES:
@@ -145,8 +150,8 @@ def _read_bytes(path: Path, problems: list[str]) -> bytes | bytearray:
                     end_damage(pos)
                 total += len(chunk)
                 if total > MAX_SESSION_BYTES:
-                    problems.append(f"more than {MAX_SESSION_BYTES // 2**20} MiB once decompressed (the limit): "
-                                    f"only the first {MAX_SESSION_BYTES // 2**20} MiB are read")
+                    problems.append(f"more than {_size(MAX_SESSION_BYTES)} once decompressed (the limit): "
+                                    f"only the first {_size(MAX_SESSION_BYTES)} are read")
                     out += chunk[:len(chunk) - (total - MAX_SESSION_BYTES)]
                     return out
                 out += chunk
@@ -455,7 +460,7 @@ def _read_session(p: Path) -> SessionLog:
 
     if yaml_skipped:
         problems.append(f"{yaml_skipped:,} documents not in the recorder's format skipped: more than "
-                        f"{MAX_YAML_CHARS // 2**20} MiB of such documents (the limit for YAML parsing)")
+                        f"{_size(MAX_YAML_CHARS)} of such documents (the limit for YAML parsing)")
     if header is None:
         problems.append("no header document at the start (specdash version, host, start time unknown)")
     problems.extend(listed)
