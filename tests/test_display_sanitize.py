@@ -51,3 +51,22 @@ async def test_log_path_with_markup_in_the_title_does_not_crash():
         pane.reset("/x/[/]y[/b].log")
         await pilot.pause()
         assert Content.from_markup(pane.border_title).plain == "/x/[/]y[/b].log"
+
+
+async def test_builder_version_field_with_markup_does_not_crash():
+    from textual.widgets import Input
+
+    from specdash.app.builder.pane import BuilderPane
+
+    class BuilderApp(App):
+        def compose(self) -> ComposeResult:
+            yield BuilderPane()
+
+    app = BuilderApp()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        field = app.query_one("#f-version", Input)
+        field.value = "0.5[/b]x"
+        await pilot.pause()
+        pane = app.query_one(BuilderPane)
+        assert "SGLang 0.5[/b]x" in Content.from_markup(pane.border_title).plain

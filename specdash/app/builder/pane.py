@@ -34,6 +34,7 @@ from specdash.sglang.dry_run import (
 )
 from specdash.sglang.validate import ValidationReport, validate_command
 from specdash.sglang.versions import CURRENT_RELEASE, version_command
+from specdash.text.display import markup
 
 #: (form field id, ServerArgs field, label). The algorithm is a Select; the rest are Inputs.
 FORM_FIELDS: tuple[tuple[str, str, str], ...] = (
@@ -214,7 +215,7 @@ class BuilderPane(Widget):
             try:
                 self.set_sglang_version(text or None)
             except ValueError as exc:
-                self._status(f"[$error]{exc}[/]")
+                self._status(f"[$error]{markup(exc)}[/]")
             return
         dest = next((d for fid, d, _ in FORM_FIELDS if fid == event.input.id), None)
         if dest is None or self.readonly:
@@ -285,14 +286,15 @@ class BuilderPane(Widget):
         try:
             result = await host.run(version_command(self.python), timeout_s=60)
         except Exception as exc:  # HostError: say so, keep the newest rules
-            self._status(f"SGLang version not detected ({exc}); using the newest known rules")
+            self._status(f"SGLang version not detected ({markup(exc)}); using the newest known rules")
             return
         lines = result.stdout.strip().splitlines()
         if result.ok and lines:
             self._detected_version = lines[-1].strip()
             self._revalidate()
         else:
-            self._status(f"SGLang not importable with {self.python} on {host.name}; using the newest known rules")
+            self._status(f"SGLang not importable with {markup(self.python)} on {markup(host.name)}; "
+                         "using the newest known rules")
 
     def _maybe_fetch_config(self) -> None:
         """Read the target's config.json on the host when the model path changed (architecture-dependent rules)."""
@@ -327,16 +329,16 @@ class BuilderPane(Widget):
             result = await host.run(dry_run_command(self.python), timeout_s=300,
                                     input=dry_run_request(argv_of(report), report.command.env_dict()))
         except Exception as exc:
-            self._status(f"dry run failed: {exc}")
+            self._status(f"dry run failed: {markup(exc)}")
             return
         parsed = parse_dry_run_output(result.stdout)
         if parsed is not None and not parsed.ok and "No module named 'sglang'" in f"{parsed.exception}: {parsed.message}":
-            self._status(f"dry run needs SGLang on {host.name}: {self.python} cannot import sglang "
+            self._status(f"dry run needs SGLang on {markup(host.name)}: {markup(self.python)} cannot import sglang "
                          "(set the host's python in config.yaml hosts: python: ...)")
             return
         if parsed is None:
             tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
-            self._status(f"dry run failed: {tail[0][:200]}")
+            self._status(f"dry run failed: {markup(tail[0], max_chars=200)}")
             return
         self.dry_run_result = parsed
         self.disagreements = compare(report, parsed)
@@ -344,7 +346,7 @@ class BuilderPane(Widget):
         agree = ("agrees with specdash" if not self.disagreements else
                  "DISAGREES: " + "; ".join(f"{d.field} specdash={d.specdash} sglang={d.sglang}"
                                           for d in self.disagreements))
-        self._status(f"SGLang {parsed.version or '?'} dry run {verdict}; {agree}")
+        self._status(f"SGLang {markup(parsed.version or '?')} dry run {verdict}; {agree}")
         try:
             self._render_effective()
         except NoMatches:  # shutting down
@@ -457,11 +459,11 @@ class BuilderPane(Widget):
         overrides = len(report.by_severity("override"))
         source = {"guessed from the model name": "guessed"}.get(report.architecture_source or "",
                                                                report.architecture_source)
-        arch = f" · {report.architecture} ({source})" if report.architecture else ""
+        arch = f" · {markup(report.architecture)} ({markup(source)})" if report.architecture else ""
         newer = ""
         if report.version_notice:
             newer = f" — newer than {CURRENT_RELEASE}: best-guess rules"
-        self.border_title = (f"Launch builder — SGLang {report.sglang_version} ({report.profile.releases}){newer}"
+        self.border_title = (f"Launch builder — SGLang {markup(report.sglang_version)} ({report.profile.releases}){newer}"
                              f"{arch}")
         notice = self.query_one("#builder-version-notice", Static)
         notice.update(report.version_notice or "")
@@ -506,10 +508,11 @@ class BuilderPane(Widget):
             return self._report.diagnostics[row]
         return None
 
-    def _status(self, markup: str) -> None:
+    def _status(self, content: str) -> None:
+        """Show ``content`` (markup: outside text in it goes through :func:`specdash.text.display.markup`)."""
         if self.is_mounted:
             try:
-                self.query_one("#builder-status", Static).update(markup)
+                self.query_one("#builder-status", Static).update(content)
             except NoMatches:  # shutting down
                 pass
 
