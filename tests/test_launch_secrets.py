@@ -144,3 +144,22 @@ async def test_the_command_runs_under_the_users_umask(tmp_path, started_groups):
     assert int(out.read_text().strip(), 8) == mine
     assert "SPECDASH_UMASK" not in (tmp_path / "env.txt").read_text()
     assert stat.S_IMODE((tmp_path / "run" / "exit_status").stat().st_mode) == 0o600
+
+
+async def test_run_files_hold_no_secret_of_the_corpus(tmp_path, started_groups):
+    """A real launch whose command carries the redaction corpus (in a quoted here-document, so the shell runs
+    nothing of it): command.txt and run.json hold none of the secrets, command.sh holds the command exactly."""
+    from redaction_corpus import cases
+
+    chosen = cases()[::5]
+    body = "\n".join(text for text, _ in chosen)
+    command = f"cat > /dev/null <<'SPECDASH_CORPUS_END'\n{body}\nSPECDASH_CORPUS_END\nsleep 30"
+    host = LocalHost()
+    await host.connect()
+    run_dir = tmp_path / "run"
+    handle = await launch(host, command, run_dir=str(run_dir))
+    started_groups.append(handle.pgid)
+    stored = (run_dir / "command.txt").read_text() + (run_dir / "run.json").read_text()
+    assert len(chosen) > 300
+    assert [secret for _, secret in chosen if secret in stored] == []
+    assert (run_dir / "command.sh").read_text() == command + "\n"

@@ -100,3 +100,15 @@ def _yaml_str(text: str) -> str:
     import json
 
     return json.dumps(text)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_no_secret_leaks_through_its_neighbours(seed):
+    """Many secrets in one text (a multi-line command, a pasted block): an unclosed quote or a value on one line
+    must not swallow the next line's secret."""
+    import random
+
+    shuffled = list(CASES)
+    random.Random(seed).shuffle(shuffled)
+    out = redact_text("\n".join(text for text, _ in shuffled))
+    assert [secret for _, secret in shuffled if secret in out] == []

@@ -72,8 +72,9 @@ def is_secret_name(name: str) -> bool:
 
 # -- values ------------------------------------------------------------------------------------------------------
 
-# One shell word: $'..' (with \' escapes), '..', ".." (with \" escapes), backslash escapes, plain characters.
-_SHELL_WORD = r"""(?:\$'(?:[^'\\]|\\.)*'?|'[^']*'?|"(?:[^"\\]|\\.)*"?|\\.|[^\s'"\\;&|<>()`])+"""
+# One shell word: $'..' (with \' escapes), '..', ".." (with \" escapes), backslash escapes, plain characters; a
+# quoted part never runs past the end of its line (an unclosed quote in one log line must not swallow the next).
+_SHELL_WORD = r"""(?:\$'(?:[^'\\\n]|\\.)*'?|'[^'\n]*'?|"(?:[^"\\\n]|\\.)*"?|\\.|[^\s'"\\;&|<>()`])+"""
 # A value in a key/value form: JSON escaped inside JSON, double/single quoted with escapes, or a bare run.
 _KV_VALUE = r"""(?:\\"(?:(?!\\")[^\n])*(?:\\")?|"(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?|[^\s,;'"(){}\[\]<>]+)"""
 
