@@ -24,7 +24,7 @@ def main() -> None:
                        check=True)
         lines = path.read_text(errors="replace").splitlines()
     start = time.process_time()
-    changed = sum(1 for line in lines if redact_text(line) is not line)
+    changed = sum(1 for line in lines if redact_text(line) != line)
     elapsed = time.process_time() - start
     print(f"{len(lines)} lines, {changed} changed, {elapsed:.3f} s CPU: {len(lines) / elapsed:,.0f} lines/s, "
           f"{elapsed / len(lines) * 1e6:.2f} us/line")
