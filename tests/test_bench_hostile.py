@@ -119,3 +119,48 @@ def test_error_body_is_printed_clean_and_redacted(server, tmp_path):
     for bad in ("\x1b", "\x07", "\x9b", "\u202e", "hf_AbCdEf"):
         assert bad not in text
     assert "<redacted>" in text
+
+
+class InfoHandler(Handler):
+    """GET /server_info answers with an endless JSON body; the generate stream is an ordinary short one."""
+
+    def do_GET(self):
+        if self.path in ("/server_info", "/get_server_info", "/v1/models", "/metrics"):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            try:
+                self.wfile.write(b'{"x": "')
+                while not self.server.stop_event.is_set():  # type: ignore[attr-defined]
+                    self.wfile.write(b"a" * 65536)
+            except OSError:
+                pass
+            return
+        super().do_GET()
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        for n in range(1, 4):
+            event = {"text": "a" * n, "meta_info": {"completion_tokens": n}}
+            self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+        self.wfile.write(b"data: [DONE]\n\n")
+
+
+async def test_endless_info_answers_are_not_kept():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), InfoHandler)
+    httpd.daemon_threads = True
+    httpd.stop_event = threading.Event()
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        result = await BenchRunner(_settings(f"http://127.0.0.1:{httpd.server_address[1]}", model=None)).run()
+    finally:
+        httpd.stop_event.set()
+        httpd.shutdown()
+        httpd.server_close()
+    (req,) = result.requests
+    assert req.success, req.error
+    assert result.accept_length is None or result.accept_length > 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime as _dt
+import json
 import random
 import time
 from typing import Any, Callable, Iterable
@@ -133,16 +134,30 @@ ProgressCallback = Callable[[BenchProgress], None]
 _ERROR_BODY_BYTES = 64 * 1024
 
 
-async def _read_some(resp: httpx.Response, limit: int) -> str:
-    """At most ``limit`` bytes of ``resp``'s body, decoded (an endless error body is not read to its end)."""
+#: Bytes read of a GET answer (/health, /server_info, /v1/models, /metrics: KiBs, at most ~1 MiB of metrics); a
+#: longer answer is not kept (an endless body).
+_GET_BODY_BYTES = 8 * 1024 * 1024
+
+
+async def _read_some(resp: httpx.Response, limit: int) -> bytes:
+    """At most ``limit`` bytes of ``resp``'s (decoded for transfer) body: an endless body is not read to its end."""
     chunks: list[bytes] = []
     size = 0
-    async for data in resp.aiter_raw():
+    async for data in resp.aiter_bytes():
         chunks.append(data)
         size += len(data)
         if size >= limit:
             break
-    return b"".join(chunks)[:limit].decode("utf-8", errors="replace")
+    return b"".join(chunks)[:limit]
+
+
+async def _get(client: httpx.AsyncClient, url: str) -> tuple[int, str | None]:
+    """Status and body text of ``GET url``; the body is None when longer than :data:`_GET_BODY_BYTES`.
+    Raises httpx.HTTPError."""
+    async with client.stream("GET", url) as resp:
+        body = await _read_some(resp, _GET_BODY_BYTES + 1)
+        text = None if len(body) > _GET_BODY_BYTES else body.decode("utf-8", errors="replace")
+        return resp.status_code, text
 
 
 def _outside_text(text: str, max_chars: int) -> str:
@@ -257,7 +272,7 @@ class BenchRunner:
 
     async def _probe(self, client: httpx.AsyncClient, base: str) -> None:
         try:
-            await client.get(base + "/health")
+            await _get(client, base + "/health")
         except httpx.ConnectError as exc:
             raise ServerUnreachable(f"cannot connect to {self.settings.url}: {_one_line(exc)}") from None
         except httpx.HTTPError:
@@ -266,34 +281,34 @@ class BenchRunner:
     async def _server_info(self, client: httpx.AsyncClient, base: str) -> dict | None:
         for path in ("/server_info", "/get_server_info"):
             try:
-                resp = await client.get(base + path)
+                status, text = await _get(client, base + path)
             except httpx.ConnectError as exc:
                 raise ServerUnreachable(f"cannot connect to {self.settings.url}: {_one_line(exc)}") from None
             except httpx.HTTPError:
                 return None
-            if resp.status_code == 200:
+            if status == 200:
                 try:
-                    data = resp.json()
-                except ValueError:
+                    data = json.loads(text) if text is not None else None
+                except (ValueError, RecursionError):
                     return None
                 return data if isinstance(data, dict) else None
         return None
 
     async def _model_name(self, client: httpx.AsyncClient, base: str) -> str | None:
         try:
-            resp = await client.get(base + "/v1/models")
-            data = resp.json().get("data") or []
+            _, text = await _get(client, base + "/v1/models")
+            data = json.loads(text or "null").get("data") or []
             return str(data[0]["id"]) if data else None
-        except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError):
+        except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError):
             return None
 
     async def _counters(self, client: httpx.AsyncClient, base: str) -> _accept.ServerCounters:
         info = await self._server_info_quiet(client, base)
         gen = verify = None
         try:
-            resp = await client.get(base + "/metrics")
-            if resp.status_code == 200:
-                gen, verify = _accept.parse_prometheus_counters(resp.text)
+            status, text = await _get(client, base + "/metrics")
+            if status == 200 and text is not None:
+                gen, verify = _accept.parse_prometheus_counters(text)
         except httpx.HTTPError:
             pass
         return _accept.ServerCounters(_accept.avg_accept_length_of(info), gen, verify, info)
@@ -408,7 +423,7 @@ class BenchRunner:
         try:
             async with client.stream("POST", base + ENDPOINTS[s.api], json=body) as resp:
                 if resp.status_code != 200:
-                    text = await _read_some(resp, _ERROR_BODY_BYTES)
+                    text = (await _read_some(resp, _ERROR_BODY_BYTES)).decode("utf-8", errors="replace")
                     result.error = f"HTTP {resp.status_code}: {_outside_text(text, 200)}"
                     end = time.perf_counter()
                 else:
