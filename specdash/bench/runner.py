@@ -538,7 +538,7 @@ class BenchRunner:
         reported = _accept.config_from_server_info(info)
         effective = {**self.effective_config, **reported}
         differs = {k: v for k, v in self.effective_config.items() if k in reported and reported[k] != v}
-        if differs:  # what the caller asked for but the server runs otherwise (silent rewrites, case C09)
+        if differs:  # asked for, but the server runs otherwise (a silent rewrite by SGLang)
             effective["requested"] = differs
         return RunResult(
             settings=settings,
