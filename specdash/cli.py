@@ -77,7 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except UsageError as exc:
-        sys.stderr.write(f"specdash {args.command}: error: {exc}\n")
+        from specdash.text.display import clean
+
+        sys.stderr.write(f"specdash {args.command}: error: {clean(exc, max_chars=1000)}\n")
         return 2
     except KeyboardInterrupt:
         return 130

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from support.gpu import FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans, poll_until
-from test_ps_command import specdash
+from support.gpu import run_specdash as specdash
 
 
 def test_clean_yes_kills_orphans_only_and_reports_memory_released(tmp_path):

@@ -23,7 +23,7 @@ import pytest
 from support.double import harness
 from support.gpu import (FAKES_BIN, FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans,
                               poll_until)
-from test_ps_command import specdash
+from support.gpu import run_specdash as specdash
 
 TRAIN = "import time\nwhile True: time.sleep(0.2)\n"
 

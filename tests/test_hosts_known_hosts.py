@@ -62,3 +62,48 @@ def test_garbage_is_not_a_key(tmp_path):
     with pytest.raises(ValueError, match="not an OpenSSH public key"):
         trust_host_key(str(tmp_path / "kh"), "gpu-box", 22, "ssh-ed25519 not-base64!")
     assert not os.path.exists(tmp_path / "kh")
+
+
+def test_a_revoked_key_is_never_trusted(tmp_path):
+    from specdash.hosts.base import HostError
+
+    known_hosts = tmp_path / "known_hosts"
+    key = _new_key_line()
+    known_hosts.write_text(f"@revoked [gpu-box]:2200 {key}\n")
+    with pytest.raises(HostError, match="@revoked"):
+        trust_host_key(str(known_hosts), "gpu-box", 2200, key)
+    assert known_hosts.read_text() == f"@revoked [gpu-box]:2200 {key}\n"
+
+
+async def test_connecting_to_a_server_whose_key_is_revoked_is_refused_not_offered(sshd, tmp_path):
+    from specdash.hosts.base import HostError, HostKeyUnknown
+
+    known_hosts = tmp_path / "known_hosts"
+    known_hosts.write_text("@revoked " + sshd.known_hosts_line(sshd.host_key) + "\n")
+    host = sshd.make_host(known_hosts=str(known_hosts))
+    try:
+        with pytest.raises(HostError, match="marked @revoked") as info:
+            await host.connect()
+        assert not isinstance(info.value, HostKeyUnknown)
+    finally:
+        await host.close()
+
+
+def test_revoked_entries_match_plain_wildcard_and_hashed_names(tmp_path):
+    import base64
+    import hashlib
+    import hmac
+
+    from specdash.hosts.ssh import revoked_host_keys
+
+    salt = b"0123456789abcdefghij"
+    hashed = "|1|" + base64.b64encode(salt).decode() + "|" + base64.b64encode(
+        hmac.new(salt, b"[10.0.0.9]:2222", hashlib.sha1).digest()).decode()
+    keys = [_new_key_line() for _ in range(3)]
+    known_hosts = tmp_path / "known_hosts"
+    known_hosts.write_text(f"@revoked gpu-*,!gpu-9 {keys[0]}\n@revoked {hashed} {keys[1]}\n"
+                           f"[10.0.0.9]:2222 {keys[2]}\n")
+    assert len(revoked_host_keys(str(known_hosts), "gpu-1", "", 22)) == 1
+    assert revoked_host_keys(str(known_hosts), "gpu-9", "", 22) == []
+    assert len(revoked_host_keys(str(known_hosts), "box", "10.0.0.9", 2222)) == 1
+    assert revoked_host_keys(str(known_hosts), "box", "10.0.0.9", 22) == []

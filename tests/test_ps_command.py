@@ -7,13 +7,7 @@ import os
 import subprocess
 import sys
 
-from support.gpu import FakeGpuState, reap_group, spawn_orphans
-
-
-def specdash(state: FakeGpuState | None, *args: str, env: dict | None = None, stdin: str | None = None):
-    env = env or (state.env() if state else dict(os.environ))
-    return subprocess.run([sys.executable, "-m", "specdash", *args], env=env, capture_output=True, text=True,
-                          timeout=60, input=stdin)
+from support.gpu import FakeGpuState, reap_group, run_specdash as specdash, spawn_orphans
 
 
 def test_ps_json_lists_gpus_and_classified_orphans(tmp_path):

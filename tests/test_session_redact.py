@@ -6,7 +6,7 @@ import pytest
 
 from specdash.session.reader import read_session
 from specdash.session.recorder import Recorder
-from specdash.session.redact import REDACTED, is_secret_name, redact_text, redact_value
+from specdash.text.redaction import REDACTED, is_secret_name, redact_text, redact_value
 
 HF = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
 

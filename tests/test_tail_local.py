@@ -9,26 +9,11 @@ from pathlib import Path
 
 from specdash.hosts.local import LocalHost
 from specdash.hosts.tail import LogFollower, TailLines, TailMarker, TailPartial
+from support.tail import collect_until as _collect_until, lines_of as _lines
 
 DATA = Path(__file__).parent / "data" / "sglang-log-formats.txt"
+
 LINES = [line for line in DATA.read_bytes().split(b"\n") if line and not line.startswith(b"#")]
-
-
-async def _collect_until(follower: LogFollower, predicate, timeout_s: float = 10) -> list:
-    events: list = []
-
-    async def run() -> None:
-        async for event in follower:
-            events.append(event)
-            if predicate(events):
-                return
-
-    await asyncio.wait_for(run(), timeout_s)
-    return events
-
-
-def _lines(events: list) -> list[bytes]:
-    return [line for ev in events if isinstance(ev, TailLines) for line in ev.lines]
 
 
 async def test_waits_for_a_missing_file_then_follows_it(tmp_path):

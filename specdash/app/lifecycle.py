@@ -17,6 +17,8 @@ from textual.binding import Binding
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.hosts.base import Host
 from specdash.sglang.command import parse_command
+from specdash.text.display import markup
+from specdash.text.redaction import redact_text
 
 LIFECYCLE_BINDINGS = [
     Binding("l", "launch(False)", "Launch", id="server.launch"),
@@ -92,11 +94,11 @@ class LifecycleActions:
         try:
             handle = await launch(self.host, command, flag_release=self._flag_release())
         except Exception as exc:  # noqa: BLE001 - a failed launch is shown, never fatal
-            self.notify(f"Launch failed: {exc}", severity="error", timeout=15)
+            self.notify(f"Launch failed: {markup(exc)}", severity="error", timeout=15)
             return
         self.record_command("launched", command, handle=handle)
         self._adopt(handle)
-        self.notify(f"Launched (PGID {handle.pgid}); log: {handle.log_path}")
+        self.notify(f"Launched (PGID {handle.pgid}); log: {markup(handle.log_path)}")
 
     def _adopt(self, handle) -> None:
         """Make ``handle`` the server of this session: follow its log, mark its group, poll its state."""
@@ -117,7 +119,7 @@ class LifecycleActions:
         try:
             bench.server_url = await self.host.forward_port(handle.port)
         except Exception as exc:  # noqa: BLE001 - benchmarks unavailable, the rest works
-            self.notify(f"Benchmarks cannot reach the server: {exc}", severity="warning")
+            self.notify(f"Benchmarks cannot reach the server: {markup(exc)}", severity="warning")
 
     async def restart_for_sweep(self, command: str) -> str:
         """For the depth sweep: (re)start the server with ``command``, wait until ready, return its base URL.
@@ -183,8 +185,8 @@ class LifecycleActions:
             self.notify("No server launched from this session (use the GPU pane's K for other processes).",
                         severity="warning")
             return
-        details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {self.host.name}\n"
-                   f"{parse_command(handle.command).launcher or 'server'} … port {handle.port}\n"
+        details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {markup(self.host.name)}\n"
+                   f"{markup(redact_text(parse_command(handle.command).launcher or 'server'))} … port {handle.port}\n"
                    "SIGTERM to the group, SIGKILL after 15 s.")
         self.push_screen(ConfirmScreen("Stop the server?", details, "Stop"), self._confirmed_stop)
 
@@ -231,7 +233,7 @@ class LifecycleActions:
         finally:
             await sampler.close()
         if result.new_handle is None:
-            self.notify(f"{result.describe()} — tag what still holds memory in the GPU pane and press K, "
+            self.notify(f"{markup(result.describe())} — tag what still holds memory in the GPU pane and press K, "
                         "then l to launch.", severity="error", timeout=20)
             return
         self.record_command("restarted", command, handle=result.new_handle)

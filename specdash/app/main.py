@@ -34,6 +34,7 @@ from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
 from specdash.hosts.base import ConnectionStatus, Host, HostError, HostKeyChanged, HostKeyUnknown
 from specdash.logs.startup import StartupHistory
+from specdash.text.display import markup
 
 
 class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
@@ -205,7 +206,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                     self.notify("Host key not trusted: not connected.", severity="warning")
                     return False
                 trust_host_key(known_hosts, exc.host, exc.port, exc.public_key_line)
-                self.notify(f"Added {exc.key_type} key of {exc.host} to {known_hosts}.")
+                self.notify(f"Added {markup(exc.key_type)} key of {markup(exc.host)} to {markup(known_hosts)}.")
             except HostKeyChanged as exc:
                 self.host.mark_failed("host key changed")
                 self.notify(str(exc), title="Host key changed: refused", severity="error", timeout=30)
@@ -280,7 +281,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         builder = self._deferred_panes.get("builder")  # not built yet: it has no command, so no pairing report
         pairing = getattr(builder, "pairing_report", None) if builder is not None else None
         if pairing is not None and pairing.diagnostics:
-            self.notify(f"Low acceptance — pairing check: {pairing.headline()} (F3, pairing section)",
+            self.notify(f"Low acceptance — pairing check: {markup(pairing.headline())} (F3, pairing section)",
                         severity="warning", timeout=20)
         else:
             self.notify("Low acceptance: check the draft/target pairing — hidden-state layers, tokenizer, chat "

@@ -55,6 +55,7 @@ from specdash.session.events import (
 )
 from specdash.session.reader import SessionLog
 from specdash.session.replay import ReplayPlayer, Rewind, format_clock
+from specdash.text.display import clean, markup
 
 #: Recorded binding ids that switched the visible tab; replayed as view changes.
 _RECORDED_TABS = {"app.tab_log": "log", "app.tab_builder": "builder", "app.tab_bench": "bench"}
@@ -150,10 +151,10 @@ class ReplayApp(SpecdashApp):
         self.set_interval(STATUS_REFRESH_S, self._refresh_bar)
         header = self.session_log.header
         if header is not None and header.demo:
-            self.notify(header.note or "a demonstration recorded against the test double, not a real GPU run",
+            self.notify(markup(header.note) if header.note else "a demonstration recorded against the test double, not a real GPU run",
                         title="Demonstration session", timeout=8)
         if self.session_log.problems:
-            self.notify(f"{len(self.session_log.problems)} problem(s) reading {self.session_log.path}: see the "
+            self.notify(f"{len(self.session_log.problems)} problem(s) reading {markup(self.session_log.path)}: see the "
                         "bottom bar", severity="warning", timeout=10)
         self._refresh_bar()
 
@@ -373,7 +374,7 @@ class ReplayApp(SpecdashApp):
         try:
             target = parse_seek_time(event.value)
         except ValueError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(markup(exc), severity="error")
             return
         self.player.seek(target)
         self._close_seek()
@@ -398,7 +399,7 @@ class ReplayApp(SpecdashApp):
 def _plain(text: str):
     from rich.text import Text
 
-    return Text(text)
+    return Text(clean(text, newlines=True))
 
 
 def _clear_bench(pane: Any) -> None:

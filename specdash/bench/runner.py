@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime as _dt
+import json
 import random
 import time
 from typing import Any, Callable, Iterable
@@ -22,6 +23,8 @@ import httpx
 
 from specdash.bench import accept_length as _accept
 from specdash.bench.protocol import ENDPOINTS, SSESplitter, parse_event, request_body
+from specdash.text.display import clean
+from specdash.text.redaction import redact_text
 from specdash.bench.results import RequestResult, RunResult
 from specdash.bench.stats import Distribution, standard_error_of_rate
 from specdash.bench.timing import request_timings
@@ -48,7 +51,11 @@ class BenchSettings:
     (None = all at once); ``output_len``: max tokens per request; ``ignore_eos``; ``temperature``; ``seed``
     (prompt order, arrival times, and the OpenAI ``seed`` field); ``warmup_requests``: sent before the measured
     run and not recorded; ``model``: OpenAI model name (None = first of ``/v1/models``, else "default");
-    ``timeout_s``: per-request read timeout; ``connect_timeout_s``.
+    ``timeout_s``: the longest one request may take (s) before it is cut; ``read_timeout_s``: the longest wait
+    for the next bytes of a response (s) before the request is abandoned with a notice (a stalled server);
+    ``connect_timeout_s``; ``max_response_bytes``: a response longer than this is cut (an endless stream), as is
+    a stream with more than ``4 * output_len + 64`` text events (a server honouring ``max_tokens`` sends at most
+    ``output_len``).
     """
 
     url: str
@@ -64,7 +71,9 @@ class BenchSettings:
     warmup_requests: int = 1
     model: str | None = None
     timeout_s: float = 600.0
+    read_timeout_s: float = 60.0
     connect_timeout_s: float = 5.0
+    max_response_bytes: int = 32 * 1024 * 1024
 
     @classmethod
     def from_workload(cls, url: str, workload: Workload, **overrides: Any) -> "BenchSettings":
@@ -119,6 +128,55 @@ class BenchProgress:
 
 
 ProgressCallback = Callable[[BenchProgress], None]
+
+
+#: Bytes of an error response's body read for its message (the rest is not read).
+_ERROR_BODY_BYTES = 64 * 1024
+
+
+#: Bytes read of a GET answer (/health, /server_info, /v1/models, /metrics: KiBs, at most ~1 MiB of metrics); a
+#: longer answer is not kept (an endless body).
+_GET_BODY_BYTES = 8 * 1024 * 1024
+
+
+async def _read_some(resp: httpx.Response, limit: int) -> bytes:
+    """At most ``limit`` bytes of ``resp``'s (decoded for transfer) body: an endless body is not read to its end."""
+    chunks: list[bytes] = []
+    size = 0
+    async for data in resp.aiter_bytes():
+        chunks.append(data)
+        size += len(data)
+        if size >= limit:
+            break
+    return b"".join(chunks)[:limit]
+
+
+async def _get(client: httpx.AsyncClient, url: str) -> tuple[int, str | None]:
+    """Status and body text of ``GET url``; the body is None when longer than :data:`_GET_BODY_BYTES`.
+    Raises httpx.HTTPError."""
+    async with client.stream("GET", url) as resp:
+        body = await _read_some(resp, _GET_BODY_BYTES + 1)
+        text = None if len(body) > _GET_BODY_BYTES else body.decode("utf-8", errors="replace")
+        return resp.status_code, text
+
+
+def _outside_text(text: str, max_chars: int) -> str:
+    """Text from the server, safe to store and show: secrets redacted, escapes/controls removed, one line, cut."""
+    return clean(redact_text(text.strip()), max_chars=max_chars)
+
+
+def _cut_reason(received: int, text_events: int, elapsed_s: float, s: BenchSettings, output_len: int) -> str:
+    """Why a stream must be cut now ("" when it may go on): too many bytes, text events, or seconds."""
+    if received > s.max_response_bytes:
+        return (f"response longer than {s.max_response_bytes / 2**20:g} MiB without ending (limit): cut "
+                "(an endless stream?)")
+    max_events = 4 * output_len + 64
+    if text_events > max_events:
+        return (f"stream still going after {text_events} text events for {output_len} max tokens (limit "
+                f"{max_events}): cut (an endless stream?)")
+    if elapsed_s > s.timeout_s:
+        return f"request still streaming after {s.timeout_s:g} s (limit): cut"
+    return ""
 
 
 def _one_line(exc: BaseException) -> str:
@@ -181,7 +239,7 @@ class BenchRunner:
         base = s.url.rstrip("/")
         if base.endswith("/v1"):  # an OpenAI "base_url" was given: endpoints below carry /v1 themselves
             base = base[: -len("/v1")]
-        timeout = httpx.Timeout(s.timeout_s, connect=s.connect_timeout_s)
+        timeout = httpx.Timeout(s.timeout_s, connect=s.connect_timeout_s, read=s.read_timeout_s)
         limit = s.concurrency or s.num_requests
         limits = httpx.Limits(max_connections=limit + 2, max_keepalive_connections=limit + 2)
         # certificates are loaded only for https (building a verifying SSL context costs ~0.1 s of CPU)
@@ -214,7 +272,7 @@ class BenchRunner:
 
     async def _probe(self, client: httpx.AsyncClient, base: str) -> None:
         try:
-            await client.get(base + "/health")
+            await _get(client, base + "/health")
         except httpx.ConnectError as exc:
             raise ServerUnreachable(f"cannot connect to {self.settings.url}: {_one_line(exc)}") from None
         except httpx.HTTPError:
@@ -223,34 +281,34 @@ class BenchRunner:
     async def _server_info(self, client: httpx.AsyncClient, base: str) -> dict | None:
         for path in ("/server_info", "/get_server_info"):
             try:
-                resp = await client.get(base + path)
+                status, text = await _get(client, base + path)
             except httpx.ConnectError as exc:
                 raise ServerUnreachable(f"cannot connect to {self.settings.url}: {_one_line(exc)}") from None
             except httpx.HTTPError:
                 return None
-            if resp.status_code == 200:
+            if status == 200:
                 try:
-                    data = resp.json()
-                except ValueError:
+                    data = json.loads(text) if text is not None else None
+                except (ValueError, RecursionError):
                     return None
                 return data if isinstance(data, dict) else None
         return None
 
     async def _model_name(self, client: httpx.AsyncClient, base: str) -> str | None:
         try:
-            resp = await client.get(base + "/v1/models")
-            data = resp.json().get("data") or []
+            _, text = await _get(client, base + "/v1/models")
+            data = json.loads(text or "null").get("data") or []
             return str(data[0]["id"]) if data else None
-        except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError):
+        except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError):
             return None
 
     async def _counters(self, client: httpx.AsyncClient, base: str) -> _accept.ServerCounters:
         info = await self._server_info_quiet(client, base)
         gen = verify = None
         try:
-            resp = await client.get(base + "/metrics")
-            if resp.status_code == 200:
-                gen, verify = _accept.parse_prometheus_counters(resp.text)
+            status, text = await _get(client, base + "/metrics")
+            if status == 200 and text is not None:
+                gen, verify = _accept.parse_prometheus_counters(text)
         except httpx.HTTPError:
             pass
         return _accept.ServerCounters(_accept.avg_accept_length_of(info), gen, verify, info)
@@ -365,18 +423,25 @@ class BenchRunner:
         try:
             async with client.stream("POST", base + ENDPOINTS[s.api], json=body) as resp:
                 if resp.status_code != 200:
-                    text = (await resp.aread()).decode("utf-8", errors="replace").strip().replace("\n", " ")
-                    result.error = f"HTTP {resp.status_code}: {text[:200]}"
+                    text = (await _read_some(resp, _ERROR_BODY_BYTES)).decode("utf-8", errors="replace")
+                    result.error = f"HTTP {resp.status_code}: {_outside_text(text, 200)}"
                     end = time.perf_counter()
                 else:
                     splitter = SSESplitter()
+                    received = 0
                     async for data in resp.aiter_raw():
                         now = time.perf_counter()
+                        received += len(data)
+                        cut = _cut_reason(received, len(times), now - st, s, output_len)
+                        if cut:
+                            result.error = cut
+                            end = now
+                            break
                         for payload in splitter.feed(data):
                             event = parse_event(s.api, payload)
                             end = now
                             if event.error:
-                                result.error = event.error
+                                result.error = _outside_text(event.error, 300)
                                 continue
                             if event.done:
                                 continue
@@ -402,8 +467,12 @@ class BenchRunner:
             result.partial = True
             result.error = "cancelled"
             end = time.perf_counter()
+        except httpx.ReadTimeout:
+            result.error = (f"no data from the server for {s.read_timeout_s:g} s (read timeout): request abandoned "
+                            "(a stalled server?)")
+            end = time.perf_counter()
         except httpx.HTTPError as exc:
-            result.error = _one_line(exc)
+            result.error = _outside_text(_one_line(exc), 300)
             end = time.perf_counter()
         timings = request_timings(times, cumulative, end - st, total_tokens)
         result.e2e_ms = timings.e2e_s * 1000.0
@@ -469,7 +538,7 @@ class BenchRunner:
         reported = _accept.config_from_server_info(info)
         effective = {**self.effective_config, **reported}
         differs = {k: v for k, v in self.effective_config.items() if k in reported and reported[k] != v}
-        if differs:  # what the caller asked for but the server runs otherwise (silent rewrites, e.g. a page size or attention backend SGLang chose)
+        if differs:  # asked for, but the server runs otherwise (a silent rewrite by SGLang)
             effective["requested"] = differs
         return RunResult(
             settings=settings,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from specdash import paths
 from specdash.bench.results import RunResult
+from specdash.text.redaction import redact_value
 
 
 def results_dir() -> Path:
@@ -45,7 +46,8 @@ def _slug(text: str) -> str:
 def save_run(result: RunResult, directory: Path | None = None, now: _dt.datetime | None = None) -> Path:
     """Store ``result`` as ``run-YYYYmmdd-HHMMSS-<workload>.json`` (suffix ``-2``... if taken); return the path.
 
-    ``directory`` defaults to :func:`results_dir`. Raises OSError when the folder cannot be written.
+    ``directory`` defaults to :func:`results_dir`. Strings are redacted (:mod:`specdash.text.redaction`: a
+    ``--url`` with a password, an error body echoing a token). Raises OSError when the folder cannot be written.
     """
     folder = directory or results_dir()
     stamp = (now or _dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
@@ -55,5 +57,5 @@ def save_run(result: RunResult, directory: Path | None = None, now: _dt.datetime
     while path.exists():
         path = folder / f"{base}-{n}.json"
         n += 1
-    return write_json_atomic(path, result.to_dict())
+    return write_json_atomic(path, redact_value(result.to_dict()))  # an export: secrets redacted
 

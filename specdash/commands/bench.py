@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from specdash.bench.runner import BenchError, BenchRunner, BenchSettings
     from specdash.bench.workload import WorkloadError, resolve_workload
     from specdash.cli import UsageError
+    from specdash.text.display import clean
 
     if not args.url.startswith(("http://", "https://")):
         raise UsageError(f"--url must start with http:// or https://, got {args.url!r}")
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(main())
     except BenchError as exc:
-        sys.stderr.write(f"specdash bench: {exc}\n")
+        sys.stderr.write(f"specdash bench: {clean(exc, max_chars=1000)}\n")
         return 1
     saved = None
     if not args.no_save:
@@ -126,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.summary_json(), indent=1))
     else:
-        print(format_summary(result))
+        print(clean(format_summary(result), newlines=True))
     if saved:
         sys.stderr.write(f"saved {saved}\n")
     if result.partial:

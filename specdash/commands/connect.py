@@ -130,7 +130,9 @@ def run(args: argparse.Namespace) -> int:
         kept = recorder.finish() if recorder is not None else False
         error = outcome.error_line(host.name)
         if error:
-            sys.stderr.write(error + "\n")
+            from specdash.text.display import clean
+
+            sys.stderr.write(clean(error, max_chars=1000) + "\n")  # the host's words: no escapes
         if kept:
             sys.stderr.write(f"session recorded to {recorder.path}\n")
     code = int(app.return_code or 0)

@@ -55,8 +55,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(report.to_json_text() + "\n")
     else:
         from specdash.sglang.pairing.text_report import render_text
+        from specdash.text.display import clean
 
-        sys.stdout.write(render_text(report, title=title) + "\n")
+        sys.stdout.write(clean(render_text(report, title=title), newlines=True) + "\n")  # names from the model files
     return 1 if report.has_errors else 0
 
 

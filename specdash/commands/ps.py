@@ -154,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from specdash.hosts.base import HostError
+    from specdash.text.display import clean
 
     host = open_target(args)
 
@@ -167,10 +168,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         view = asyncio.run(main())
     except HostError as exc:
-        sys.stderr.write(f"specdash ps: error: {exc}\n")
+        sys.stderr.write(f"specdash ps: error: {clean(exc, max_chars=1000)}\n")
         return 1
     if args.json:
         sys.stdout.write(json.dumps(view_json(view)) + "\n")
     else:
-        sys.stdout.write(view_text(view))
+        sys.stdout.write(clean(view_text(view), newlines=True))  # process names come from the host
     return 0

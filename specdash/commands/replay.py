@@ -38,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         log = read_session(args.file)
     except SessionError as exc:
-        sys.stderr.write(f"specdash replay: error: {exc}\n")
+        from specdash.text.display import clean
+
+        sys.stderr.write(f"specdash replay: error: {clean(exc, max_chars=1000)}\n")
         return 1
 
     if args.summary:

@@ -7,6 +7,7 @@ failure). A missing/unreadable file is a usage error (exit 2, one line).
 from __future__ import annotations
 
 import argparse
+import zlib
 
 NAME = "scan"
 HELP = "summarise an SGLang server log: findings, start-up timeline, metrics (exit 1 on a crash)"
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
     from specdash.cli import UsageError
     from specdash.logs.analyzer import LogAnalyzer
+    from specdash.text.display import clean
 
     analyzer = LogAnalyzer()
     if args.file == "-":
@@ -58,26 +60,34 @@ def run(args: argparse.Namespace) -> int:
             import gzip
 
             stream = gzip.open(stream, "rb")
-            head = stream.peek(256)[:256]
+            try:
+                head = stream.peek(256)[:256]
+            except (EOFError, OSError, ValueError, zlib.error):  # damaged or cut: the read below reports it
+                head = b""
         if head.lstrip().startswith(b"--- # size") or b"specdash_version" in head:
             stream.close()
             raise UsageError(f"{args.file} is a specdash session, not a server log: use "
                              f"'specdash replay {args.file}' (or 'specdash replay --summary {args.file}')")
+    damaged = ""
     try:
         for batch in _read_batches(stream):
             analyzer.feed_many(batch)
     except IsADirectoryError:
         raise UsageError(f"{args.file} is a directory, not a log file") from None
+    except (EOFError, zlib.error, OSError, ValueError) as exc:  # a damaged or cut .gz: report what was read before it
+        damaged = f"compressed data damaged or cut ({exc}): the rest of the file is not read"
     finally:
         if close:
             stream.close()
 
     summary = analyzer.summary()
+    if damaged:
+        sys.stderr.write(f"specdash scan: warning: {clean(damaged, max_chars=300)}\n")
     if args.json:
         json.dump(summary, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render_text(summary))
+        sys.stdout.write(clean(render_text(summary), newlines=True))
     return 1 if summary["crashed"] else 0
 
 

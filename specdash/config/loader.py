@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import os
 import types
 import typing
@@ -26,6 +27,8 @@ from specdash.config.schema import Config
 ENV_PREFIX = "SPECDASH_"
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
+#: Values a config file may hold once YAML aliases are expanded.
+MAX_CONFIG_NODES = 100_000
 
 
 class ConfigError(Exception):
@@ -48,8 +51,20 @@ class _Lines:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.by_path: dict[tuple[Any, ...], int] = {}
+        self.nodes = 0
 
-    def walk(self, node: yaml.Node, key_path: tuple[Any, ...] = ()) -> None:
+    def walk(self, node: yaml.Node, key_path: tuple[Any, ...] = (), _open: frozenset[int] = frozenset()) -> None:
+        """Record ``node``'s lines. Raises ConfigError for an alias that contains itself (``a: &x [*x]``, which
+        would recurse forever) and for more than :data:`MAX_CONFIG_NODES` values (aliases expanding)."""
+        if id(node) in _open:
+            raise ConfigError(self.path, node.start_mark.line + 1, _dotted(key_path) or None,
+                              "a YAML alias refers to the value that contains it (recursive alias)")
+        self.nodes += 1
+        if self.nodes > MAX_CONFIG_NODES:
+            raise ConfigError(self.path, node.start_mark.line + 1, None,
+                              f"more than {MAX_CONFIG_NODES:,} values (YAML aliases expanding?)")
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+            _open = _open | {id(node)}
         self.by_path.setdefault(key_path, node.start_mark.line + 1)
         if isinstance(node, yaml.MappingNode):
             seen: set[Any] = set()
@@ -60,10 +75,10 @@ class _Lines:
                     raise ConfigError(self.path, key_node.start_mark.line + 1, _dotted(child), "duplicate key")
                 seen.add(key)
                 self.by_path[child] = key_node.start_mark.line + 1
-                self.walk(value_node, child)
+                self.walk(value_node, child, _open)
         elif isinstance(node, yaml.SequenceNode):
             for index, item in enumerate(node.value):
-                self.walk(item, key_path + (index,))
+                self.walk(item, key_path + (index,), _open)
 
     def line(self, key_path: tuple[Any, ...]) -> int | None:
         while key_path not in self.by_path and key_path:
@@ -140,6 +155,8 @@ class _Converter:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise self.fail(key_path, f"expected a number, got {_describe(value)}")
             value = float(value)
+            if not math.isfinite(value):  # .nan passes every min/max comparison
+                raise self.fail(key_path, f"expected a finite number, got {value!r}")
         elif tp is str:
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 value = str(value)  # e.g. sglang_version: 0.5 or a bare port-like string
@@ -254,7 +271,10 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     except yaml.YAMLError as exc:
         raise ConfigError(file, None, None, f"invalid YAML: {str(exc).splitlines()[0]}") from None
     if node is not None:
-        lines.walk(node)
+        try:
+            lines.walk(node)
+        except RecursionError:
+            raise ConfigError(file, None, None, "nested too deeply") from None
 
     conv = _Converter(file, lines)
     if data is None:

@@ -195,7 +195,8 @@ class Host(abc.ABC):
     async def run(self, command: str, timeout_s: float = 30.0, input: str | None = None) -> CommandResult:
         """Run ``command`` to completion; return its exit status, stdout and stderr.
 
-        On timeout the command is killed and ``CommandResult(-1, partial stdout, "timeout after N s")`` returned.
+        ``input`` becomes the command's stdin (small text; never passed on a command line, so a secret in it does
+        not show in ``ps`` on the host). On timeout the command is killed and ``CommandResult(-1, partial stdout, "timeout after N s")`` returned.
         """
 
     @abc.abstractmethod

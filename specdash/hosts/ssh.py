@@ -43,7 +43,7 @@ from specdash.hosts.base import (
     HostKeyChanged,
     HostKeyUnknown,
 )
-from specdash.hosts.wrapper import wrap_command
+from specdash.hosts.wrapper import input_bytes, wrap_command
 
 __all__ = ["SSHHost", "trust_host_key", "wrap_command"]
 
@@ -307,7 +307,9 @@ class SSHHost(Host):
         known for the host, as OpenSSH does) and compare it with known_hosts. Always raises."""
         known = self._known_hosts()
         addr = key_name if _is_ip(key_name) else ""
-        trusted = list(known.match(key_name, addr, None if port == 22 else port)[0])
+        matched = known.match(key_name, addr, None if port == 22 else port)
+        trusted = list(matched[0])
+        revoked = list(matched[2]) + revoked_host_keys(self.known_hosts_path, key_name, addr, port)
         algs: list[str] = []
         for key in trusted:
             alg = key.get_algorithm()
@@ -321,6 +323,9 @@ class SSHHost(Host):
             raise HostError(f"{where}: host key not verifiable and the server did not present one")
         fingerprint = server_key.get_fingerprint("sha256")
         key_type = server_key.get_algorithm()
+        if any(_same_key(server_key, key) for key in revoked):  # never offered for trust
+            raise HostError(f"{where}: the server's host key {key_type} {fingerprint} is marked @revoked in "
+                            f"{self.known_hosts_path}: refusing to connect")
         if trusted:
             if any(_same_key(server_key, key) for key in trusted):
                 raise HostError(f"{where}: host key rejected by {self.known_hosts_path} (revoked or CA-only entry)")
@@ -355,6 +360,8 @@ class SSHHost(Host):
         out, err = bytearray(), bytearray()
         try:
             process = await conn.create_process(wrap_command(command, input), encoding=None)
+            if input is not None:
+                process.stdin.write(input_bytes(input))  # the wrapper reads exactly this much; not on argv
         except (asyncssh.Error, OSError) as exc:
             raise ConnectionLost(f"{self.name}: {_reason_text(exc)}") from None
 
@@ -457,8 +464,9 @@ def trust_host_key(known_hosts_path: str, host: str, port: int, public_key_line:
     known_hosts format, sshd(8) "SSH_KNOWN_HOSTS FILE FORMAT").
 
     Pass the ``host``, ``port`` and ``public_key_line`` of the :class:`HostKeyUnknown` the user agreed to.
-    Raises ValueError for a malformed key line and HostKeyChanged when known_hosts already holds a different
-    key for this host (a changed key is never trusted this way). Trusting a key already present is a no-op.
+    Raises ValueError for a malformed key line, HostKeyChanged when known_hosts already holds a different
+    key for this host (a changed key is never trusted this way) and HostError when it marks this key
+    ``@revoked``. Trusting a key already present is a no-op.
     """
     try:
         key = asyncssh.import_public_key(public_key_line.strip())
@@ -470,7 +478,11 @@ def trust_host_key(known_hosts_path: str, host: str, port: int, public_key_line:
     path = Path(os.path.expanduser(known_hosts_path))
     if path.exists():
         known = asyncssh.read_known_hosts(str(path))
-        trusted = known.match(host, host if _is_ip(host) else "", None if port == 22 else port)[0]
+        matched = known.match(host, host if _is_ip(host) else "", None if port == 22 else port)
+        trusted = matched[0]
+        revoked = list(matched[2]) + revoked_host_keys(str(path), host, host if _is_ip(host) else "", port)
+        if any(_same_key(key, other) for other in revoked):
+            raise HostError(f"{path} marks this key of {entry_host} @revoked: refusing to trust it")
         if any(_same_key(key, other) for other in trusted):
             return line
         if trusted:
@@ -503,6 +515,59 @@ def _is_ip(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def revoked_host_keys(known_hosts_path: str, host: str, addr: str, port: int) -> list[Any]:
+    """The keys that ``known_hosts_path`` marks ``@revoked`` for ``host`` (or ``addr``) on ``port``: sshd(8)
+    "SSH_KNOWN_HOSTS FILE FORMAT" — comma-separated patterns (``*``/``?`` wildcards, ``!`` negation,
+    ``[host]:port`` for a port other than 22, hashed ``|1|salt|hmac`` names). Read here because asyncssh 2.x
+    does not match ``@revoked`` entries written in the ``[host]:port`` form. Unreadable files and malformed lines
+    give no keys (the connection is then refused or offered as asyncssh decides)."""
+    try:
+        text = Path(os.path.expanduser(known_hosts_path)).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    names = {host if port == 22 else f"[{host}]:{port}"}
+    if addr:
+        names.add(addr if port == 22 else f"[{addr}]:{port}")
+    keys = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 4 or fields[0] != "@revoked":
+            continue
+        if not _host_patterns_match(fields[1], names):
+            continue
+        try:
+            keys.append(asyncssh.import_public_key(f"{fields[2]} {fields[3]}"))
+        except (asyncssh.KeyImportError, ValueError):
+            continue
+    return keys
+
+
+def _host_patterns_match(patterns: str, names: set[str]) -> bool:
+    import base64
+    import hashlib
+    import hmac
+    import re
+
+    if patterns.startswith("|1|"):
+        try:
+            _, _, salt, digest = patterns.split("|")
+            salt_bytes, want = base64.b64decode(salt), base64.b64decode(digest)
+        except ValueError:
+            return False
+        return any(hmac.compare_digest(hmac.new(salt_bytes, name.encode(), hashlib.sha1).digest(), want)
+                   for name in names)
+    matched = False
+    for pattern in patterns.split(","):
+        negated = pattern.startswith("!")
+        pattern = pattern[1:] if negated else pattern
+        regex = re.compile(re.escape(pattern.lower()).replace(r"\*", ".*").replace(r"\?", "."))
+        if any(regex.fullmatch(name.lower()) for name in names):
+            if negated:
+                return False
+            matched = True
+    return matched
 
 
 def _same_key(a: Any, b: Any) -> bool:

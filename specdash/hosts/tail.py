@@ -13,7 +13,14 @@ through :meth:`Host.stream`. It opens the file once (fd 3), skips to the request
 * size < bytes sent -> ``T <size> <sent>`` (truncated; reopen, restart from 0);
 * the path now names another inode (after the old file was read to its end) -> ``R`` (rotated; follow the new
   file from 0) — the same check at start against the inode we followed before a reconnect;
-* the file does not exist (yet) -> ``W`` once, then it waits.
+* the file does not exist (yet) -> ``W`` once, then it waits;
+* the path is gone (deleted) after the open file was read to its end -> ``G`` once (the open file is still
+  followed; when the path appears again it is followed as a rotation);
+* before new bytes, ``C <base64>``: the last (up to 64) bytes before the offset as the file holds them now; when
+  they differ from what was read there, the file was truncated and rewritten past the old size between two
+  polls (copy-truncate with a burst): the follower says so and starts again from 0 rather than lose the lines.
+
+A path starting with ``-`` is read as ``./-...`` (never taken for an option).
 
 ``S <inode> <offset>`` announces where reading starts. Offsets are counted here from the decoded bytes, and a
 reconnect restarts the loop at the end of the last *complete* line received (a partial last line is read
@@ -45,33 +52,45 @@ MAX_LINE_BYTES = 1 << 20
 
 _FOLLOW_SCRIPT = r"""f=$1; off=$2; want=$3; poll=$4
 LC_ALL=C; export LC_ALL
+case $f in -*) f=./$f;; esac
 said=
 while ! [ -f "$f" ] || ! [ -r "$f" ]; do
   [ -n "$said" ] || { echo W; said=1; }
   sleep 0.5
 done
 exec 3<"$f" || { echo "X cannot open"; exit 1; }
-set -- $(stat -L -c '%s %i' /dev/fd/3)
+set -- $(stat -L -c '%s %i' -- /dev/fd/3)
 size=$1; ino=$2
 if [ -n "$want" ] && [ "$ino" != "$want" ]; then echo R; off=0
 elif [ "$size" -lt "$off" ]; then echo "T $size $off"; off=0
 fi
 if [ "$off" -gt 0 ]; then dd iflag=skip_bytes skip="$off" count=0 <&3 >/dev/null 2>&1; fi
 echo "S $ino $off"
+gone=
 while :; do
-  set -- $(stat -L -c '%s %i' /dev/fd/3 "$f" 2>/dev/null)
+  set -- $(stat -L -c '%s %i' -- /dev/fd/3 "$f" 2>/dev/null)
   size=$1
   if [ "$size" -lt "$off" ]; then
     echo "T $size $off"; exec 3</dev/fd/3; off=0; echo "S $ino 0"; continue
   fi
   if [ "$size" -gt "$off" ]; then
+    if [ "$off" -gt 0 ]; then
+      k=$off; [ "$k" -gt 64 ] && k=64
+      printf 'C '; dd if=/dev/fd/3 iflag=skip_bytes,count_bytes skip=$((off - k)) count="$k" 2>/dev/null | base64 -w0
+      echo
+    fi
     n=$((size - off)); [ "$n" -gt CHUNK ] && n=CHUNK
     printf 'D '; head -c "$n" <&3 | base64 -w0; echo
     off=$((off + n)); continue
   fi
-  if [ -n "$4" ] && [ "$4" != "$ino" ]; then
+  if [ -z "$4" ]; then
+    [ -n "$gone" ] || { echo G; gone=1; }
+  elif [ "$4" != "$ino" ]; then
+    gone=
     echo R; exec 3<"$f" || exit 1
-    set -- $(stat -L -c '%s %i' /dev/fd/3); ino=$2; off=0; echo "S $ino 0"; continue
+    set -- $(stat -L -c '%s %i' -- /dev/fd/3); ino=$2; off=0; echo "S $ino 0"; continue
+  else
+    gone=
   fi
   sleep "$poll"
 done""".replace("CHUNK", str(CHUNK_BYTES))
@@ -127,6 +146,10 @@ async def recent_start_offset(host: Host, path: str, window_bytes: int = 256 * 1
     if not result.ok or not text.isdigit():
         raise HostError(f"cannot read {path}: {result.stderr.strip() or 'exit status ' + str(result.exit_status)}")
     return start + int(text)
+
+
+class _Rewritten(Exception):
+    """The file was truncated and rewritten between two polls: follow it again from the start."""
 
 
 class LogFollower:
@@ -259,6 +282,11 @@ class LogFollower:
                             await self._queue.put(TailMarker(f"reconnected at offset {self._offset}"))
                         await self._handle(frame)
                 reason = "remote follower ended"
+            except _Rewritten:
+                await self._queue.put(TailMarker("log truncated and rewritten between two reads (copy-truncate?): "
+                                                 "following from the start"))
+                self._offset, self._buffer, self._last_partial, self._recent = 0, b"", b"", None
+                continue
             except ConnectionLost:
                 if self.host.status.state is ConnState.FAILED:  # closed, or failed for good: wait_connected says
                     continue
@@ -276,10 +304,25 @@ class LogFollower:
     async def _handle(self, frame: bytes) -> None:
         kind, _, rest = frame.rstrip(b"\n").partition(b" ")
         if kind == b"D":
-            await self._data(base64.b64decode(rest))
+            data = base64.b64decode(rest)
+            if self._recent is not None:
+                self._recent = (self._recent + data)[-64:]
+            await self._data(data)
+        elif kind == b"C":
+            before = base64.b64decode(rest)  # ends where the received bytes end, as recent does
+            n = min(len(before), len(self._recent or b""))
+            if n and before[-n:] != self._recent[-n:]:  # type: ignore[index]
+                raise _Rewritten
         elif kind == b"S":
             inode, _, offset = rest.decode("ascii", "replace").partition(" ")
-            self._inode, self._offset, self._buffer, self._last_partial = inode, int(offset), b"", b""
+            start = int(offset)
+            # the last bytes before ``start`` as received, when known (a reconnect resumes at a line start)
+            received_end = self._offset + len(self._buffer)
+            if self._recent is not None and start <= received_end and received_end - start < len(self._recent):
+                self._recent = self._recent[:len(self._recent) - (received_end - start)]
+            else:
+                self._recent = b"" if start == 0 else None
+            self._inode, self._offset, self._buffer, self._last_partial = inode, start, b"", b""
         elif kind == b"T":
             size = rest.decode("ascii", "replace").split()[0] if rest else "?"
             await self._queue.put(TailMarker(f"log truncated (now {size} bytes): following from the start"))
@@ -289,10 +332,14 @@ class LogFollower:
             self._offset, self._buffer, self._last_partial = 0, b"", b""
         elif kind == b"W":
             await self._queue.put(TailMarker("file does not exist yet: waiting"))
+        elif kind == b"G":
+            await self._queue.put(TailMarker("log file deleted: showing what was written to it; following the "
+                                             "path again if it comes back"))
         elif kind == b"X":
             await self._queue.put(TailMarker(f"cannot read {self.path}: {rest.decode('utf-8', 'replace')}"))
 
     _buffer: bytes = b""  # bytes after the last newline received (a line still being written)
+    _recent: bytes | None = None  # the last (up to 64) bytes received, ending at the stream position; None: unknown
     _last_partial: bytes = b""  # the unfinished line last announced as a TailPartial
 
     async def _data(self, data: bytes) -> None:

@@ -33,6 +33,7 @@ from specdash.logs.records import (
     parse_prefill,
     parse_vllm_spec_metrics,
 )
+from specdash.text.display import clean as display_clean
 
 #: Characters of one line that are looked at by the classifier (the ServerArgs line of 2026 is ~8 000 chars).
 MAX_PARSE_CHARS = 65_536
@@ -323,7 +324,9 @@ def _secs(clock: str) -> float | None:
 
 
 def clean_text(line: str) -> str:
-    """``line`` without ANSI escapes, NUL/control bytes (tabs become spaces) and lone surrogates."""
+    """``line`` without ANSI escapes, NUL/control bytes (tabs become spaces) and lone surrogates; a non-ASCII line
+    also without C1 controls (U+0080-U+009F: U+009B is an 8-bit CSI) and bidi overrides (U+202E ...), as
+    :func:`specdash.text.display.clean` removes them."""
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     if "\t" in line:
@@ -335,6 +338,7 @@ def clean_text(line: str) -> str:
             line.encode("utf-8")
         except UnicodeEncodeError:
             line = line.encode("utf-8", "replace").decode("utf-8", "replace")
+        line = display_clean(line)
     return line
 
 

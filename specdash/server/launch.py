@@ -9,13 +9,21 @@ import time
 from specdash.hosts.base import Host, HostError, quote
 from specdash.server.run_handle import RunHandle
 from specdash.sglang.command_edit import DEFAULT_PORT, launch_port
+from specdash.text.redaction import redact_text
 
 __all__ = ["DEFAULT_PORT", "launch"]
 
 
 def _launch_script(command: str, run_dir: str | None, base_name: str, run_id: str, port: int,
                    started_at_s: float) -> str:
-    """POSIX sh text that makes the run dir, starts the wrapper with setsid/nohup and prints its facts."""
+    """POSIX sh text that makes the run dir (0700, files 0600), stores the command read from stdin, starts the
+    wrapper with setsid/nohup and prints its facts.
+
+    The exact command (it may set ``HF_TOKEN=...``) is never on a command line: it arrives on the script's stdin
+    and is kept in ``command.sh`` (0600), which the wrapper evals; ``ps`` on the host shows
+    ``sh -c <wrapper> specdash-run``, then the server's own argv (its environment is readable only by its
+    owner). ``command.txt`` and ``run.json`` hold the redacted command (:mod:`specdash.text.redaction`).
+    """
     if run_dir:
         pick_dir = f"d={quote(run_dir)}"
     else:
@@ -25,15 +33,20 @@ def _launch_script(command: str, run_dir: str | None, base_name: str, run_id: st
             'while [ -e "$d" ]; do d="$b-$n"; n=$((n+1)); done'
         )
     # the wrapper records its PID, runs the command, and records the exit status if the command ends by itself
-    wrapper = 'echo $$ > "$SPECDASH_RUN_DIR/leader.pid"; eval "$1"; echo $? > "$SPECDASH_RUN_DIR/exit_status"'
-    info = {"run_id": run_id, "command": command, "port": port, "started_at_s": started_at_s}
+    # (the run files are made under umask 077; the command itself runs under the user's own umask)
+    wrapper = ('echo $$ > "$SPECDASH_RUN_DIR/leader.pid"; c=$(cat "$SPECDASH_RUN_DIR/command.sh"); '
+               'umask "$SPECDASH_UMASK"; unset SPECDASH_UMASK; eval "$c"; '
+               's=$?; umask 077; echo $s > "$SPECDASH_RUN_DIR/exit_status"')
+    shown = redact_text(command)
+    info = {"run_id": run_id, "command": shown, "port": port, "started_at_s": started_at_s}
     return (
-        f"{pick_dir}; "
-        'mkdir -p "$d" || exit 97; d=$(cd "$d" && pwd); '
-        f'printf "%s\\n" {quote(command)} > "$d/command.txt"; '
+        f"SPECDASH_UMASK=$(umask); umask 077; {pick_dir}; "
+        'mkdir -p "$d" && chmod 700 "$d" || exit 97; d=$(cd "$d" && pwd); '
+        'cat > "$d/command.sh" || exit 97; '
+        f'printf "%s\\n" {quote(shown)} > "$d/command.txt"; '
         f'printf "%s\\n" {quote(json.dumps(info))} > "$d/run.json"; '
-        f'SPECDASH_RUN_ID={quote(run_id)} SPECDASH_RUN_DIR="$d" '
-        f'setsid nohup sh -c {quote(wrapper)} specdash-run {quote(command)} '
+        f'SPECDASH_RUN_ID={quote(run_id)} SPECDASH_RUN_DIR="$d" SPECDASH_UMASK="$SPECDASH_UMASK" '
+        f'setsid nohup sh -c {quote(wrapper)} specdash-run '
         '> "$d/server.log" 2>&1 < /dev/null & '
         'i=0; while [ ! -s "$d/leader.pid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; '
         'pid=$(cat "$d/leader.pid" 2>/dev/null); '
@@ -47,9 +60,10 @@ async def launch(host: Host, command: str, *, flag_release: str | None = None,
     """Start ``command`` (a POSIX shell command line) on ``host`` detached from specdash.
 
     The command runs under ``setsid nohup`` in a new session and process group whose leader is a small ``sh``
-    wrapper; stdout and stderr go to ``<run_dir>/server.log``; stdin is /dev/null. ``run_dir`` defaults to
-    ``<state dir>/runs/<YYYYmmdd-HHMMSS>-<port>`` on the host (``-2``, ``-3``... appended if taken), where the
-    state dir follows :func:`specdash.paths.state_dir`'s rule evaluated in the host's environment:
+    wrapper; the command reaches the host on stdin, never on a command line (see :func:`_launch_script`); the run
+    dir is 0700 and its files 0600; stdout and stderr go to ``<run_dir>/server.log``; stdin is /dev/null.
+    ``run_dir`` defaults to ``<state dir>/runs/<YYYYmmdd-HHMMSS>-<port>`` on the host (``-2``, ``-3``... appended
+    if taken), where the state dir follows :func:`specdash.paths.state_dir`'s rule evaluated in the host's environment:
     ``$SPECDASH_STATE_DIR``, else ``${XDG_STATE_HOME:-~/.local/state}/specdash``. The server keeps running
     when specdash exits or the SSH connection drops.
 
@@ -65,7 +79,8 @@ async def launch(host: Host, command: str, *, flag_release: str | None = None,
     base_name = time.strftime("%Y%m%d-%H%M%S") + f"-{port}"
     run_id = f"{base_name}-{secrets.token_hex(4)}"
     started_at_s = time.time()
-    result = await host.run(_launch_script(command, run_dir, base_name, run_id, port, started_at_s), timeout_s=30)
+    result = await host.run(_launch_script(command, run_dir, base_name, run_id, port, started_at_s), timeout_s=30,
+                            input=command + "\n")
     facts = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
     if result.exit_status == 97:
         raise HostError(f"cannot create the run directory on {host.name}: {result.stderr.strip()}")

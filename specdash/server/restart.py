@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import posixpath
 import time
 from typing import Awaitable, Callable
 
@@ -10,6 +11,7 @@ from specdash.hosts.base import Host
 from specdash.server.launch import launch
 from specdash.server.run_handle import RestartResult, RunHandle
 from specdash.server.stop import stop
+from specdash.text.redaction import REDACTED
 
 #: ``gpu_memory_held_by(pgid) -> MiB`` still held on the host's GPUs by processes of process group ``pgid``
 #: (from NVML / nvidia-smi joined with the process table — the GPU package provides it).
@@ -30,12 +32,25 @@ async def wait_gpu_released(pgid: int, gpu_memory_held_by: GpuMemoryHeldBy, *, t
         await asyncio.sleep(poll_s)
 
 
+async def _exact_command(host: Host, handle: RunHandle) -> str:
+    """The command to launch again: ``handle.command``, or, when that is the redacted text of a run found again
+    from ``run.json`` (:func:`specdash.server.runs.find_runs`), the exact command kept in the run dir's
+    ``command.sh`` (0600)."""
+    if REDACTED not in handle.command:
+        return handle.command
+    stored = await host.read_file(posixpath.join(handle.run_dir, "command.sh"))
+    if not stored:
+        return handle.command
+    return stored.decode("utf-8", "replace").rstrip("\n")
+
+
 async def restart(host: Host, handle: RunHandle, *, gpu_memory_held_by: GpuMemoryHeldBy,
                   command: str | None = None, flag_release: str | None = None, grace_s: float = 15.0,
                   release_timeout_s: float = 60.0, poll_s: float = 0.5, run_dir: str | None = None) -> RestartResult:
     """Stop ``handle``'s server (:func:`specdash.server.stop`), wait until ``gpu_memory_held_by(handle.pgid)``
     reports 0 MiB (at most ``release_timeout_s``), then :func:`specdash.server.launch` ``command`` (default: the
-    same command) in a new run directory, its port read with flag-table ``flag_release`` (None: the newest).
+    same command, the exact one even when ``handle`` came from the redacted ``run.json``) in a new run directory,
+    its port read with flag-table ``flag_release`` (None: the newest).
 
     Does not relaunch when the stop was refused or left processes alive, or when memory is still held at the
     timeout: ``RestartResult.new_handle`` is None and ``held_mib`` says how much — the caller offers to kill
@@ -48,5 +63,6 @@ async def restart(host: Host, handle: RunHandle, *, gpu_memory_held_by: GpuMemor
     held = await wait_gpu_released(handle.pgid, gpu_memory_held_by, timeout_s=release_timeout_s, poll_s=poll_s)
     if held > 0:
         return RestartResult(stopped, released=False, held_mib=held, new_handle=None)
-    new_handle = await launch(host, command or handle.command, flag_release=flag_release, run_dir=run_dir)
+    new_handle = await launch(host, command or await _exact_command(host, handle), flag_release=flag_release,
+                              run_dir=run_dir)
     return RestartResult(stopped, released=True, held_mib=0, new_handle=new_handle)

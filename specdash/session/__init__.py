@@ -1,7 +1,7 @@
-"""Sessions: record everything a live session sees, read it back, replay it (issue 7). No Textual.
+"""Sessions: record everything a live session sees, read it back, replay it. No Textual.
 
 * :mod:`specdash.session.events` — one dataclass per event kind (stable ``kind`` strings, ``t`` in seconds);
-* :mod:`specdash.session.redact` — secrets removed before anything is written;
+* :mod:`specdash.text.redaction` (shared with run files and the console) — secrets removed before anything is written;
 * :mod:`specdash.session.recorder` — ``Recorder(path, header).record(kind, **fields)``: append-only YAML stream,
   flushed every second, ``.gz`` compressed when the name says so; ``start_recording`` for ``--record``/``--no-record``;
   ``finish()`` ends it and deletes an auto-named file in which nothing worth replaying happened;

@@ -52,7 +52,7 @@ FORMAT_VERSION = 1
 #: Column order of a row in :attr:`GpuEvent.gpus` (MiB, percent; None for ``[N/A]``).
 GPU_COLUMNS: tuple[str, ...] = ("index", "name", "uuid", "memory_used_mib", "memory_total_mib", "utilization_pct")
 #: Column order of a row in :attr:`GpuEvent.processes`; ``class``/``user``/``reason`` are optional trailing columns
-#: (the classification of issue 5: server/orphan/zombie/foreign/unknown).
+#: (the process classification of :mod:`specdash.gpu.classify`: server/orphan/zombie/foreign/unknown).
 PROCESS_COLUMNS: tuple[str, ...] = ("pid", "gpu_index", "used_mib", "name", "class", "user", "reason")
 
 
@@ -162,7 +162,7 @@ class PartialEvent(Event):
 
 @dataclasses.dataclass
 class FindingEvent(Event):
-    """A finding of the log intelligence (issue 4): ``severity`` (error/override/warning/info/success),
+    """A finding of the log analysis (:mod:`specdash.logs.findings`): ``severity`` (error/override/warning/info/success),
     ``line`` 1-based line number in the followed log, ``offset`` its byte offset, ``key`` a de-duplication key."""
 
     kind: ClassVar[str] = "finding"
@@ -333,7 +333,7 @@ def event_from_dict(doc: dict[str, Any]) -> Event:
 def gpu_event_fields(snapshot: Any, classes: dict[int, tuple[str, str, str]] | None = None) -> dict[str, Any]:
     """Fields for ``record("gpu", **fields)`` from a :class:`specdash.gpu.model.GpuSnapshot`.
 
-    ``classes`` optionally maps PID -> (class, user, reason) from the process classification (issue 5).
+    ``classes`` optionally maps PID -> (class, user, reason) from the process classification (:mod:`specdash.gpu.classify`).
     """
     classes = classes or {}
     gpus = [[g.index, g.name, g.uuid, g.memory_used_mib, g.memory_total_mib, g.utilization_pct]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
+import math
 import os
 import re
 import zlib
@@ -25,6 +26,7 @@ from typing import Any
 import yaml
 
 from specdash.session.events import EndEvent, Event, HeaderEvent, UnknownEvent, event_from_dict
+from specdash.text.display import clean
 
 try:
     _Loader: Any = yaml.CSafeLoader
@@ -63,29 +65,158 @@ class SessionLog:
         return [e for e in self.events if e.kind == kind]
 
 
-def _read_bytes(path: Path, problems: list[str]) -> bytes:
-    data = path.read_bytes()
-    if not data.startswith(b"\x1f\x8b"):
+#: The most decompressed bytes read from one session file (a busy hour is about 20 MB: this is six of them).
+MAX_SESSION_BYTES = 128 * 1024 * 1024
+#: The most documents read from one session file (a busy hour has about 25 000).
+MAX_DOCUMENTS = 200_000
+#: YAML aliases allowed in one document (the recorder writes none; a hand-edited file has no need of many).
+MAX_ALIASES = 16
+#: Values (mappings, lists, scalars) allowed in one document once aliases are expanded (the recorder's largest,
+#: a 0.2 s log batch at 20 000 lines/s, has about 12 000); a larger document is skipped, unparsed when its text
+#: alone shows it (more than this many commas and line breaks).
+MAX_NODES = 300_000
+#: Characters of documents not in the recorder's own shape that are parsed as YAML (libyaml reads ~10 MB/s, and
+#: far less in many small documents): a hand-edited session is small; beyond this such documents are skipped.
+MAX_YAML_CHARS = 16 * 1024 * 1024
+#: Numbers in a document must be finite and at most this large in magnitude (``t: 1e309`` is a bad document).
+MAX_NUMBER = 1e15
+#: Problem lines and error messages are cut to this many characters.
+MAX_MESSAGE_CHARS = 300
+
+_IN_SLICE = 1 << 16  # compressed bytes given to zlib at once
+_OUT_SLICE = 1 << 23  # decompressed bytes taken from zlib at once
+_FLUSH_MARK = b"\x00\x00\xff\xff"  # ends every deflate full flush (the recorder's flush points)
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _size(n: int) -> str:
+    """A size limit as it is said: ``128 MiB``, ``4096 bytes``."""
+    return f"{n // 2**20} MiB" if n >= 2**20 and n % 2**20 == 0 else f"{n} bytes"
+
+
+def _short(text: object) -> str:
+    """One line, at most :data:`MAX_MESSAGE_CHARS` characters, safe to print."""
+    return clean(text, max_chars=MAX_MESSAGE_CHARS)
+
+
+def _read_bytes(path: Path, problems: list[str]) -> bytes | bytearray:
+    """The file's bytes, decompressed when gzip, at most :data:`MAX_SESSION_BYTES`.
+
+    A gzip stream is inflated one flush segment at a time (segments end with the ``00 00 ff ff`` mark of a deflate
+    flush; the recorder makes a full flush, which resets the compressor, at every write). When a segment is
+    damaged, reading resumes at the next flush point whose data inflates, so only the damaged flushes are lost.
+    """
+    with open(path, "rb") as f:
+        data = f.read(MAX_SESSION_BYTES + 1)
+    if not data.startswith(_GZIP_MAGIC):
+        if len(data) > MAX_SESSION_BYTES:
+            problems.append(f"file larger than the {_size(MAX_SESSION_BYTES)} limit: only the first "
+                            f"{_size(MAX_SESSION_BYTES)} are read")
+            data = data[:MAX_SESSION_BYTES]
         return data
-    out = []
-    rest = data
-    while rest:
-        decomp = zlib.decompressobj(31)
+    if len(data) > MAX_SESSION_BYTES:
+        data = data[:MAX_SESSION_BYTES]
+    out = bytearray()  # one growing buffer: no list of chunks to join (a copy) at the end
+    total = 0
+    pos = 0
+    size = len(data)
+    decomp = zlib.decompressobj(31)
+    raw_mode = False  # True after a resynchronisation: raw deflate from a flush point, no gzip header
+    damaged_at: int | None = None
+    damage_reason = ""
+
+    def end_damage(resumed_at: int | None) -> None:
+        nonlocal damaged_at
+        if damaged_at is None:
+            return
+        where = (f"reading resumed at byte {resumed_at} (the next intact flush point)" if resumed_at is not None
+                 else "no intact flush point after it: the rest of the file is skipped")
+        problems.append(_short(f"gzip data damaged at byte {damaged_at} of the file ({damage_reason}) after "
+                               f"{total} decompressed bytes: {where}"))
+        damaged_at = None
+
+    view = memoryview(data)  # slices without copies
+    segment_end = -1
+    while pos < size:
+        if pos >= segment_end:
+            mark = data.find(_FLUSH_MARK, pos)
+            segment_end = size if mark < 0 else mark + len(_FLUSH_MARK)
+        end = min(segment_end, pos + _IN_SLICE)  # bounded input, and output, per call: bounded memory
         try:
-            out.append(decomp.decompress(rest))
+            piece: Any = view[pos:end]
+            while True:
+                chunk = decomp.decompress(piece, min(MAX_SESSION_BYTES - total + 1, _OUT_SLICE))
+                if chunk or decomp.eof:
+                    end_damage(pos)
+                total += len(chunk)
+                if total > MAX_SESSION_BYTES:
+                    problems.append(f"more than {_size(MAX_SESSION_BYTES)} once decompressed (the limit): "
+                                    f"only the first {_size(MAX_SESSION_BYTES)} are read")
+                    out += chunk[:len(chunk) - (total - MAX_SESSION_BYTES)]
+                    return out
+                out += chunk
+                piece = decomp.unconsumed_tail
+                if not piece or decomp.eof:
+                    break
         except zlib.error as exc:
-            problems.append(f"gzip data damaged after {sum(map(len, out))} decompressed bytes ({exc}): "
-                            "the rest of the file is skipped")
-            break
-        if not decomp.eof:
-            problems.append("gzip stream not finished (the recorder did not close the file): "
-                            "read up to the last flushed block")
-            break
-        rest = decomp.unused_data  # concatenated gzip members
-        if rest and not rest.startswith(b"\x1f\x8b"):
-            problems.append(f"{len(rest)} bytes of non-gzip data after the gzip stream: skipped")
-            break
-    return b"".join(out)
+            if damaged_at is None:
+                damaged_at, damage_reason = pos, str(exc)
+            decomp, raw_mode = zlib.decompressobj(-15), True
+            pos = segment_end  # resume at the next flush point
+            continue
+        if decomp.eof:
+            rest_at = end - len(decomp.unused_data)
+            if raw_mode:
+                rest_at += 8  # the gzip trailer (CRC, size) after the raw deflate data
+            if rest_at >= size:
+                return out
+            if data.startswith(_GZIP_MAGIC, rest_at):  # concatenated gzip members
+                decomp, raw_mode, pos = zlib.decompressobj(31), False, rest_at
+                continue
+            problems.append(f"{size - rest_at} bytes of non-gzip data after the gzip stream: skipped")
+            return out
+        pos = end
+    if damaged_at is not None:
+        end_damage(None)
+    elif not decomp.eof:
+        problems.append("gzip stream not finished (the recorder did not close the file): "
+                        "read up to the last flushed block")
+    return out
+
+
+def _check_values(doc: Any) -> str | None:
+    """Why a parsed document cannot be an event's data, or None: a number not finite or beyond
+    :data:`MAX_NUMBER`, or more than :data:`MAX_NODES` values (an alias bomb)."""
+    stack = [doc]
+    nodes = 0
+    while stack:
+        value = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            return f"more than {MAX_NODES:,} values (limit)"
+        if isinstance(value, dict):
+            stack.extend(value.values())
+            stack.extend(value.keys())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, float):
+            if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+                return f"number {value!r:.30} out of range (finite, at most {MAX_NUMBER:g} in magnitude)"
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if abs(value) > MAX_NUMBER:
+                return f"number out of range (at most {MAX_NUMBER:g} in magnitude)"
+    return None
+
+
+def _count_aliases(doc_text: str) -> int:
+    """YAML alias tokens in ``doc_text`` (libyaml's scanner: no structure is built)."""
+    count = 0
+    for token in yaml.scan(doc_text, Loader=_Loader):
+        if isinstance(token, yaml.AliasToken):
+            count += 1
+            if count > MAX_ALIASES:
+                break
+    return count
 
 
 _SEPARATOR_RE = re.compile(r"^---(?:[ \t]+(.*))?$", re.MULTILINE)
@@ -94,56 +225,78 @@ _SIZE_RE = re.compile(r"^#\s*size\s+(\d+)\s*$")
 
 @dataclasses.dataclass
 class _Doc:
+    """Where one document lies in the text (offsets only: its body is sliced when it is parsed, then dropped)."""
+
     start: int  # offset of the document's start (its ``---`` separator, or 0)
-    body_start: int  # offset where ``body`` starts
-    body: str
+    body_start: int  # offset where its body starts in the text (for line numbers)
+    body_end: int
     size: int | None  # characters the separator's ``# size N`` comment promises, if any
+    first_line: str = ""  # the content of a ``--- <content>`` separator line: the body's first line
+
+    def body(self, text: str) -> str:
+        body = text[self.body_start:self.body_end]
+        return f"{self.first_line}\n{body}" if self.first_line else body
 
 
-def _blank(text: str) -> bool:
-    return not text or text.isspace()
+_NON_BLANK_RE = re.compile(r"\S")
 
 
-def _split_documents(text: str) -> list[_Doc]:
-    """Split a YAML stream on separator lines (``---``, ``--- # size N``, ``--- <content>``); text before the
-    first separator is a document when non-blank. ``--- <content>`` (not a comment) keeps the content as the
-    first body line. Line numbers are computed only when a problem needs them (see :func:`_line_at`)."""
-    # str.split is C-speed. Each piece but the last was followed by the "\n" the split ate: put it back.
-    # Pieces that do not start a separator line ("----", "---x") are glued back onto the open document.
-    pieces = ("\n" + text).split("\n---")
-    last = len(pieces) - 1
-    # Text before the first separator (pieces[0] is "" when the text starts with "---": no real "\n" eaten).
-    current = _Doc(0, 0, pieces[0][1:] + ("\n" if last and pieces[0] else ""), None)
-    docs: list[_Doc] = [current]
-    offset = len(pieces[0])  # offset in ``text`` of the "---" that precedes pieces[1]
-    for number, piece in enumerate(pieces[1:], start=1):
-        if number < last:
-            piece += "\n"
-        end = piece.find("\n")
-        line = piece if end < 0 else piece[:end]
-        if line and line[0] not in " \t":
-            current.body += "---" + piece  # not a separator
-            offset += len(piece) + 3
-            continue
-        content = line.strip()
-        body = "" if end < 0 else piece[end + 1:]
-        body_start = offset + 4 + len(line)
+def _split_documents(text: str, end: int, limit: int = MAX_DOCUMENTS) -> tuple[list[_Doc], bool]:
+    """Split ``text[:end]``, a YAML stream, on separator lines (``---``, ``--- # size N``, ``--- <content>``; a
+    line like ``----`` or ``---x`` is not one); text before the first separator is a document when non-blank.
+    ``--- <content>`` (not a comment) keeps the content as the body's first line. Line numbers are computed only
+    when a problem needs them (see :class:`_Lines`). Offsets only: no copy of the text is made here.
+    At most ``limit`` documents; the flag says more separators were left."""
+
+    def separator_at(i: int) -> bool:
+        return text.startswith("---", i) and (i + 3 >= end or text[i + 3] in "\n \t")
+
+    seps: list[int] = [0] if separator_at(0) else []
+    left = False
+    i = text.find("\n---", 0, end)
+    while i >= 0:
+        if separator_at(i + 1):
+            if len(seps) > limit:
+                left = True
+                break
+            seps.append(i + 1)
+        i = text.find("\n---", i + 1, end)
+    docs: list[_Doc] = []
+    if not seps or seps[0] > 0:
+        docs.append(_Doc(0, 0, seps[0] if seps else end, None))
+    for k, sep in enumerate(seps):
+        body_end = seps[k + 1] if k + 1 < len(seps) else end
+        line_end = text.find("\n", sep, body_end)
+        line_end = body_end if line_end < 0 else line_end
+        content = text[sep + 3:line_end].strip()
+        body_start = min(line_end + 1, body_end)
         size = None
+        first_line = ""
         if content.startswith("#"):
             size_match = _SIZE_RE.match(content)
             size = int(size_match.group(1)) if size_match else None
         elif content:  # "--- {kind: marker, t: 1}": the content is the document's first line
-            body = content + "\n" + body
-            body_start = offset + 4
-        current = _Doc(offset, body_start, body, size)
-        docs.append(current)
-        offset += len(piece) + 3
-    return [d for d in docs if not _blank(d.body) or d.size]
+            first_line = content
+        docs.append(_Doc(sep, body_start, body_end, size, first_line))
+    return [d for d in docs if d.size or d.first_line or _NON_BLANK_RE.search(text, d.body_start, d.body_end)], \
+        left
 
 
-def _line_at(text: str, offset: int) -> int:
-    """1-based line number of ``offset`` in ``text``."""
-    return text.count("\n", 0, offset) + 1
+class _Lines:
+    """1-based line numbers of offsets in ``text``, counted on from the last offset asked for (documents are
+    visited in order: many problems cost one pass over the text, not one pass each)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.offset = 0
+        self.line = 1
+
+    def at(self, offset: int) -> int:
+        if offset < self.offset:
+            self.offset, self.line = 0, 1
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line
 
 
 def _fast_parse(doc_text: str) -> dict[str, Any] | None:
@@ -192,13 +345,21 @@ def _read_session(p: Path) -> SessionLog:
     text = raw.decode("utf-8", errors="replace")
     if "\ufffd" in text and b"\xef\xbf\xbd" not in raw:
         problems.append("invalid UTF-8 bytes replaced by U+FFFD")
+    del raw  # the text is all that is needed from here: half the peak memory
     partial = ""
+    end = len(text)  # documents are read from text[:end] (no copy of the text is made)
     if text and not text.endswith("\n"):  # the file ends mid-line: the last write was cut
-        cut = text.rfind("\n") + 1
-        partial, text = text[cut:], text[:cut]
-        partial_line = _line_at(text, len(text))
+        end = text.rfind("\n") + 1
+        partial = text[end:]
+        partial_line = text.count("\n", 0, end) + 1
 
-    documents = _split_documents(text)
+    documents, left = _split_documents(text, end)
+    line_of = _Lines(text)
+    if left or len(documents) > MAX_DOCUMENTS:
+        problems.append(f"more than {MAX_DOCUMENTS:,} documents (the limit): only the first {MAX_DOCUMENTS:,} are "
+                        "read, the rest is skipped")
+        del documents[MAX_DOCUMENTS:]
+        partial = ""
     header: HeaderEvent | None = None
     events: list[Event] = []
     closed = False
@@ -210,11 +371,13 @@ def _read_session(p: Path) -> SessionLog:
     def note(message: str) -> None:
         nonlocal unlisted
         if len(listed) < MAX_LISTED_PROBLEMS:
-            listed.append(message)
+            listed.append(_short(message))
         else:
             unlisted += 1
 
     cut_last = False
+    yaml_chars = 0
+    yaml_skipped = 0
     if partial:
         if partial.startswith("---") or "---".startswith(partial):
             note(f"document {len(documents) + 1} (line {partial_line}): truncated in its first line "
@@ -223,10 +386,10 @@ def _read_session(p: Path) -> SessionLog:
             cut_last = True
 
     for index, doc_info in enumerate(documents, start=1):
-        doc_text = doc_info.body
+        doc_text = doc_info.body(text)
 
         def where(index: int = index, start: int = doc_info.start) -> str:
-            return f"document {index} (line {_line_at(text, start)})"  # computed only for a problem
+            return f"document {index} (line {line_of.at(start)})"  # computed only for a problem
 
         is_last = index == len(documents)
         if is_last and cut_last:
@@ -237,14 +400,24 @@ def _read_session(p: Path) -> SessionLog:
             note(f"{where()}: truncated ({len(doc_text)} of {doc_info.size} characters: the recording was cut "
                  "while writing): skipped")
             continue
+        if len(doc_text) > 1_000_000 and doc_text.count(",") + doc_text.count("\n") > MAX_NODES:
+            note(f"{where()}: more than {MAX_NODES:,} values (limit): skipped unparsed")
+            continue
         doc = _fast_parse(doc_text)
         try:
             if doc is None:
+                yaml_chars += len(doc_text)
+                if yaml_chars > MAX_YAML_CHARS:
+                    yaml_skipped += 1
+                    continue
+                if "*" in doc_text and _count_aliases(doc_text) > MAX_ALIASES:
+                    note(f"{where()}: more than {MAX_ALIASES} YAML aliases (the limit; an alias bomb?): skipped")
+                    continue
                 doc = yaml.load(doc_text, Loader=_Loader)
-        except yaml.YAMLError as exc:
+        except (yaml.YAMLError, RecursionError, ValueError, OverflowError) as exc:
             mark = getattr(exc, "problem_mark", None)
-            at = f" at line {_line_at(text, doc_info.body_start) + mark.line}" if mark is not None else ""
-            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            at = f" at line {line_of.at(doc_info.body_start) + mark.line}" if mark is not None else ""
+            problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
             if is_last:
                 note(f"{where()}: truncated or bad YAML{at} ({problem}): skipped")
             else:
@@ -254,10 +427,14 @@ def _read_session(p: Path) -> SessionLog:
             note(f"{where()}: not an event (a YAML {type(doc).__name__}, expected a mapping with 'kind' and 't'): "
                  "skipped")
             continue
+        bad = _check_values(doc)
+        if bad is not None:
+            note(f"{where()}: {bad}: skipped")
+            continue
         try:
             event = event_from_dict(doc)
-        except (ValueError, TypeError) as exc:
-            note(f"{where()}: {exc}: skipped")
+        except (ValueError, TypeError, OverflowError) as exc:
+            note(f"{where()}: {_short(exc)}: skipped")
             continue
         parsed_any = True
         if isinstance(event, HeaderEvent):
@@ -276,11 +453,14 @@ def _read_session(p: Path) -> SessionLog:
         events.append(event)
 
     if not parsed_any:
-        if not text.strip():
+        if _NON_BLANK_RE.search(text) is None:
             raise SessionError(f"{p}: empty file, not a session")
         first = listed[0] if listed else "no event documents"
         raise SessionError(f"{p}: not a specdash session: {first}")
 
+    if yaml_skipped:
+        problems.append(f"{yaml_skipped:,} documents not in the recorder's format skipped: more than "
+                        f"{_size(MAX_YAML_CHARS)} of such documents (the limit for YAML parsing)")
     if header is None:
         problems.append("no header document at the start (specdash version, host, start time unknown)")
     problems.extend(listed)
@@ -288,7 +468,7 @@ def _read_session(p: Path) -> SessionLog:
         problems.append(f"... and {unlisted} more damaged documents skipped")
     for kind, indexes in unknown.items():
         first = indexes[0]
-        first_line = _line_at(text, documents[first - 1].start)
+        first_line = line_of.at(documents[first - 1].start)
         problems.append(f"unknown event kind {kind!r} in {len(indexes)} document(s) (first: document {first}, "
                         f"line {first_line}): kept, not replayed")
     if not closed:

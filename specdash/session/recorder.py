@@ -8,7 +8,7 @@ values are written in JSON form, YAML's flow subset: see :func:`dump_document`; 
 Guarantees:
 
 * **Redacted before written**: every string of every event goes through
-  :func:`specdash.session.redact.redact_value` in :meth:`Recorder.record`, before it is buffered.
+  :func:`specdash.text.redaction.redact_value` in :meth:`Recorder.record`, before it is buffered.
 * **Append-only, crash-safe**: the file is opened ``O_APPEND`` and never rewritten; buffered documents are
   written by one ``os.write()`` call per flush, so a crash (even SIGKILL) leaves only whole flushes plus at most
   one partly written flush at the end, which the reader detects and skips.
@@ -20,10 +20,14 @@ Guarantees:
   ``log_batch_s`` (0.2 s) of the batch's first line are merged into one document (arrival time = first line's);
   log lines longer than :data:`MAX_LINE_CHARS` are cut (with a note of how much).
 * **Compressed** when the path ends in ``.gz``: one gzip stream (zlib, level 6) with a sync flush per write, so
-  every flushed block is decodable even when the stream was never finished. Measured (benchmarks/
-  bench_replay_open.py, a busy hour: 20 decode lines/s, a GPU sample every 2 s, a metric sample per s):
-  19.8 MB per hour plain, 2.5 MB per hour as ``.yaml.gz``; :func:`~specdash.session.reader.read_session` opens
-  that hour in about 0.5 s of CPU time (1.6 s wall on a 2-CPU machine at load 8).
+  every flushed block is decodable even when the stream was never finished, and a full flush every
+  :data:`FULL_FLUSH_EVERY` writes, so a reader can resume decoding after a damaged block at the next full flush
+  point (a full flush resets the compressor's history; every flush ends with the bytes ``00 00 ff ff``).
+  Measured (benchmarks/bench_replay_open.py, a busy hour: 20 decode lines/s, a GPU sample every 2 s, a metric
+  sample per s): 19.8 MB per hour plain, 2.5 MB per hour as ``.yaml.gz`` with sync flushes only (the full flush
+  points add about 20 %: 1.13 -> 1.36 MB for a synthetic busy hour of one flush per second);
+  :func:`~specdash.session.reader.read_session` opens that hour in about 0.5 s of CPU time (1.6 s wall on a
+  2-CPU machine at load 8).
 
 No Textual; thread-safe (one lock); errors while writing never raise into the app: the first one is kept in
 :attr:`Recorder.error` and recording stops.
@@ -45,10 +49,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from specdash.session.events import EVENT_TYPES, Event, HeaderEvent, make_event
-from specdash.session.redact import redact_value
+from specdash.text.redaction import redact_value
 
 #: Log lines longer than this many characters are cut before writing.
 MAX_LINE_CHARS = 16_384
+#: In a ``.gz`` file every write ends with a sync flush (decodable at once) and every this many writes with a full
+#: flush (the compressor's history reset: a reader resumes there after a damaged block). Every write a full flush
+#: would double the file (2.3 instead of 1.1 MB per busy hour); one in 10 costs ~10 % and loses ~10 s to damage.
+FULL_FLUSH_EVERY = 10
 #: Event kinds thinned to at most one sample per ``min_sample_interval_s``.
 THINNED_KINDS = frozenset({"metric", "gpu"})
 #: Event kinds that make a session worth keeping on their own: something a replay shows from the host.
@@ -176,6 +184,7 @@ class Recorder:
         self._last_t = 0.0
         self._closed = False
         self._compress = zlib.compressobj(6, zlib.DEFLATED, 31) if self.path.name.endswith(".gz") else None
+        self._writes = 0
 
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_TRUNC if overwrite else os.O_EXCL)
@@ -281,7 +290,9 @@ class Recorder:
             self._pending.clear()
             data = text.encode("utf-8")
             if self._compress is not None:
-                data = self._compress.compress(data) + self._compress.flush(zlib.Z_SYNC_FLUSH)
+                self._writes += 1
+                mode = zlib.Z_FULL_FLUSH if self._writes % FULL_FLUSH_EVERY == 0 else zlib.Z_SYNC_FLUSH
+                data = self._compress.compress(data) + self._compress.flush(mode)
             self._write(data)
 
     def _write(self, data: bytes) -> None:

@@ -2,6 +2,10 @@
 findings, configs (commands validated/launched/stopped, with their diagnostics), kills, benchmark and sweep
 results, connection changes and warning/error markers, one entry per line with its session time. Pure: takes a
 :class:`~specdash.session.reader.SessionLog`, returns lines.
+
+The file may not come from specdash's recorder (hand-edited, another version, hostile): every line is redacted
+(:func:`specdash.text.redaction.redact_text`) and cleaned of terminal escapes, controls and bidi overrides
+(:func:`specdash.text.display.clean`) before it is returned.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from specdash.session.events import (
 )
 from specdash.session.reader import SessionLog
 from specdash.session.replay import format_clock
+from specdash.text.display import clean
+from specdash.text.redaction import redact_text
 
 _INDENT = " " * 22
 
@@ -125,7 +131,11 @@ def _entry(event: Event) -> list[str]:
 
 
 def summary_lines(log: SessionLog) -> list[str]:
-    """The ``--summary`` text of ``log`` as lines (no trailing newlines)."""
+    """The ``--summary`` text of ``log`` as lines (no trailing newlines), redacted and safe to print."""
+    return [clean(redact_text(line)) for line in _summary_lines(log)]
+
+
+def _summary_lines(log: SessionLog) -> list[str]:
     out = [f"session: {log.path}"]
     h = log.header
     if h is not None:

@@ -20,6 +20,7 @@ import weakref
 from typing import Any
 
 from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, quote
+from specdash.sglang.versions import version_command
 
 #: Config files larger than this (bytes) are not configs.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -86,7 +87,7 @@ class HostFacts:
         if known is not None:
             return VersionProbe(known)
         try:
-            result = await self.host.run(f"{quote(python)} -c 'import sglang; print(sglang.__version__)'",
+            result = await self.host.run(version_command(python),
                                          timeout_s=60)
         except Exception as exc:  # noqa: BLE001 - HostError or a transport failure: said, never raised
             return VersionProbe(None, f"SGLang version not detected ({exc})")

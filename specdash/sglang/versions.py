@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import shlex
 
 from packaging.version import InvalidVersion, Version
 
@@ -191,3 +192,9 @@ def has_speculative_decoding(version: str | None) -> bool:
     """False for releases before 0.4.0, which had no speculative decoding at all (text that is not a version: True,
     the newest rules apply)."""
     return version is None or not is_version(version) or parse_version(version) >= Version("0.4.0.dev0")
+
+
+def version_command(python: str = "python3") -> str:
+    """The POSIX shell command that prints the SGLang version importable by ``python`` on a host (the config's
+    ``python:`` value: a path or a name, quoted as one word, never run through the shell as text)."""
+    return f"{shlex.quote(python)} -c 'import sglang; print(sglang.__version__)'"

@@ -35,6 +35,7 @@ from specdash.bench.results import RunResult
 from specdash.bench.runner import BenchError, BenchProgress, BenchRunner, BenchSettings
 from specdash.bench.sweep import SweepDefinition, SweepError, SweepEvent, SweepResult, SweepRunner, default_sweep
 from specdash.bench.workload import APIS, Workload, load_preset, preset_names
+from specdash.text.display import markup
 
 SWEEP_NEEDS_LIFECYCLE = (
     "the depth sweep needs the server lifecycle: launch the server from the builder so specdash can restart it "
@@ -307,7 +308,7 @@ class BenchPane(Widget, can_focus=True):
         try:
             return await asyncio.to_thread(save_run, result)
         except OSError as exc:
-            self.notify(f"benchmark result not saved: {exc}", severity="warning")
+            self.notify(f"benchmark result not saved: {markup(exc)}", severity="warning")
             return None
 
     @work(exclusive=True, group="bench")

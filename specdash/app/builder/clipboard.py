@@ -32,8 +32,14 @@ def command_file() -> Path:
 
 
 def write_command_file(text: str, path: Path | None = None) -> Path:
-    """Write ``text`` (plus a final newline) to ``path`` (default :func:`command_file`); return the path."""
+    """Write ``text`` (plus a final newline) to ``path`` (default :func:`command_file`); return the path.
+
+    The command is the exact one (it may set ``HF_TOKEN=...``): the file is made 0600 (its folder 0700 when
+    created here)."""
     path = path or command_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # an older file may have been made with the default umask
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text.rstrip("\n") + "\n")
     return path

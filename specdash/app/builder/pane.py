@@ -31,6 +31,7 @@ from specdash.sglang.dry_run import compare, run_dry_run
 from specdash.sglang.host_facts import facts_for
 from specdash.sglang.validate import ValidationReport, validate_command
 from specdash.sglang.versions import CURRENT_RELEASE
+from specdash.text.display import markup
 
 #: (form field id, ServerArgs field, label). The algorithm is a Select; the rest are Inputs.
 FORM_FIELDS: tuple[tuple[str, str, str], ...] = (
@@ -211,7 +212,7 @@ class BuilderPane(Widget):
             try:
                 self.set_sglang_version(text or None)
             except ValueError as exc:
-                self._status(f"[$error]{exc}[/]")
+                self._status(f"[$error]{markup(exc)}[/]")
             return
         dest = next((d for fid, d, _ in FORM_FIELDS if fid == event.input.id), None)
         if dest is None or self.readonly:
@@ -248,7 +249,7 @@ class BuilderPane(Widget):
             self.notify("The selected finding has no fix.", severity="warning")
             return
         self.set_command(diag.fix.apply(self._command))
-        self.notify(f"Applied: {diag.fix.description}")
+        self.notify(f"Applied: {markup(diag.fix.description)}")
 
     def action_copy_command(self) -> None:
         """Copy the command: OSC 52 to the terminal (tmux-wrapped when in tmux) and to the state file."""
@@ -260,7 +261,7 @@ class BuilderPane(Widget):
         if driver is not None:
             driver.write(osc52_sequence(text))
         path = write_command_file(text)
-        self.notify(f"Copied the command (also in {path})")
+        self.notify(f"Copied the command (also in {markup(path)})")
 
     def action_dry_run(self) -> None:
         """Run SGLang's own argument resolution on the host and compare it with the prediction."""
@@ -284,7 +285,7 @@ class BuilderPane(Widget):
             self._detected_version = probe.version
             self._revalidate()
         else:
-            self._status(f"{probe.problem}; using the newest known rules")
+            self._status(f"{markup(probe.problem)}; using the newest known rules")
 
     def _maybe_fetch_config(self) -> None:
         """Read the target's config.json on the host when the model path changed (architecture-dependent rules)."""
@@ -312,7 +313,7 @@ class BuilderPane(Widget):
     async def _run_dry_run(self, report: ValidationReport) -> None:
         parsed, problem = await run_dry_run(self._host, report, self.python)
         if parsed is None:
-            self._status(problem or "dry run failed")
+            self._status(markup(problem or "dry run failed", max_chars=300))
             return
         self.dry_run_result = parsed
         self.disagreements = compare(report, parsed)
@@ -320,7 +321,7 @@ class BuilderPane(Widget):
         agree = ("agrees with specdash" if not self.disagreements else
                  "DISAGREES: " + "; ".join(f"{d.field} specdash={d.specdash} sglang={d.sglang}"
                                           for d in self.disagreements))
-        self._status(f"SGLang {parsed.version or '?'} dry run {verdict}; {agree}")
+        self._status(f"SGLang {markup(parsed.version or '?')} dry run {verdict}; {agree}")
         try:
             self._render_effective()
         except NoMatches:  # shutting down
@@ -433,14 +434,16 @@ class BuilderPane(Widget):
         overrides = len(report.by_severity("override"))
         source = {"guessed from the model name": "guessed"}.get(report.architecture_source or "",
                                                                report.architecture_source)
-        arch = f" · {report.architecture} ({source})" if report.architecture else ""
+        arch = f" · {markup(report.architecture)} ({markup(source)})" if report.architecture else ""
         newer = ""
-        if report.version_notice:
+        if report.profile.requested is not None:
+            newer = " — version not readable: newest rules"
+        elif report.version_notice:
             newer = f" — newer than {CURRENT_RELEASE}: best-guess rules"
-        self.border_title = (f"Launch builder — SGLang {report.sglang_version} ({report.profile.releases}){newer}"
+        self.border_title = (f"Launch builder — SGLang {markup(report.sglang_version)} ({report.profile.releases}){newer}"
                              f"{arch}")
         notice = self.query_one("#builder-version-notice", Static)
-        notice.update(report.version_notice or "")
+        notice.update(markup(report.version_notice or ""))
         notice.display = bool(report.version_notice)
         self._status(f"{errors} error(s) · {overrides} override(s) · ctrl+f apply fix · ctrl+o copy · "
                      "ctrl+r SGLang dry run")
@@ -482,10 +485,11 @@ class BuilderPane(Widget):
             return self._report.diagnostics[row]
         return None
 
-    def _status(self, markup: str) -> None:
+    def _status(self, content: str) -> None:
+        """Show ``content`` (markup: outside text in it goes through :func:`specdash.text.display.markup`)."""
         if self.is_mounted:
             try:
-                self.query_one("#builder-status", Static).update(markup)
+                self.query_one("#builder-status", Static).update(content)
             except NoMatches:  # shutting down
                 pass
 

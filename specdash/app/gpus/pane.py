@@ -30,6 +30,7 @@ from specdash.gpu.model import GpuSnapshot
 from specdash.gpu.proctable import current_user
 from specdash.gpu.sampler import make_sampler
 from specdash.hosts.base import ConnState, Host, HostError
+from specdash.text.display import markup
 
 #: Seconds a kill's result stays in the status line: the table refills after the kill (the killed rows go, the
 #: cursor lands on another row), and the row explanation would otherwise replace the result at once.
@@ -324,7 +325,7 @@ class GpuPane(Widget, can_focus=False):
         allowed = [p for p in chosen if refusal(p, user) is None]
         refused = [(p, refusal(p, user) or "") for p in chosen if refusal(p, user) is not None]
         if not allowed:
-            self.notify("; ".join(f"PID {p.pid}: {why}" for p, why in refused[:3]), title="Not killed",
+            self.notify("; ".join(f"PID {p.pid}: {markup(why)}" for p, why in refused[:3]), title="Not killed",
                         severity="warning")
             return
 

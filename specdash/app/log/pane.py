@@ -32,6 +32,8 @@ from specdash.logs.analyzer import LogAnalyzer
 from specdash.logs.findings import Finding
 from specdash.logs.startup import StartupHistory
 from specdash.logs.state import ServerState
+from specdash.text.display import markup
+from specdash.text.redaction import redact_text
 
 #: Seconds between redraws of the findings list, metrics strip and start-up bar (lines render immediately). While
 #: lines stream, the redraw rides on the log view's next frame; a timer covers quiet times (the ETA counts down).
@@ -53,6 +55,7 @@ class LogPane(Widget):
         Binding("e", "jump(1, 'error')", "Next error", id="log.next_error"),
         Binding("E", "jump(-1, 'error')", "Prev error", show=False, id="log.prev_error"),
         Binding("f", "toggle_follow", "Follow", id="log.follow"),
+        Binding("y", "copy_lines", "Copy lines", show=False, id="log.copy"),
     ]
 
     class ServerStateChanged(Message):
@@ -75,7 +78,7 @@ class LogPane(Widget):
     def __init__(self, title: str = "log", *, history: StartupHistory | None = None, host: str = "",
                  id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.border_title = title
+        self.border_title = markup(title)  # a path from the user or the host: shown, never parsed as markup
         self._history = history if history is not None else StartupHistory()
         self._host = host
         self._dirty = False
@@ -141,7 +144,7 @@ class LogPane(Widget):
 
     def reset(self, title: str) -> None:
         """Start over for a different file titled ``title`` (lines, findings, metrics and start-up are cleared)."""
-        self.border_title = title
+        self.border_title = markup(title)
         self.analyzer = self._new_analyzer()
         self.view.clear()
         self._dirty = True
@@ -252,6 +255,26 @@ class LogPane(Widget):
         if not self.view.jump(direction, severity):
             self.notify(f"no {'next' if direction > 0 else 'previous'} {severity}", timeout=2)
         self._update_status()
+
+    def copy_text(self) -> str:
+        """What ``y`` copies: the highlighted line, else the lines on screen — with secrets redacted
+        (:func:`specdash.text.redaction.redact_text`: a log line may echo ``HF_TOKEN=...`` or an API key)."""
+        view = self.view
+        row = view.cursor_row()
+        if row is not None:
+            rows = range(row, row + 1)
+        else:
+            top = int(view.scroll_y)
+            rows = range(top, min(view.row_count, top + max(1, view.scrollable_content_region.height)))
+        return "\n".join(redact_text(view.text_at_row(r)) for r in rows)
+
+    def action_copy_lines(self) -> None:
+        text = self.copy_text()
+        if not text:
+            self.notify("nothing to copy", timeout=2)
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(f"copied {text.count(chr(10)) + 1} line(s), secrets redacted", timeout=3)
 
     def action_toggle_follow(self) -> None:
         self.view.set_follow(not self.view.follow)

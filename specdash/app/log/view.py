@@ -156,6 +156,10 @@ class LogView(ScrollView, can_focus=True):
     def _abs_of_row(self, row: int) -> int:
         return self._view[row] if self._view is not None else self._base + row
 
+    def cursor_row(self) -> int | None:
+        """The shown row of the highlighted line (None when no line is highlighted or it is filtered out)."""
+        return None if self.cursor is None else self._row_of_abs(self.cursor)
+
     def _row_of_abs(self, index: int) -> int | None:
         if self._view is None:
             row = index - self._base
