@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import shlex
 import time
 
 from specdash.hosts.base import Host, HostError, quote
 from specdash.server.run_handle import RunHandle
+
+_log = logging.getLogger(__name__)
 
 #: SGLang's default HTTP port (server_args.py ``port: int = 30000``).
 DEFAULT_PORT = 30000
@@ -81,6 +84,7 @@ async def launch(host: Host, command: str, *, run_dir: str | None = None) -> Run
     base_name = time.strftime("%Y%m%d-%H%M%S") + f"-{port}"
     run_id = f"{base_name}-{secrets.token_hex(4)}"
     started_at_s = time.time()
+    _log.info("launch on %s (run %s): %s", host.name, run_id, command)
     result = await host.run(_launch_script(command, run_dir, base_name, run_id, port, started_at_s), timeout_s=30)
     facts = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
     if result.exit_status == 97:
@@ -91,6 +95,8 @@ async def launch(host: Host, command: str, *, run_dir: str | None = None) -> Run
         raise HostError(f"launch on {host.name} failed: {detail}")
     pgid = facts.get("pgid", "")
     directory = facts["run_dir"]
+    _log.info("launched on %s: leader PID %s, process group %s, run dir %s", host.name, leader, pgid or leader,
+              directory)
     return RunHandle(
         host_name=host.name,
         command=command,
