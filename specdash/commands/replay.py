@@ -23,11 +23,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--theme", metavar="NAME", help="colour theme (as for connect)")
     parser.add_argument("--summary", action="store_true",
                         help="print the timeline of findings, configs and benchmark results, no UI")
+    parser.add_argument("--json", action="store_true",
+                        help="with --summary: print the timeline as one JSON object (schema in the README)")
 
 
 def run(args: argparse.Namespace) -> int:
     from specdash.cli import UsageError
 
+    if args.json and not args.summary:
+        raise UsageError("--json goes with --summary (the replay UI has no JSON form)")
     if not args.speed > 0:
         raise UsageError(f"--speed must be greater than 0, got {args.speed:g}")
     if not os.path.exists(args.file):
@@ -42,9 +46,14 @@ def run(args: argparse.Namespace) -> int:
         return 1
 
     if args.summary:
-        from specdash.session.summary import summary_lines
+        from specdash.session.summary import summary_json, summary_lines
 
-        sys.stdout.write("\n".join(summary_lines(log)) + "\n")
+        if args.json:
+            import json
+
+            sys.stdout.write(json.dumps(summary_json(log), indent=2, default=str) + "\n")
+        else:
+            sys.stdout.write("\n".join(summary_lines(log)) + "\n")
         return 0
 
     from specdash.app.themes import available_theme_names

@@ -1,7 +1,8 @@
 """The text timeline of a session (``specdash replay --summary FILE``): header, what was skipped, then the
 findings, configs (commands validated/launched/stopped, with their diagnostics), kills, benchmark and sweep
 results, connection changes and warning/error markers, one entry per line with its session time. Pure: takes a
-:class:`~specdash.session.reader.SessionLog`, returns lines.
+:class:`~specdash.session.reader.SessionLog`, returns lines (:func:`summary_lines`) or one JSON-ready object
+(:func:`summary_json`, ``specdash replay --summary --json``; its shape is in the README, "JSON output").
 """
 
 from __future__ import annotations
@@ -150,3 +151,39 @@ def summary_lines(log: SessionLog) -> list[str]:
     if not shown:
         out.append("  (no findings, configs or benchmark results)")
     return out
+
+
+#: Version of :func:`summary_json`'s shape; raised when a field changes meaning or goes (new fields may be added).
+SUMMARY_SCHEMA = 1
+
+
+def summary_json(log: SessionLog) -> dict[str, Any]:
+    """The timeline of ``log`` as one JSON-ready object::
+
+        {"schema": 1, "session": path, "header": {recorded header fields} | null, "duration_s": float,
+         "events": int, "closed": bool, "problems": [str],
+         "timeline": [{"t": float, "kind": event kind, "lines": [str], "fields": {recorded fields}}]}
+
+    ``timeline`` holds the events :func:`summary_lines` shows, in order; ``lines`` are its text for the event,
+    ``fields`` the event as recorded in the file (less ``kind`` and ``t``).
+    """
+    header = None
+    if log.header is not None:
+        header = {k: v for k, v in log.header.to_dict().items() if k not in ("kind", "t")}
+    timeline = []
+    for event in log.events:
+        lines = _entry(event)
+        if not lines:
+            continue
+        fields = {k: v for k, v in event.to_dict().items() if k not in ("kind", "t")}
+        timeline.append({"t": round(float(event.t), 3), "kind": event.kind, "lines": lines, "fields": fields})
+    return {
+        "schema": SUMMARY_SCHEMA,
+        "session": str(log.path),
+        "header": header,
+        "duration_s": round(float(log.duration_s), 3),
+        "events": len(log.events),
+        "closed": bool(log.closed),
+        "problems": list(log.problems),
+        "timeline": timeline,
+    }
