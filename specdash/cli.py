@@ -39,6 +39,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ps",
     "clean",
     "bench",
+    "config",
     "locate",
 )
 

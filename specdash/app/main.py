@@ -95,8 +95,10 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
         super().__init__()
         self.host_python = python
         self.configured_sglang_version = sglang_version
+        #: binding id -> keys, from config.yaml's keymap section (the help screen shows these keys)
+        self.keymap_overrides = dict(keymap or {})
         if keymap:
-            self.set_keymap(keymap)  # binding id -> keys, from config.yaml's keymap section
+            self.set_keymap(keymap)
         from specdash.app.themes import DEFAULT_THEME, load_themes
 
         for shipped in load_themes().values():
@@ -472,13 +474,17 @@ class SpecdashApp(RecordingMixin, LifecycleActions, App):
             self.query_one(self._gpu_pane_cls).focus()
 
     def action_help(self) -> None:
-        sections: list[tuple[str, list]] = [("Everywhere", list(self.BINDINGS))]
+        everywhere: dict[str, Binding] = {}  # this app's keys and those it inherits (replay: the console's too)
+        for cls in type(self).__mro__:
+            for binding in cls.__dict__.get("BINDINGS", []) if issubclass(cls, SpecdashApp) else []:
+                everywhere.setdefault(binding.id or f"{binding.key}:{binding.action}", binding)
+        sections: list[tuple[str, list]] = [("Everywhere", list(everywhere.values()))]
         for title, cls in (("Log pane", self._log_pane_cls), ("Launch builder", self._builder_cls),
                            ("GPUs and processes", self._gpu_pane_cls), ("Benchmarks", self._bench_cls)):
             if cls is not None:
                 sections.append((title, list(getattr(cls, "BINDINGS", []))))
         sections.append(("Command palette", [("ctrl+p", "noop", "Search every command")]))
-        self.push_screen(HelpScreen(sections))
+        self.push_screen(HelpScreen(sections, keymap=self.keymap_overrides))
 
     async def _deferred_mounts_settled(self, timeout_s: float) -> None:
         """Return once no deferred pane is still being mounted (or after ``timeout_s``): closing the app under a

@@ -60,10 +60,16 @@ def run(args: argparse.Namespace) -> int:
     from specdash.config import ConfigError, load_config
 
     try:
-        theme = args.theme or load_config().theme
+        config = load_config()
+        if config.keymap:
+            from specdash.app.keymap import binding_table
+            from specdash.config.loader import check_keymap
+
+            check_keymap(config, binding_table())
     except ConfigError as exc:
         sys.stderr.write(f"specdash replay: error: {exc}\n")
         return 2
+    theme = args.theme or config.theme
     if theme and theme not in available_theme_names():
         raise UsageError(f"unknown theme {theme!r} (choose from {', '.join(available_theme_names())})")
     if not sys.stdout.isatty():
@@ -71,4 +77,4 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from specdash.app.replay import run_replay
 
-    return int(run_replay(log, args.speed, theme=theme) or 0)
+    return int(run_replay(log, args.speed, theme=theme, keymap=dict(config.keymap)) or 0)
