@@ -3,6 +3,7 @@ app, the replay app, the panes and the dialogs, collected from their ``BINDINGS`
 from the keys the app really has).
 
 :func:`binding_table` gives ``{id: (default keys, description)}``; the README lists the same ids (a test checks it).
+:func:`load_app_config` loads config.yaml with its keymap ids checked, for the commands that open the app.
 """
 
 from __future__ import annotations
@@ -10,6 +11,10 @@ from __future__ import annotations
 import importlib
 
 from textual.binding import Binding
+
+from specdash.config import load_config
+from specdash.config.loader import check_keymap
+from specdash.config.schema import Config
 
 #: ``module:class`` of every class whose BINDINGS carry ids, in the order the README lists them.
 BINDING_HOLDERS = (
@@ -38,3 +43,12 @@ def binding_table() -> dict[str, tuple[str, str]]:
             if binding.id and binding.id not in table:
                 table[binding.id] = (binding.key, binding.description)
     return table
+
+
+def load_app_config() -> Config:
+    """:func:`specdash.config.load_config`, then every ``keymap`` id checked against :func:`binding_table`.
+    Raises :class:`~specdash.config.ConfigError` (one line: file, line, key, problem)."""
+    config = load_config()
+    if config.keymap:
+        check_keymap(config, binding_table())
+    return config

@@ -29,15 +29,11 @@ def run(args: argparse.Namespace) -> int:
     if args.example:
         sys.stdout.write(example_text())
         return 0
-    from specdash.config import ConfigError, load_config
-    from specdash.config.loader import check_keymap
+    from specdash.app.keymap import load_app_config
+    from specdash.config import ConfigError
 
     try:
-        config = load_config()
-        if config.keymap:
-            from specdash.app.keymap import binding_table
-
-            check_keymap(config, binding_table())
+        config = load_app_config()
     except ConfigError as exc:
         sys.stderr.write(f"specdash config: error: {exc}\n")
         return 2

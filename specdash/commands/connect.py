@@ -81,10 +81,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"port {args.port} is out of range (1-65535)")
     from specdash.hosts.target import open_host
 
-    from specdash.config import ConfigError, load_config
+    from specdash.app.keymap import load_app_config
+    from specdash.config import ConfigError
 
     try:
-        config = load_config()
+        config = load_app_config()  # keymap ids checked too
     except ConfigError as exc:
         sys.stderr.write(f"specdash connect: error: {exc}\n")
         return 2
@@ -93,15 +94,6 @@ def run(args: argparse.Namespace) -> int:
         from specdash.commands.ps import NO_TARGET
 
         raise UsageError(NO_TARGET)
-    if config.keymap:
-        from specdash.app.keymap import binding_table
-        from specdash.config.loader import check_keymap
-
-        try:
-            check_keymap(config, binding_table())
-        except ConfigError as exc:
-            sys.stderr.write(f"specdash connect: error: {exc}\n")
-            return 2
     named = config.host(args.target)  # a host named in config.yaml supplies target, log, key, port ...
     target = named.target if named else args.target
     log_path = args.log or (named.log_path if named else None)

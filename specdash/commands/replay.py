@@ -57,15 +57,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     from specdash.app.themes import available_theme_names
-    from specdash.config import ConfigError, load_config
+    from specdash.app.keymap import load_app_config
+    from specdash.config import ConfigError
 
     try:
-        config = load_config()
-        if config.keymap:
-            from specdash.app.keymap import binding_table
-            from specdash.config.loader import check_keymap
-
-            check_keymap(config, binding_table())
+        config = load_app_config()
     except ConfigError as exc:
         sys.stderr.write(f"specdash replay: error: {exc}\n")
         return 2
