@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the wheel, install it with its dependencies into a fresh virtual environment (no system site packages, not
 # the checkout), and use it as a user would: version, locate, the shipped session's summary, and a headless replay
-# of it with each theme shipped in the package. Run from anywhere; prints what it did; exit non-zero on a failure.
+# of it with each theme shipped in the package; the shipped example config loads. Run from anywhere; prints what
+# it did; exit non-zero on a failure.
 # Usage: tools/wheel_check.sh [WORK_DIR]   (default: a new temporary folder, removed at the end)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,6 +27,8 @@ bin="$work/venv/bin"
 "$bin/specdash" --version
 SPECDASH_STATE_DIR="$work/state" "$bin/specdash" locate --json >/dev/null
 "$bin/specdash" replay "$repo/sessions/demo-eagle3-field-reports.yaml.gz" --summary | head -n 3
+"$bin/specdash" config --example > "$work/config.yaml"  # the example ships in the wheel and loads
+SPECDASH_CONFIG="$work/config.yaml" "$bin/specdash" config
 "$bin/python" -c 'import specdash, sys; sys.exit(0 if specdash.__file__.startswith(sys.prefix) else
     f"specdash imported from {specdash.__file__}, not the venv")'
 SPECDASH_STATE_DIR="$work/state" XDG_CONFIG_HOME="$work/config" \
