@@ -11,14 +11,20 @@ stays fast; heavy imports (Textual, asyncssh, httpx) happen inside ``run``.
 
 Exit codes: 0 success, 1 a finding the command reports as failure (e.g. an ``error``
 diagnostic), 2 a usage error (one line on stderr).
+
+Options before the command: ``--debug`` (log at DEBUG level), ``--log-file PATH`` (write the log there; at INFO
+level unless ``--debug``), ``--print-completion {bash,zsh,tcsh}`` (print a shell completion script, made by shtab
+from this parser). Without ``--log-file``, ``--debug`` logs to stderr, or for the full-screen commands
+(``connect``, ``replay``) to ``<state dir>/specdash.log``.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from specdash import __version__
 
@@ -32,6 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ps",
     "clean",
     "bench",
+    "config",
     "locate",
 )
 
@@ -43,9 +50,27 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """ArgumentParser whose errors are one clear line on stderr and exit code 2."""
 
-    def error(self, message: str) -> "NoReturn":  # type: ignore[override]  # noqa: F821
+    def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
         raise SystemExit(2)
+
+
+#: Commands that take over the terminal: ``--debug`` alone logs to a file for them, not to stderr.
+FULL_SCREEN_COMMANDS = ("connect", "replay")
+#: Shells ``--print-completion`` supports (shtab's).
+COMPLETION_SHELLS = ("bash", "zsh", "tcsh")
+#: shtab's completion hint for an argument that names a local file.
+FILE_COMPLETION = {"bash": "_shtab_compgen_files", "zsh": "_files", "tcsh": "f"}
+
+
+class _PrintCompletion(argparse.Action):
+    """``--print-completion SHELL``: print shtab's completion script for the whole parser and exit 0."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:  # type: ignore[override]
+        import shtab
+
+        sys.stdout.write(shtab.complete(parser, shell=values, root_prefix="specdash"))
+        raise SystemExit(0)
 
 
 def _load_commands() -> list:
@@ -59,6 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Keyboard-driven console for SGLang speculative decoding on remote GPU hosts.",
     )
     parser.add_argument("--version", action="version", version=f"specdash {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="log connections, sampling, kills and launches at DEBUG level (see --log-file)")
+    parser.add_argument("--log-file", metavar="PATH",
+                        help="append the log to PATH (default with --debug: stderr, or <state dir>/specdash.log "
+                             "for connect and replay)").complete = FILE_COMPLETION  # type: ignore[attr-defined]
+    parser.add_argument("--print-completion", choices=COMPLETION_SHELLS, action=_PrintCompletion, metavar="SHELL",
+                        help="print a completion script for SHELL (bash, zsh, tcsh) and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in _load_commands():
         cmd = sub.add_parser(module.NAME, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP))
@@ -75,6 +107,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        configure_logging(args)
+    except OSError as exc:
+        sys.stderr.write(f"specdash: error: cannot open the log file {exc.filename}: {exc.strerror or exc}\n")
+        return 2
+    try:
         return int(args._run(args) or 0)
     except UsageError as exc:
         from specdash.text.display import clean
@@ -83,6 +120,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def configure_logging(args: argparse.Namespace) -> None:
+    """Send the ``specdash`` logger's records where ``--debug`` / ``--log-file`` say; nothing without either.
+
+    Raises OSError when the log file cannot be opened.
+    """
+    debug, path = getattr(args, "debug", False), getattr(args, "log_file", None)
+    if not debug and not path:
+        return
+    if path is None and args.command in FULL_SCREEN_COMMANDS:
+        from specdash.paths import ensure_dir, state_dir
+
+        path = str(ensure_dir(state_dir()) / "specdash.log")
+    handler: logging.Handler = logging.FileHandler(path, encoding="utf-8") if path else logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("specdash")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG if debug else logging.INFO)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,6 +2,7 @@
 
 * config file: ``$XDG_CONFIG_HOME/specdash/config.yaml`` (Linux default ``~/.config/specdash/config.yaml``);
   ``SPECDASH_CONFIG`` names another file.
+* user themes: ``config_dir()/themes/*.yaml`` (Textual theme fields, see :mod:`specdash.app.themes`).
 * state dir: ``$XDG_STATE_HOME/specdash`` (default ``~/.local/state/specdash``); ``SPECDASH_STATE_DIR``
   names another folder. Everything specdash writes lives under it:
 
@@ -41,6 +42,11 @@ def config_file() -> Path:
     if override:
         return Path(override).expanduser()
     return config_dir() / "config.yaml"
+
+
+def themes_dir() -> Path:
+    """Folder of the user's own themes (one YAML file per theme): ``config_dir()/themes`` (may not exist)."""
+    return config_dir() / "themes"
 
 
 def state_dir() -> Path:
@@ -91,9 +97,10 @@ def default_session_path(host: str = "local", now: datetime.datetime | None = No
 
 def locations() -> dict[str, Path]:
     """All locations by short name, in the order ``specdash locate`` prints them:
-    ``config``, ``state``, ``sessions``, ``runs``, ``bench``."""
+    ``config``, ``themes``, ``state``, ``sessions``, ``runs``, ``bench``."""
     return {
         "config": config_file(),
+        "themes": themes_dir(),
         "state": state_dir(),
         "sessions": sessions_dir(),
         "runs": runs_dir(),

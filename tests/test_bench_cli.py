@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 import os
 import socket
 import subprocess
@@ -50,7 +51,14 @@ def test_json_output_has_the_documented_shape_and_the_result_is_stored(server, t
     assert set(data["ttft_ms"]) == set(data["itl_ms"]) == set(data["tpot_ms"]) == {"p50", "p90", "p99"}
     assert data["errors"] == 0 and len(data["requests"]) == 3
     assert data["accept_length"] == pytest.approx(9 / 4) and data["accept_length_source"] == "meta_info"
-    assert data["itl_ms"]["p50"] == pytest.approx(10.0, rel=0.05)  # 20 ms chunks of 2 tokens
+    pooled = []
+    for req in data["requests"]:  # 9 tokens: 1, then chunks of 2 -> 8 ITL samples, each chunk's gap over its 2
+        cum = req["chunk_cumulative_tokens"]
+        assert cum == [1, 3, 5, 7, 9]
+        offsets = req["chunk_offsets_ms"]
+        assert req["itl_ms"] == pytest.approx([(offsets[j] - offsets[j - 1]) / 2 for j in range(1, 5) for _ in (0, 1)])
+        pooled.extend(req["itl_ms"])
+    assert data["itl_ms"]["p50"] == pytest.approx(statistics.median(pooled), rel=1e-9)
     saved = list((tmp_path / "bench").glob("run-*-batch1-latency.json"))
     assert len(saved) == 1 and f"saved {saved[0]}" in out.stderr
     stored = json.loads(saved[0].read_text())

@@ -8,8 +8,11 @@ machine. Goal: within 1 %.
 from __future__ import annotations
 
 import asyncio
+import itertools
+import random
 import statistics
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -59,71 +62,49 @@ def match(result, log: list[dict]) -> list[tuple]:
     return pairs
 
 
-def rel(a: float, b: float) -> float:
-    return abs(a - b) / abs(b)
+def per_token_gaps(offsets_ms: list[float], counts: list[int]) -> list[float]:
+    """ITL samples from chunk times: each chunk's gap to the one before, spread over its new tokens."""
+    return [(offsets_ms[j] - offsets_ms[j - 1]) / n for j, n in enumerate(counts) if j > 0 for _ in range(n)]
 
 
-async def measure_against_truth(url: str, api: str) -> tuple[dict[str, list[float]], object]:
-    """One run; exact checks asserted here; returns the relative timing errors per request and the result."""
-    before = len(server_log(url))
-    result = await run_benchmark(settings(url, api=api))
-    log = server_log(url)[before:]
+@pytest.mark.parametrize("api", ["chat", "completions", "generate"])
+async def test_every_metric_is_what_the_client_saw_and_agrees_with_the_servers_log(timed_server, api):
+    """Checked by causality against the server's own log (shared monotonic clock), so it holds on a machine of any
+    speed and load: a client cannot send after the server received, nor see a chunk before it was sent, and with
+    one request in flight request k+1 leaves only after request k's last chunk arrived, which bounds every figure
+    from above. A per-chunk ITL, a wrong clock origin or lost tokens break one of these. (How close the figures
+    come to the server's on an idle machine is measured by benchmarks/bench_client_overhead.py.)"""
+    before = len(server_log(timed_server.url))
+    result = await run_benchmark(settings(timed_server.url, api=api, concurrency=1))
+    log = server_log(timed_server.url)[before:]
     assert result.completed == 6 and result.errors == 0 and not result.partial
     truth = expected(TIMED, 31)  # 1 prefill token + 10 verify steps of 3 tokens
-    errors: dict[str, list[float]] = {"ttft": [], "e2e": [], "tpot": []}
-    itl_true_all: list[float] = []
-    for req, rec in match(result, log):
+    pairs = sorted(match(result, log), key=lambda pair: pair[0].sent_perf_s)
+    pooled: list[float] = []
+    for k, (req, rec) in enumerate(pairs):
         assert req.output_tokens == 31 and req.token_counts == "server"
         # chunk boundaries as the server sent them: [1, 3, 3, ...]
         counts = [b - a for a, b in zip([0] + req.chunk_cumulative_tokens[:-1], req.chunk_cumulative_tokens)]
         assert counts == rec["chunks"] == truth["chunks"]
-        ttft_true = (rec["t_send"][0] - req.sent_perf_s) * 1000
-        e2e_true = (rec["t_send"][-1] - req.sent_perf_s) * 1000
-        assert req.ttft_ms >= ttft_true  # a client cannot see a chunk before it was sent
-        # per-token ITL: each verify chunk's gap spread over its 3 tokens
-        itl_true = [
-            (rec["t_send"][j] - rec["t_send"][j - 1]) * 1000 / n
-            for j, n in enumerate(rec["chunks"])
-            if j > 0
-            for _ in range(n)
-        ]
-        assert len(req.itl_ms) == len(itl_true) == 30  # one ITL sample per token, not per chunk
-        errors["ttft"].append(rel(req.ttft_ms, ttft_true))
-        errors["e2e"].append(rel(req.e2e_ms, e2e_true))
-        itl_true_all.extend(itl_true)
-        errors["tpot"].append(rel(req.tpot_ms, (e2e_true - ttft_true) / 30))
-    # ITL is a distribution over all tokens of the run: compare the run's figures with the pooled truth
-    errors["itl_mean"] = [rel(result.itl_ms.mean, statistics.fmean(itl_true_all))]
-    errors["itl_p50"] = [rel(result.itl_ms.p50, statistics.median(itl_true_all))]
+        assert req.sent_perf_s <= rec["t_recv"]  # sent before the server received it
+        seen = [req.sent_perf_s + off / 1000 for off in req.chunk_offsets_ms]
+        assert all(s_ >= t for s_, t in zip(seen, rec["t_send"]))  # no chunk seen before it was sent
+        assert req.ttft_ms == req.chunk_offsets_ms[0]  # TTFT counts from this request's own send
+        assert req.e2e_ms >= req.chunk_offsets_ms[-1]
+        itl = per_token_gaps(req.chunk_offsets_ms, counts)
+        assert len(req.itl_ms) == 30 and req.itl_ms == pytest.approx(itl, rel=1e-9)  # one sample per token
+        assert req.tpot_ms == pytest.approx((req.e2e_ms - req.ttft_ms) / 30, rel=1e-9)
+        if k + 1 < len(pairs):
+            nxt_req, nxt_rec = pairs[k + 1]
+            # the next request left after this one ended, and reached the server after it left
+            assert req.sent_perf_s + req.e2e_ms / 1000 <= nxt_req.sent_perf_s + 1e-9 <= nxt_rec["t_recv"] + 1e-9
+        pooled.extend(req.itl_ms)
+    # ITL is a distribution over all tokens of the run
+    assert result.itl_ms.mean == pytest.approx(statistics.fmean(pooled), rel=1e-9)
+    assert result.itl_ms.p50 == pytest.approx(statistics.median(pooled), rel=1e-9)
     # accept length for this run: exact value 31 tokens / 10 verify steps
     assert result.accept_length == pytest.approx(3.1, rel=1e-9)
     assert result.accept_length_source == ("meta_info" if api == "generate" else "server_counters")
-    return errors, result
-
-
-def worst_typical_error(errors: dict[str, list[float]]) -> float:
-    return max(statistics.median(errs) for errs in errors.values())
-
-
-@pytest.mark.parametrize("api", ["chat", "completions", "generate"])
-async def test_every_metric_matches_the_servers_truth_within_one_percent(timed_server, api):
-    # Goal: within 1 %: the typical error (median over the run's requests) of TTFT, E2E and TPOT, and the run's
-    # ITL mean and p50 against the same figures of the true per-token gaps.
-    # What the client sees late because the machine did not schedule it (test machines run many suites on two
-    # cores) is not a measurement bug but it is not repeatable either: up to three attempts, the best counts.
-    # A systematic error (per-chunk ITL, wrong clock origin, lost tokens) fails every attempt.
-    attempts = []
-    for _ in range(3):
-        errors, result = await measure_against_truth(timed_server.url, api)
-        attempts.append((worst_typical_error(errors), errors, result))
-        if attempts[-1][0] < 0.01:
-            break
-    worst, errors, result = min(attempts, key=lambda a: a[0])
-    for name, errs in errors.items():
-        assert statistics.median(errs) < 0.01, (name, errs)
-    # the configured timing (20 ms per 3-token verify step = 6.67 ms per token) is what the server aims at; its
-    # own log above is the reference, as a loaded machine can delay its first chunk
-    assert rel(result.itl_ms.p50, expected(TIMED, 31)["itl_s"] * 1000) < 0.05
 
 
 async def test_numbers_equal_sglang_bench_serving_math_on_the_same_run(timed_server):
@@ -132,7 +113,9 @@ async def test_numbers_equal_sglang_bench_serving_math_on_the_same_run(timed_ser
     linear interpolation (numpy default == statistics.quantiles 'inclusive'), accept length = Σ completion / Σ verify.
     """
     before = len(server_log(timed_server.url))
+    called = time.perf_counter()
     result = await run_benchmark(settings(timed_server.url, api="generate", num_requests=6))
+    returned = time.perf_counter()
     log = server_log(timed_server.url)[before:]
     ttfts, itls, output_lens = [], [], []
     for req in result.requests:
@@ -159,7 +142,7 @@ async def test_numbers_equal_sglang_bench_serving_math_on_the_same_run(timed_ser
     # the run's duration covers the first send to the last chunk (and the client's reading of it)
     first_send = min(r.sent_perf_s for r in result.requests)
     last_chunk = max(t for rec in log for t in rec["t_send"])
-    assert last_chunk - first_send <= result.duration_s < (last_chunk - first_send) * 1.05
+    assert last_chunk - first_send <= result.duration_s <= returned - called
 
 
 async def test_multi_token_chunks_without_per_chunk_usage_are_estimated_and_marked():
@@ -170,7 +153,8 @@ async def test_multi_token_chunks_without_per_chunk_usage_are_estimated_and_mark
     assert req.token_counts == "estimated"
     assert req.output_tokens == 31  # the final usage chunk still gives the total
     assert len(req.itl_ms) == 30  # one sample per token, not per chunk
-    assert rel(result.itl_ms.p50, expected(config, 31)["itl_s"] * 1000) < 0.05
+    # the estimated samples still cover exactly the time from the first chunk to the last
+    assert sum(req.itl_ms) == pytest.approx(req.chunk_offsets_ms[-1] - req.chunk_offsets_ms[0], rel=1e-9)
 
 
 async def test_failed_requests_are_counted_with_a_message_and_left_out_of_the_figures():
@@ -184,16 +168,32 @@ async def test_failed_requests_are_counted_with_a_message_and_left_out_of_the_fi
 
 
 async def test_poisson_arrivals_are_seeded_and_follow_the_rate(timed_server):
+    """The schedule is checked where it is made (the gaps the runner waits out, recorded by an injected sleep), not
+    by the wall clock: the same seed gives the same gaps, exponential with mean 1/rate from that seed."""
     kw = dict(api="generate", num_requests=6, concurrency=None, request_rate=10.0, output_len=4, seed=11)
-    a = await run_benchmark(settings(timed_server.url, **kw))
-    b = await run_benchmark(settings(timed_server.url, **kw))
-    starts_a = [r.start_s for r in a.requests]
-    starts_b = [r.start_s for r in b.requests]
-    assert starts_a == sorted(starts_a)
-    # same seed -> same arrival schedule (to within scheduling jitter; gaps average 100 ms)
-    assert max(abs(x - y) for x, y in zip(starts_a, starts_b)) < 0.03
-    assert 0.1 < starts_a[-1] < 2.0  # 5 exponential gaps of mean 0.1 s
+
+    async def run(gaps: list[float]):
+        async def sleep(seconds: float) -> None:
+            gaps.append(seconds)
+            await asyncio.sleep(seconds)
+
+        return await run_benchmark(settings(timed_server.url, **kw), sleep=sleep)
+
+    gaps_a: list[float] = []
+    gaps_b: list[float] = []
+    a = await run(gaps_a)
+    b = await run(gaps_b)
+    rng = random.Random(11)
+    assert gaps_a == gaps_b == [rng.expovariate(10.0) for _ in range(5)]  # 5 gaps between 6 requests
+    starts = [r.start_s for r in a.requests]
+    assert starts == sorted(starts)
+    planned = list(itertools.accumulate(gaps_a, initial=0.0))
+    assert all(start >= due - 1e-3 for start, due in zip(starts, planned))  # none leaves before its time
     assert [r.prompt for r in a.requests] == [r.prompt for r in b.requests]
+    other = []
+    await run_benchmark(settings(timed_server.url, **{**kw, "seed": 12}),
+                        sleep=lambda sec: other.append(sec) or asyncio.sleep(sec))
+    assert other != gaps_a  # the seed is what fixes it
 
 
 async def test_concurrency_limit_is_respected(timed_server):
@@ -208,8 +208,10 @@ async def test_cancel_keeps_finished_requests_and_marks_the_run_partial():
     slow = {"ttft_s": 0.02, "chunk_delay_s": 0.05, "tokens_per_chunk": 1}
     with BenchServerProcess(slow) as server:
         runner = BenchRunner(settings(server.url, num_requests=6, concurrency=2, output_len=6))
-        # cancel as soon as two requests finished (each takes ~0.27 s; two more are then in flight)
-        runner.on_progress = lambda p: runner.cancel() if p.done >= 2 and p.phase == "running" else None
+        # cancel once two requests finished and a third has streamed tokens (so it is in flight): decided by what
+        # the runner reports, not by how long a request takes on this machine
+        runner.on_progress = lambda p: runner.cancel() if (p.phase == "running" and p.done >= 2
+                                                            and p.output_tokens > 6 * p.done) else None
         result = await asyncio.wait_for(runner.run(), 10)
     assert result.partial
     assert result.completed >= 2

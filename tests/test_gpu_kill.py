@@ -148,9 +148,11 @@ async def test_real_process_of_another_user_is_never_offered_nor_signalled(gpu):
         nobody = pwd.getpwnam("nobody")
     except KeyError:
         pytest.skip("no user nobody")
+    # a public program (bash renamed to the worker's title): a private interpreter, e.g. one under /root, cannot
+    # be started as nobody
     other = subprocess.Popen(["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups",
-                              sys.executable, "-c", "import time\nwhile True: time.sleep(1)",
-                              "sglang::scheduler_TP0"], start_new_session=True)
+                              "/bin/bash", "-c", "exec -a sglang::scheduler_TP0 /bin/sh -c 'while :; do sleep 1; done'"],
+                             start_new_session=True)
     try:
         assert poll_until(lambda: (pathlib.Path(f"/proc/{other.pid}/status").read_text().find(
             f"Uid:\t{nobody.pw_uid}") >= 0))

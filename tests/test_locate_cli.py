@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -21,6 +22,7 @@ def test_locate_prints_every_location_under_xdg_dirs(tmp_path):
     rows = {k: v.strip() for k, v in rows.items()}
     assert rows == {
         "config file": f"{tmp_path}/cfg/specdash/config.yaml",
+        "themes dir": f"{tmp_path}/cfg/specdash/themes",
         "state dir": f"{tmp_path}/st/specdash",
         "sessions dir": f"{tmp_path}/st/specdash/sessions",
         "runs dir": f"{tmp_path}/st/specdash/runs",
@@ -38,3 +40,18 @@ def test_locate_one_path_for_scripts_and_overrides(tmp_path):
 def test_locate_unknown_name_is_usage_error(tmp_path):
     result = locate("nowhere", env={})
     assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+def test_locate_json_is_one_object_of_paths(tmp_path):
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "cfg"), "SPECDASH_STATE_DIR": str(tmp_path / "st")}
+    result = locate("--json", env=env)
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == {
+        "config": f"{tmp_path}/cfg/specdash/config.yaml",
+        "themes": f"{tmp_path}/cfg/specdash/themes",
+        "state": f"{tmp_path}/st",
+        "sessions": f"{tmp_path}/st/sessions",
+        "runs": f"{tmp_path}/st/runs",
+        "bench": f"{tmp_path}/st/bench",
+    }
+    assert json.loads(locate("themes", "--json", env=env).stdout) == {"themes": f"{tmp_path}/cfg/specdash/themes"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -65,16 +65,33 @@ def test_not_a_session_is_one_line_exit_1(tmp_path):
     assert result.stderr.count("\n") == 1 and "not a specdash session" in result.stderr
 
 
-def _replay_ui_wired() -> bool:
-    if importlib.util.find_spec("specdash.app.main") is None:
-        return False
-    from specdash.app import main
+def test_replay_ui_needs_a_terminal_and_a_known_theme():
+    result = run_cli(str(STORY))  # stdout is a pipe here
+    assert result.returncode == 2
+    assert result.stderr == "specdash replay: error: needs a terminal (or use --summary)\n"
+    bad = run_cli(str(STORY), "--theme", "dark")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert "unknown theme 'dark'" in bad.stderr and "specdash-dark" in bad.stderr and "high-contrast" in bad.stderr
 
-    return hasattr(main, "run_replay")
+
+def test_summary_json_is_the_timeline_as_one_object():
+    result = run_cli("--summary", "--json", str(STORY))
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert set(data) == {"schema", "session", "header", "duration_s", "events", "closed", "problems", "timeline"}
+    assert data["schema"] == 1 and data["session"] == str(STORY) and data["closed"] is True
+    assert data["header"]["host"] == "gpu-box" and data["header"]["sglang_version"] == "0.5.6"
+    kinds = [entry["kind"] for entry in data["timeline"]]
+    assert kinds == ["connection", "connection", "command", "command", "finding", "command", "command", "finding",
+                     "finding", "kill", "bench", "sweep", "marker"]  # the same entries as the text timeline
+    crash = data["timeline"][4]
+    assert crash["t"] == 3.1 and crash["fields"]["severity"] == "error"  # 00:00:03 in the text timeline
+    assert crash["lines"][0].startswith("finding     [error] server crashed: bare AssertionError")
+    bench = data["timeline"][10]["fields"]["result"]
+    assert bench["output_tokens_per_s"] == 1843.2 and bench["accept_length"] == 2.71
+    assert "hf_" not in result.stdout and "sk-live" not in result.stdout
 
 
-@pytest.mark.skipif(_replay_ui_wired(), reason="run_replay exists: the UI path is tested with the app")
-def test_replay_without_ui_wiring_says_so():
-    result = run_cli(str(STORY))
-    assert result.returncode == 1
-    assert "replay UI is not wired" in result.stderr and result.stderr.count("\n") == 1
+def test_json_without_summary_is_a_usage_error():
+    result = run_cli("--json", str(STORY))
+    assert result.returncode == 2 and "--json goes with --summary" in result.stderr

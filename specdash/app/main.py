@@ -66,8 +66,10 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         super().__init__()
         self.host_python = python
         self.configured_sglang_version = sglang_version
+        #: binding id -> keys, from config.yaml's keymap section (the help screen shows these keys)
+        self.keymap_overrides = dict(keymap or {})
         if keymap:
-            self.set_keymap(keymap)  # binding id -> keys, from config.yaml's keymap section
+            self.set_keymap(keymap)
         from specdash.app.themes import DEFAULT_THEME, load_themes
 
         for shipped in load_themes().values():
@@ -344,12 +346,16 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
             pane.focus()
 
     def action_help(self) -> None:
-        sections: list[tuple[str, list]] = [("Everywhere", list(self.BINDINGS))]
+        everywhere: dict[str, Binding] = {}  # this app's keys and those it inherits (replay: the console's too)
+        for cls in type(self).__mro__:
+            for binding in cls.__dict__.get("BINDINGS", []) if issubclass(cls, SpecdashApp) else []:
+                everywhere.setdefault(binding.id or f"{binding.key}:{binding.action}", binding)
+        sections: list[tuple[str, list]] = [("Everywhere", list(everywhere.values()))]
         for title, cls in (("Log pane", LogPane), ("Launch builder", deferred_class("builder")),
                            ("GPUs and processes", GpuPane), ("Benchmarks", deferred_class("bench"))):
             sections.append((title, list(getattr(cls, "BINDINGS", []))))
         sections.append(("Command palette", [("ctrl+p", "noop", "Search every command")]))
-        self.push_screen(HelpScreen(sections))
+        self.push_screen(HelpScreen(sections, keymap=self.keymap_overrides))
 
     async def _shutdown(self) -> None:
         """Textual's shutdown (also how a Pilot test ends, which calls this private method directly, so no public

@@ -123,12 +123,13 @@ class ReplayApp(SpecdashApp):
     ]
 
     def __init__(self, session_log: SessionLog, speed: float = 1.0, *, start_paused: bool = False,
-                 theme: str | None = None, player: ReplayPlayer | None = None) -> None:
+                 theme: str | None = None, player: ReplayPlayer | None = None,
+                 keymap: dict[str, str] | None = None) -> None:
         from specdash.session.replay_host import ReplayHost
 
         first_log = next((e for e in session_log.events if isinstance(e, LogEvent) and e.source), None)
         super().__init__(ReplayHost(session_log), log_path=first_log.source if first_log else None, readonly=True,
-                         theme=theme)
+                         theme=theme, keymap=keymap)
         self.session_log = session_log
         self.player = player or ReplayPlayer(session_log, speed, start_paused=start_paused)
         self.notices: list[str] = list(session_log.problems)
@@ -423,8 +424,10 @@ def _clear_bench(pane: Any) -> None:
         pass
 
 
-def run_replay(session_log: SessionLog, speed: float = 1.0, theme: str | None = None) -> int:
-    """Open the replay UI for ``session_log`` at ``speed`` (1.0 = the recorded pace) and return the exit code."""
-    app = ReplayApp(session_log, speed, theme=theme)
+def run_replay(session_log: SessionLog, speed: float = 1.0, theme: str | None = None,
+               keymap: dict[str, str] | None = None) -> int:
+    """Open the replay UI for ``session_log`` at ``speed`` (1.0 = the recorded pace) and return the exit code.
+    ``keymap``: binding id -> keys, from config.yaml, as for the live console."""
+    app = ReplayApp(session_log, speed, theme=theme, keymap=keymap)
     app.run()
     return int(app.return_code or 0)

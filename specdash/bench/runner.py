@@ -17,7 +17,7 @@ import datetime as _dt
 import json
 import random
 import time
-from typing import Any, Callable, Iterable
+from typing import Any, Awaitable, Callable, Iterable
 
 import httpx
 
@@ -192,7 +192,8 @@ class BenchRunner:
     values are kept under ``"requested"``); ``log_accept_samples``: an iterable (or a zero-argument callable returning one) of
     "accept len" values the log parser saw - read after the run, used only when better sources are missing;
     ``on_progress``: called with :class:`BenchProgress` after each request and at most every 0.2 s while tokens
-    stream; ``transport``: optional httpx transport (tests).
+    stream; ``transport``: optional httpx transport (tests); ``sleep``: the coroutine function that waits out the
+    gaps between arrivals, seconds (default :func:`asyncio.sleep`; tests pass one that records the schedule).
     """
 
     def __init__(
@@ -203,8 +204,10 @@ class BenchRunner:
         log_accept_samples: Iterable[float] | Callable[[], Iterable[float]] | None = None,
         on_progress: ProgressCallback | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.settings = settings
+        self._sleep = sleep
         self.effective_config = dict(effective_config or {})
         self.log_accept_samples = log_accept_samples
         self.on_progress = on_progress
@@ -355,7 +358,7 @@ class BenchRunner:
                     return
                 tasks.append(asyncio.ensure_future(one(i, prompt)))
                 if s.request_rate is not None and i < len(prompts) - 1:
-                    await asyncio.sleep(rng.expovariate(s.request_rate))
+                    await self._sleep(rng.expovariate(s.request_rate))
 
         scheduler = asyncio.ensure_future(schedule())
         await self._until_cancel([scheduler])

@@ -55,8 +55,9 @@ class ConnectOutcome:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", metavar="TARGET", help="[user@]host[:port], an ~/.ssh/config alias, 'local', "
-                        "or a host named in config.yaml")
+    parser.add_argument("target", metavar="TARGET", nargs="?", help="[user@]host[:port], an ~/.ssh/config alias, "
+                        "'local', or a host named in config.yaml (default: default_host in config.yaml or "
+                        "SPECDASH_DEFAULT_HOST)")
     parser.add_argument("--log", metavar="REMOTE_PATH", help="server log file to follow on the host "
                         "(default: the running SGLang server's stdout, if it goes to a file)")
     parser.add_argument("-p", "--port", type=int, metavar="PORT", help="SSH port (overrides TARGET and ssh config)")
@@ -80,13 +81,19 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"port {args.port} is out of range (1-65535)")
     from specdash.hosts.target import open_host
 
-    from specdash.config import ConfigError, load_config
+    from specdash.app.keymap import load_app_config
+    from specdash.config import ConfigError
 
     try:
-        config = load_config()
+        config = load_app_config()  # keymap ids checked too
     except ConfigError as exc:
         sys.stderr.write(f"specdash connect: error: {exc}\n")
         return 2
+    args.target = config.target_or_default(args.target)
+    if args.target is None:
+        from specdash.commands.ps import NO_TARGET
+
+        raise UsageError(NO_TARGET)
     named = config.host(args.target)  # a host named in config.yaml supplies target, log, key, port ...
     target = named.target if named else args.target
     log_path = args.log or (named.log_path if named else None)

@@ -19,9 +19,15 @@ DESCRIPTION = (
 )
 
 
+#: The usage error when neither TARGET nor a default host is given (connect, ps, clean).
+NO_TARGET = "give a TARGET, or set default_host in config.yaml (or SPECDASH_DEFAULT_HOST)"
+
+
 def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     """TARGET and the SSH options shared by ``ps`` and ``clean`` (same meaning as for ``connect``)."""
-    parser.add_argument("target", metavar="TARGET", help="[user@]host[:port], an ~/.ssh/config alias, or 'local'")
+    parser.add_argument("target", metavar="TARGET", nargs="?",
+                        help="[user@]host[:port], an ~/.ssh/config alias, 'local', or a host named in config.yaml "
+                             "(default: default_host in config.yaml or SPECDASH_DEFAULT_HOST)")
     parser.add_argument("-p", "--port", type=int, metavar="PORT", help="SSH port (overrides TARGET and ssh config)")
     parser.add_argument("-i", "--identity", metavar="IDENTITY_FILE", help="private key file for SSH")
     parser.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default ~/.ssh/known_hosts)")
@@ -39,9 +45,13 @@ def open_target(args: argparse.Namespace):
     from specdash.config import ConfigError, load_config
 
     try:  # a host named in config.yaml stands for its target, SSH port and key, as for connect
-        named = load_config().host(args.target)
+        config = load_config()
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    args.target = config.target_or_default(args.target)
+    if args.target is None:
+        raise UsageError(NO_TARGET)
+    named = config.host(args.target)
     if named is not None:
         args.target = named.target
         args.port = args.port or named.port

@@ -23,11 +23,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--theme", metavar="NAME", help="colour theme (as for connect)")
     parser.add_argument("--summary", action="store_true",
                         help="print the timeline of findings, configs and benchmark results, no UI")
+    parser.add_argument("--json", action="store_true",
+                        help="with --summary: print the timeline as one JSON object (schema in the README)")
 
 
 def run(args: argparse.Namespace) -> int:
     from specdash.cli import UsageError
 
+    if args.json and not args.summary:
+        raise UsageError("--json goes with --summary (the replay UI has no JSON form)")
     if not args.speed > 0:
         raise UsageError(f"--speed must be greater than 0, got {args.speed:g}")
     if not os.path.exists(args.file):
@@ -44,19 +48,26 @@ def run(args: argparse.Namespace) -> int:
         return 1
 
     if args.summary:
-        from specdash.session.summary import summary_lines
+        from specdash.session.summary import summary_json, summary_lines
 
-        sys.stdout.write("\n".join(summary_lines(log)) + "\n")
+        if args.json:
+            import json
+
+            sys.stdout.write(json.dumps(summary_json(log), indent=2, default=str) + "\n")
+        else:
+            sys.stdout.write("\n".join(summary_lines(log)) + "\n")
         return 0
 
     from specdash.app.themes import available_theme_names
-    from specdash.config import ConfigError, load_config
+    from specdash.app.keymap import load_app_config
+    from specdash.config import ConfigError
 
     try:
-        theme = args.theme or load_config().theme
+        config = load_app_config()
     except ConfigError as exc:
         sys.stderr.write(f"specdash replay: error: {exc}\n")
         return 2
+    theme = args.theme or config.theme
     if theme and theme not in available_theme_names():
         raise UsageError(f"unknown theme {theme!r} (choose from {', '.join(available_theme_names())})")
     if not sys.stdout.isatty():
@@ -64,4 +75,4 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from specdash.app.replay import run_replay
 
-    return int(run_replay(log, args.speed, theme=theme) or 0)
+    return int(run_replay(log, args.speed, theme=theme, keymap=dict(config.keymap)) or 0)

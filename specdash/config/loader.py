@@ -283,6 +283,21 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
         raise ConfigError(file, 1, None, f"expected a mapping of settings at the top, got {_describe(data)}")
     config = conv.dataclass(Config, data, ())
     config.source = file if file.exists() else None
+    config.key_lines = {_dotted(key_path): line for key_path, line in lines.by_path.items() if key_path}
     _check_references(config, conv)
     _env_overrides(config, file)
     return config
+
+
+def check_keymap(config: Config, binding_ids: "typing.Collection[str]") -> None:
+    """Check that every ``keymap`` key of ``config`` is one of ``binding_ids`` (the app's remappable bindings:
+    :func:`specdash.app.keymap.binding_table`). Raises :class:`ConfigError` for the first unknown id, naming the
+    file and line and the closest known id (``keymap.gpus.kil: unknown binding id (did you mean 'gpus.kill'?)``)."""
+    known = sorted(binding_ids)
+    for binding_id in config.keymap:
+        if binding_id in binding_ids:
+            continue
+        close = difflib.get_close_matches(binding_id, known, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}?" if close else "the README lists the binding ids"
+        key = f"keymap.{binding_id}"
+        raise ConfigError(config.source, config.key_lines.get(key), key, f"unknown binding id ({hint})")

@@ -1,44 +1,7 @@
-"""The config file's typed shape (``$XDG_CONFIG_HOME/specdash/config.yaml``); every field optional.
+"""The config file's typed shape (``config.yaml`` in the config dir, ``specdash locate config``); every field optional.
 
-Example::
-
-    theme: dark                  # a theme name from themes/ (or the config dir's themes/)
-    default_host: gpu1
-    gpu_interval_s: 2.0
-    record: true                 # record live sessions into the sessions dir
-    hosts:
-      gpu1:
-        target: alice@gpu1.example.com       # [user@]host[:port], an ~/.ssh/config alias, or local
-        log_path: /var/log/sglang/server.log
-        python: /opt/sglang/bin/python       # used for the version probe and the dry run
-        server_url: http://127.0.0.1:30000
-        sglang_version: 0.5.6                # skip detection
-        identity_file: ~/.ssh/id_ed25519
-        readonly: false
-        launch_profiles:
-          eagle3-d4:
-            command: python -m sglang.launch_server --model-path ... --speculative-algorithm EAGLE3 ...
-            env: {CUDA_VISIBLE_DEVICES: "0,1"}
-            description: EAGLE-3, 3 steps, topk 1
-    workloads:
-      my-chat:
-        file: ~/prompts.jsonl    # or preset: short-chat
-        api: chat                # chat | completions | generate
-        num_requests: 64
-        concurrency: 8
-        output_len: 256
-        seed: 1
-    sweeps:
-      depth:
-        workload: my-chat
-        repeats: 3
-        configs:
-          - {label: baseline, baseline: true}
-          - {label: d16, flags: {speculative_num_steps: 15, speculative_eagle_topk: 1,
-                                 speculative_num_draft_tokens: 16}}
-    keymap:                      # binding id -> keys (Textual key names, comma-separated)
-      log.filter: slash
-      gpus.kill: K,ctrl+k
+The full commented example, every field with its default or an example value, is ``specdash/config/example.yaml``
+(``specdash config --example`` prints it; a test loads it).
 
 Field metadata used by the loader: ``choices`` (allowed values), ``min`` (smallest number), ``help``.
 Top-level scalar fields can be overridden by ``SPECDASH_<FIELD>`` environment variables (``SPECDASH_THEME``,
@@ -123,7 +86,7 @@ class SweepConfig:
 @dataclasses.dataclass
 class Config:
     """The whole config. ``source`` is the file it came from (None: defaults only); ``env_overrides`` lists the
-    ``SPECDASH_*`` variables that changed a value."""
+    ``SPECDASH_*`` variables that changed a value; ``key_lines`` where each key is in the file."""
 
     theme: Optional[str] = None
     default_host: Optional[str] = None
@@ -134,7 +97,15 @@ class Config:
     sweeps: dict[str, SweepConfig] = dataclasses.field(default_factory=dict)
     keymap: dict[str, str] = dataclasses.field(default_factory=dict)
     source: Optional[Path] = dataclasses.field(default=None, metadata={"internal": True})
+    #: line (1-based) of each dotted key in ``source`` (e.g. ``"keymap.gpus.kill"``), for messages about a value
+    #: checked after loading
+    key_lines: dict[str, int] = dataclasses.field(default_factory=dict, metadata={"internal": True})
     env_overrides: list[str] = dataclasses.field(default_factory=list, metadata={"internal": True})
+
+    def target_or_default(self, target: str | None) -> str | None:
+        """The TARGET a command acts on: ``target`` when given, else ``default_host`` (a host named under
+        ``hosts`` or a target of its own; ``SPECDASH_DEFAULT_HOST`` overrides it), else None."""
+        return target or self.default_host or None
 
     def host(self, name: str) -> HostConfig | None:
         """The host named ``name``, or None."""

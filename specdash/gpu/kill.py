@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import os
 import signal
 import time
@@ -34,6 +35,8 @@ from specdash.gpu.classify import KILLABLE, ORPHAN, SOURCE_DEVICE, SOURCE_GROUP,
 from specdash.gpu.model import GpuSnapshot
 from specdash.gpu.proctable import ProcessTable, read_process_table
 from specdash.hosts.base import Host, HostError
+
+_log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[str], None]
 
@@ -313,11 +316,13 @@ async def safe_kill(host: Host, targets: Iterable[ClassifiedProcess], current_us
 
 async def _signal(host: Host, target: int, signum: int, group: bool, outcomes: list[KillOutcome],
                   label: str) -> None:
+    _log.info("kill on %s: %s", host.name, label)
     try:
         await host.send_signal(target, signum, group=group)
     except ProcessLookupError:
         return  # exited in the meantime: the next table read records it
     except PermissionError:
+        _log.warning("kill on %s: %s: permission denied", host.name, label)
         for o in outcomes:
             o.detail = f"{label}: permission denied"
         return

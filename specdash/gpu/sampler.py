@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
 import time
 from typing import AsyncIterator
@@ -25,6 +26,8 @@ from typing import AsyncIterator
 from specdash.gpu import smi
 from specdash.gpu.model import GpuSnapshot
 from specdash.hosts.base import Host, HostError
+
+_log = logging.getLogger(__name__)
 
 #: marker lines of the remote loop (not something nvidia-smi ever prints)
 _LIST, _GPU, _APPS, _END, _RC = "@@specdash-gpu-list", "@@specdash-gpu-query", "@@specdash-gpu-apps", \
@@ -135,6 +138,7 @@ class GpuSampler:
                 await self._nvml_call(reader.open)
             except NvmlUnavailable as exc:
                 self._nvml_failed = str(exc)
+                _log.info("GPU sampling on %s: NVML unavailable (%s), using nvidia-smi", self.host.name, exc)
                 return None
             except (TimeoutError, asyncio.TimeoutError):
                 return GpuSnapshot(time_s=time.time(), source="nvml",
@@ -175,8 +179,8 @@ class GpuSampler:
         if self._nvml_failed is None:
             snap = await self._nvml_sample()
             if snap is not None:
-                return snap
-        return await self._smi_once()
+                return _logged(snap)
+        return _logged(await self._smi_once())
 
     async def _smi_stream(self) -> AsyncIterator[GpuSnapshot]:
         """Snapshots from the long-lived remote loop; falls back to per-tick ``host.run`` when it cannot run."""
@@ -250,11 +254,11 @@ class GpuSampler:
             if self._nvml_failed is None:
                 snap = await self._nvml_sample()
                 if snap is not None:
-                    yield snap
+                    yield _logged(snap)
                     await self._sleep(self.interval_s)
                     continue
             async for snap in self._smi_stream():
-                yield snap
+                yield _logged(snap)
             return
 
     async def close(self) -> None:
@@ -270,6 +274,15 @@ class GpuSampler:
             reader, self._nvml = self._nvml, None
             if self._pending is None or self._pending.done():
                 _in_daemon_thread(reader.close)
+
+
+def _logged(snap: GpuSnapshot) -> GpuSnapshot:
+    """``snap``, logged (DEBUG; WARNING when it carries an error)."""
+    if snap.error:
+        _log.warning("GPU sample (%s): %s", snap.source, snap.error)
+    else:
+        _log.debug("GPU sample (%s): %d GPU(s)", snap.source, len(snap.gpus))
+    return snap
 
 
 def _in_daemon_thread(fn) -> concurrent.futures.Future:

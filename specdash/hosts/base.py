@@ -14,9 +14,12 @@ import abc
 import asyncio
 import dataclasses
 import enum
+import logging
 import time
 from typing import AsyncIterator, Callable
 
+
+_log = logging.getLogger(__name__)
 
 class HostError(Exception):
     """A host operation failed for a reason the user can act on (message is one line)."""
@@ -145,6 +148,7 @@ class Host(abc.ABC):
             self._listeners.remove(listener)
 
     def _set_status(self, status: ConnectionStatus) -> None:
+        _log.info("connection %s: %s", self.name, status.describe())
         self._status = status
         waiters, self._status_waiters = self._status_waiters, []
         for waiter in waiters:

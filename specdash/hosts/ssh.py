@@ -372,11 +372,12 @@ class SSHHost(Host):
                     return
                 sink.extend(chunk)
 
+        gathered = asyncio.gather(pump(process.stdout, out), pump(process.stderr, err), process.wait_closed())
+        # a pump cancelled by the connection closing under it ends the gather with CancelledError; when the
+        # caller has moved on by then nobody awaits it: retrieve it here, or asyncio reports it at exit
+        gathered.add_done_callback(lambda done: done.cancelled() or done.exception())
         try:
-            await asyncio.wait_for(
-                asyncio.gather(pump(process.stdout, out), pump(process.stderr, err), process.wait_closed()),
-                timeout_s,
-            )
+            await asyncio.wait_for(gathered, timeout_s)
         except asyncio.TimeoutError:
             _close_process(process)
             return CommandResult(-1, out.decode("utf-8", "replace"), f"timeout after {timeout_s:g} s")

@@ -4,11 +4,18 @@ A server is a process whose command line runs ``sglang.launch_server`` / ``sglan
 ``sglang::`` process title whose parent is not another ``sglang::`` process). Its log is what ``/proc/PID/fd/1``
 points to (stdout; stderr ``fd/2`` when stdout is not a file). A terminal, pipe, socket or ``/dev/null`` cannot be
 followed: the result then says so in one line and how to fix it.
+
+Which server: the newest one run by the user specdash logs in as. Another user's server is listed among the
+candidates but never followed on its own (a newer process of someone else's could otherwise redirect the console
+to a log of their choosing); ask for it by PID. On the machine specdash runs on, its own process and the processes
+it runs under are never candidates (``specdash validate -- python -m sglang.launch_server ...`` names the marker),
+told apart by PID, not by their command line: a server started from a folder named ``specdash`` is still a server.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import shlex
 
 from specdash.hosts.base import Host
@@ -30,7 +37,7 @@ class DiscoveredLog:
     """Result of :func:`discover_server_log`: ``pid`` of the server (None when none runs), ``path`` of the file
     its output goes to (None when it is not a regular file), ``explanation`` (one line: what was found or why the
     output cannot be followed and how to fix it), ``target`` (what ``/proc/PID/fd/1`` points to) and all
-    ``candidates`` (newest first)."""
+    ``candidates`` (the login user's first, each group newest first)."""
 
     pid: int | None
     path: str | None
@@ -42,24 +49,55 @@ class DiscoveredLog:
 _SERVER_MARKERS = ("sglang.launch_server", "sglang serve", "sglang/launch_server.py", "sglang.srt.entrypoints")
 
 
-def parse_ps(text: str) -> list[ServerProcess]:
-    """Parse ``ps -ww -eo pid=,ppid=,etimes=,user=,args=`` output into the SGLang server candidates, newest first."""
-    procs: list[ServerProcess] = []
-    titles: dict[int, ServerProcess] = {}
+_PS_COMMAND = "id -un; ps -ww -eo pid=,ppid=,etimes=,user=,args="
+
+
+def parse_ps(text: str, own_pid: int | None = None) -> list[ServerProcess]:
+    """Parse ``ps -ww -eo pid=,ppid=,etimes=,user=,args=`` output into the SGLang server candidates, newest first.
+
+    ``own_pid``: specdash's own PID when ``text`` comes from this machine; that process and its ancestors (as the
+    rows' PPIDs link them) are left out. Rows that are not ``PID PPID ETIMES USER ARGS`` are ignored."""
+    rows: list[ServerProcess] = []
     for row in text.splitlines():
         parts = row.split(None, 4)
-        if len(parts) < 5 or not parts[0].isdigit():
+        if len(parts) < 5 or not parts[0].isdigit() or not parts[1].isdigit():
             continue
         pid, ppid, etimes, user, args = int(parts[0]), int(parts[1]), parts[2], parts[3], parts[4]
-        proc = ServerProcess(pid, ppid, user, int(etimes) if etimes.isdigit() else 0, args)
-        if any(m in args for m in _SERVER_MARKERS) and "specdash" not in args:
+        rows.append(ServerProcess(pid, ppid, user, int(etimes) if etimes.isdigit() else 0, args))
+    ours = _self_and_ancestors(rows, own_pid)
+    procs: list[ServerProcess] = []
+    titles: dict[int, ServerProcess] = {}
+    for proc in rows:
+        if proc.pid in ours:
+            continue
+        if any(m in proc.args for m in _SERVER_MARKERS):
             procs.append(proc)
-        elif args.startswith("sglang::"):
-            titles[pid] = proc
+        elif proc.args.startswith("sglang::"):
+            titles[proc.pid] = proc
     if not procs:
         # only renamed processes: take those whose parent is not itself an sglang:: process
         procs = [p for p in titles.values() if p.ppid not in titles]
     return sorted(procs, key=lambda p: p.elapsed_s)
+
+
+def _self_and_ancestors(rows: list[ServerProcess], own_pid: int | None) -> set[int]:
+    if own_pid is None:
+        return set()
+    parent = {p.pid: p.ppid for p in rows}
+    chain, pid = set(), own_pid
+    while pid > 0 and pid not in chain:
+        chain.add(pid)
+        pid = parent.get(pid, 0)
+    return chain
+
+
+def same_user(ps_user: str, login: str) -> bool:
+    """Whether ``ps``'s USER column names ``login``; ``ps`` cuts a long name to 7 characters and ``+``."""
+    if not login:
+        return False
+    if ps_user.endswith("+") and len(ps_user) > 1:
+        return login.startswith(ps_user[:-1])
+    return ps_user == login
 
 
 def explain_target(pid: int, target: str) -> tuple[str | None, str]:
@@ -88,10 +126,14 @@ def explain_target(pid: int, target: str) -> tuple[str | None, str]:
 async def discover_server_log(host: Host, pid: int | None = None) -> DiscoveredLog:
     """Find the SGLang server on ``host`` (the newest candidate, or ``pid`` when given) and its log file.
 
-    Uses ``ps`` and ``readlink /proc/PID/fd/1`` (fd 2 when fd 1 is not a regular file) through ``host.run``.
-    Raises :class:`~specdash.hosts.base.HostError` when the host cannot be reached."""
-    result = await host.run("ps -ww -eo pid=,ppid=,etimes=,user=,args=", timeout_s=15)
-    candidates = parse_ps(result.stdout)
+    Without ``pid`` only the login user's servers are followed (see the module note); ``candidates`` lists every
+    user's. Uses ``id -un``, ``ps`` and ``readlink /proc/PID/fd/1`` (fd 2 when fd 1 is not a regular file) through
+    ``host.run``. Raises :class:`~specdash.hosts.base.HostError` when the host cannot be reached."""
+    result = await host.run(_PS_COMMAND, timeout_s=15)
+    login, _, table = result.stdout.partition("\n")
+    login = login.strip()
+    candidates = parse_ps(table, own_pid=os.getpid() if host.is_local else None)
+    mine = [p for p in candidates if same_user(p.user, login)]
     if pid is not None:
         chosen = next((p for p in candidates if p.pid == pid), None)
         if chosen is None:
@@ -99,8 +141,13 @@ async def discover_server_log(host: Host, pid: int | None = None) -> DiscoveredL
     elif not candidates:
         return DiscoveredLog(None, None, "no SGLang server (sglang.launch_server / sglang serve) runs on this host; "
                              "pass --log PATH", "", ())
+    elif not mine:
+        others = ", ".join(f"PID {p.pid} ({p.user})" for p in candidates[:3])
+        return DiscoveredLog(None, None, f"only other users' SGLang servers run on this host ({others}), not "
+                             f"followed without being asked: pass --log PATH", "", tuple(candidates))
     else:
-        chosen = candidates[0]
+        chosen = mine[0]
+        candidates = mine + [p for p in candidates if p not in mine]
     q = shlex.quote
     out = await host.run(f"readlink {q(f'/proc/{chosen.pid}/fd/1')}; echo '|'; readlink {q(f'/proc/{chosen.pid}/fd/2')}",
                          timeout_s=15)
@@ -111,6 +158,6 @@ async def discover_server_log(host: Host, pid: int | None = None) -> DiscoveredL
     if path is None and fd2.startswith("/") and not fd2.startswith("/dev/") and not fd2.endswith(" (deleted)"):
         path, target = fd2, fd2
         explanation = f"PID {chosen.pid} writes its log to stderr: {fd2}"
-    if len(candidates) > 1 and pid is None:
-        explanation += f" ({len(candidates)} servers found; newest chosen)"
+    if len(mine) > 1 and pid is None:
+        explanation += f" ({len(mine)} of your servers found; newest chosen)"
     return DiscoveredLog(chosen.pid, path, explanation, target, tuple(candidates))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import time
 
@@ -10,6 +11,8 @@ from specdash.hosts.base import Host, HostError, quote
 from specdash.server.run_handle import RunHandle
 from specdash.sglang.command_edit import DEFAULT_PORT, launch_port
 from specdash.text.redaction import redact_text
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_PORT", "launch"]
 
@@ -79,6 +82,7 @@ async def launch(host: Host, command: str, *, flag_release: str | None = None,
     base_name = time.strftime("%Y%m%d-%H%M%S") + f"-{port}"
     run_id = f"{base_name}-{secrets.token_hex(4)}"
     started_at_s = time.time()
+    _log.info("launch on %s (run %s): %s", host.name, run_id, redact_text(command))
     result = await host.run(_launch_script(command, run_dir, base_name, run_id, port, started_at_s), timeout_s=30,
                             input=command + "\n")
     facts = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
@@ -90,6 +94,8 @@ async def launch(host: Host, command: str, *, flag_release: str | None = None,
         raise HostError(f"launch on {host.name} failed: {detail}")
     pgid = facts.get("pgid", "")
     directory = facts["run_dir"]
+    _log.info("launched on %s: leader PID %s, process group %s, run dir %s", host.name, leader, pgid or leader,
+              directory)
     return RunHandle(
         host_name=host.name,
         command=command,

@@ -22,14 +22,16 @@ async def wait_gpu_released(pgid: int, gpu_memory_held_by: GpuMemoryHeldBy, *, t
                             poll_s: float = 0.5) -> int:
     """Poll ``gpu_memory_held_by(pgid)`` until it is 0 MiB or ``timeout_s`` passed; return the last value (MiB).
 
-    The driver frees a dead process's memory a little after the process is gone, hence the wait.
+    The driver frees a dead process's memory a little after the process is gone, hence the wait. The value returned
+    on a timeout comes from a look that began at or after the deadline, however long each look takes.
     """
     deadline = time.monotonic() + timeout_s
     while True:
+        looked_at = time.monotonic()
         held_mib = int(await gpu_memory_held_by(pgid))
-        if held_mib <= 0 or time.monotonic() >= deadline:
+        if held_mib <= 0 or looked_at >= deadline:
             return max(0, held_mib)
-        await asyncio.sleep(poll_s)
+        await asyncio.sleep(max(0.0, min(poll_s, deadline - time.monotonic())))
 
 
 async def _exact_command(host: Host, handle: RunHandle) -> str:

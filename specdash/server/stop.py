@@ -7,12 +7,15 @@ Before every signal the group's live members are listed again; if any of them do
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import time
 
 from specdash.hosts.base import Host, quote
 from specdash.server.process_group import GroupMember, group_members
 from specdash.server.run_handle import RunHandle, StopResult
+
+_log = logging.getLogger(__name__)
 
 
 async def _alive(host: Host, handle: RunHandle) -> list[GroupMember]:
@@ -49,6 +52,7 @@ async def stop(host: Host, handle: RunHandle, grace_s: float = 15.0, *, kill_wai
         if strangers:
             return StopResult(handle.pgid, was_running=True, signals=tuple(signals), refused=True, gone=False,
                               survivors=tuple(strangers), elapsed_s=time.monotonic() - started)
+        _log.info("stop on %s: %s to process group %d", host.name, signal.Signals(signum).name, handle.pgid)
         try:
             await host.send_signal(handle.pgid, signum, group=True)
         except ProcessLookupError:

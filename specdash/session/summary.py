@@ -1,7 +1,8 @@
 """The text timeline of a session (``specdash replay --summary FILE``): header, what was skipped, then the
 findings, configs (commands validated/launched/stopped, with their diagnostics), kills, benchmark and sweep
 results, connection changes and warning/error markers, one entry per line with its session time. Pure: takes a
-:class:`~specdash.session.reader.SessionLog`, returns lines.
+:class:`~specdash.session.reader.SessionLog`, returns lines (:func:`summary_lines`) or one JSON-ready object
+(:func:`summary_json`, ``specdash replay --summary --json``; its shape is in the README, "JSON output").
 
 The file may not come from specdash's recorder (hand-edited, another version, hostile): every line is redacted
 (:func:`specdash.text.redaction.redact_text`) and cleaned of terminal escapes, controls and bidi overrides
@@ -166,3 +167,55 @@ def _summary_lines(log: SessionLog) -> list[str]:
     if not shown:
         out.append("  (no findings, configs or benchmark results)")
     return out
+
+
+#: Version of :func:`summary_json`'s shape; raised when a field changes meaning or goes (new fields may be added).
+SUMMARY_SCHEMA = 1
+
+
+def summary_json(log: SessionLog) -> dict[str, Any]:
+    """The timeline of ``log`` as one JSON-ready object::
+
+        {"schema": 1, "session": path, "header": {recorded header fields} | null, "duration_s": float,
+         "events": int, "closed": bool, "problems": [str],
+         "timeline": [{"t": float, "kind": event kind, "lines": [str], "fields": {recorded fields}}]}
+
+    ``timeline`` holds the events :func:`summary_lines` shows, in order; ``lines`` are its text for the event,
+    ``fields`` the event as recorded in the file (less ``kind`` and ``t``). Every string in it is redacted and cleaned
+    as the text summary is (the file may be hand-written).
+    """
+    return _safe(_summary_json(log))
+
+
+def _safe(value: Any) -> Any:
+    """``value`` with every string redacted and cleaned (dict keys too), recursively."""
+    if isinstance(value, str):
+        return clean(redact_text(value))
+    if isinstance(value, dict):
+        return {_safe(k) if isinstance(k, str) else k: _safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_safe(v) for v in value]
+    return value
+
+
+def _summary_json(log: SessionLog) -> dict[str, Any]:
+    header = None
+    if log.header is not None:
+        header = {k: v for k, v in log.header.to_dict().items() if k not in ("kind", "t")}
+    timeline = []
+    for event in log.events:
+        lines = _entry(event)
+        if not lines:
+            continue
+        fields = {k: v for k, v in event.to_dict().items() if k not in ("kind", "t")}
+        timeline.append({"t": round(float(event.t), 3), "kind": event.kind, "lines": lines, "fields": fields})
+    return {
+        "schema": SUMMARY_SCHEMA,
+        "session": str(log.path),
+        "header": header,
+        "duration_s": round(float(log.duration_s), 3),
+        "events": len(log.events),
+        "closed": bool(log.closed),
+        "problems": list(log.problems),
+        "timeline": timeline,
+    }

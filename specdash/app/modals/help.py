@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.markup import escape
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -24,31 +24,34 @@ def _key_label(key: str) -> str:
 class HelpScreen(ModalScreen[None]):
     """Lists the key bindings of the app and of every widget class given, section by section.
 
-    ``sections`` is a list of ``(title, bindings)`` where bindings are Textual ``Binding`` objects or tuples.
+    ``sections`` is a list of ``(title, bindings)`` where bindings are Textual ``Binding`` objects or tuples;
+    ``keymap`` (binding id -> keys, config.yaml's remapping) replaces the default keys shown.
     """
 
     DEFAULT_CSS = load_tcss(__file__)
     BINDINGS = [Binding("escape,q,f1,question_mark", "dismiss_help", "Close", id="help.close")]
 
-    def __init__(self, sections: list[tuple[str, list]]) -> None:
+    def __init__(self, sections: list[tuple[str, list]], keymap: dict[str, str] | None = None) -> None:
         super().__init__()
         self.sections = sections
+        self.keymap = dict(keymap or {})
 
     def compose(self) -> ComposeResult:
-        lines: list[str] = ["[b]specdash keys[/b]  (esc closes)\n"]
+        body = Text.assemble(("specdash keys", "bold"), "  (esc closes)\n\n")
         for title, bindings in self.sections:
             rows = []
             for b in bindings:
                 binding = b if isinstance(b, Binding) else Binding(*b)
                 if not binding.description:
                     continue
-                rows.append(f"  [b]{escape(f'{_key_label(binding.key):<18}')}[/b] {escape(binding.description)}")
+                key = self.keymap.get(binding.id, binding.key) if binding.id else binding.key
+                rows.append(Text.assemble("  ", (f"{_key_label(key):<18}", "bold"), " ", binding.description, "\n"))
             if rows:
-                lines.append(f"[u]{title}[/u]")
-                lines.extend(rows)
-                lines.append("")
+                body.append(f"{title}\n", style="underline")
+                body.append_text(Text().join(rows))
+                body.append("\n")
         with VerticalScroll(id="help-dialog"):
-            yield Static("\n".join(lines), id="help-body")
+            yield Static(body, id="help-body")
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)
