@@ -375,3 +375,40 @@ def test_bogus_spec_v2_value_only_warns_in_055():
                               "0.5.5", LLAMA)
     diag = report.find("bad-env-value")
     assert diag.severity == "warning" and not report.has_errors
+
+
+@pytest.mark.parametrize("flags, code", [
+    ("--speculative-ngram-external-corpus-path /c.jsonl", "ngram-corpus-budget"),
+    ("--speculative-ngram-external-corpus-path /c.jsonl --speculative-ngram-external-sam-budget 4 "
+     "--speculative-ngram-external-corpus-max-tokens 0", "ngram-corpus-max-tokens"),
+    ("--speculative-ngram-external-corpus-path /c.jsonl --speculative-ngram-external-sam-budget 12",
+     "ngram-corpus-budget-above-draft"),
+])
+def test_ngram_external_corpus_budget_rules_of_0523(flags, code):
+    report = run("--speculative-algorithm NGRAM " + flags, "0.5.23")
+    diag = report.find(code)
+    assert diag is not None and diag.exception == "ValueError"
+    # a budget without a corpus is not checked by this release
+    assert not run("--speculative-algorithm NGRAM --speculative-ngram-external-sam-budget 50", "0.5.23").has_errors
+    assert not run("--speculative-algorithm NGRAM --speculative-ngram-external-corpus-path /c.jsonl "
+                   "--speculative-ngram-external-sam-budget 4", "0.5.23").has_errors
+
+
+def test_a_static_memory_fraction_of_095_with_a_draft_is_a_warning():
+    report = run("--speculative-algorithm EAGLE3 --speculative-num-steps 3 --speculative-eagle-topk 1 "
+                 "--speculative-num-draft-tokens 4 --mem-fraction-static 0.95")
+    diag = report.find("mem-fraction-high-with-draft")
+    assert diag.severity == "warning" and "outside the KV-cache pool" in diag.message
+    assert run("--speculative-algorithm EAGLE3 --speculative-num-steps 3 --speculative-eagle-topk 1 "
+               "--speculative-num-draft-tokens 4 --mem-fraction-static 0.85").find("mem-fraction-high-with-draft") is None
+
+
+def test_a_wide_tree_on_a_moe_target_suggests_benchmarking_a_chain():
+    moe = {"architectures": ["Qwen3MoeForCausalLM"]}
+    report = run("--speculative-algorithm EAGLE3 --speculative-num-steps 5 --speculative-eagle-topk 8 "
+                 "--speculative-num-draft-tokens 32", config=moe)
+    diag = report.find("wide-tree-on-moe")
+    assert diag.severity == "info" and "topk 1, 5 steps, 6 draft tokens" in diag.message
+    assert validate_command(diag.fix.apply(report.command.text), None, moe).find("wide-tree-on-moe") is None
+    assert run("--speculative-algorithm EAGLE3 --speculative-num-steps 5 --speculative-eagle-topk 8 "
+               "--speculative-num-draft-tokens 32").find("wide-tree-on-moe") is None  # dense Llama

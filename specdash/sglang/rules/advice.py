@@ -59,6 +59,7 @@ def check(ctx: Context) -> None:
                     "bench_speculative skips such configurations (the extra verified tokens rarely pay off).",
                     ctx.fix(f"set --speculative-num-draft-tokens {steps * topk + 1}",
                             ctx.set_edit("speculative_num_draft_tokens", steps * topk + 1)))
+    _memory_and_moe(ctx, algo, steps, topk, draft)
     if v.get("enable_lora") or v.get("lora_paths"):
         if ctx.profile.at_least("0.5.8") and algo != "NGRAM":
             ctx.error("lora-with-spec", ctx.option("lora_paths"),
@@ -149,6 +150,49 @@ def _draft_model(ctx: Context, algo: str) -> None:
               "SGLang uses the target checkpoint as the draft, loads the weights twice and crashes at start-up "
               "(SGLang issue #36528). Only targets with their own MTP/NextN layers may omit it.",
               exception="AttributeError", stage="startup", stop=False)
+
+
+#: Mixture-of-experts targets by architecture name (a ``Moe`` in the name covers Qwen2/3-MoE, Glm4Moe, BailingMoe...).
+_MOE_ARCHITECTURES = ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
+                      "DeepseekV4ForCausalLM", "MixtralForCausalLM", "GptOssForCausalLM",
+                      "Llama4ForConditionalGeneration", "Grok1ForCausalLM", "KimiK25ForConditionalGeneration")
+
+
+def _memory_and_moe(ctx: Context, algo: str, steps, topk, draft) -> None:
+    """Two costs of speculation that SGLang does not warn about:
+
+    - a typed ``--mem-fraction-static`` >= 0.95 gives the KV-cache pool almost all GPU memory, while the draft model's
+      weights, its own KV cache and the extra CUDA graphs of the draft and verify passes need memory outside it (SGLang
+      reserves extra memory for speculation only when it picks the fraction itself): start-up or capture runs out of
+      memory on a full GPU;
+    - a wide draft tree (topk > 1 with many draft tokens) on a mixture-of-experts target: every verify pass routes
+      all draft tokens through the experts, so more experts are read per decode step than with a chain, and the
+      memory-bound MoE layers cost more than the accepted tokens save at small batch sizes.
+    """
+    v = ctx.values
+    fraction = v.get("mem_fraction_static")
+    if ctx.typed("mem_fraction_static") and isinstance(fraction, (int, float)) and fraction >= 0.95 \
+            and algo != "NGRAM":
+        ctx.add("warning", "mem-fraction-high-with-draft", ctx.option("mem_fraction_static"),
+                f"--mem-fraction-static {fraction} leaves almost no GPU memory outside the KV-cache pool, but the "
+                f"{algo} draft (its weights, KV cache and CUDA graphs) lives outside it; SGLang adds its "
+                "speculation reserve only when it chooses the fraction. Expect an out-of-memory error at start-up "
+                "or CUDA-graph capture on a full GPU.",
+                ctx.fix("remove --mem-fraction-static (SGLang then reserves for the draft)",
+                        Edit("remove", dest="mem_fraction_static")))
+    arch = ctx.arch or ""
+    moe = arch in _MOE_ARCHITECTURES or "Moe" in arch
+    if moe and isinstance(topk, int) and isinstance(draft, int) and isinstance(steps, int) and topk > 1 \
+            and draft >= 8 and algo in ("EAGLE", "EAGLE3", "STANDALONE"):
+        source = "" if ctx.arch_source == "config.json" else f" ({arch} {ctx.arch_source or 'assumed'})"
+        ctx.add("info", "wide-tree-on-moe", (ctx.option("speculative_eagle_topk"),
+                                              ctx.option("speculative_num_draft_tokens")),
+                f"a {draft}-token tree (topk {topk}) on a mixture-of-experts target{source}: each verify pass "
+                "sends all draft tokens through the experts, reading more of them per step than a chain does; "
+                f"benchmark a chain too (topk 1, {steps} steps, {steps + 1} draft tokens) and keep the faster.",
+                ctx.fix(f"try a chain: topk 1, {steps + 1} draft tokens",
+                        ctx.set_edit("speculative_eagle_topk", 1),
+                        ctx.set_edit("speculative_num_draft_tokens", steps + 1)))
 
 
 def _cuda_graph_batch(ctx: Context, draft) -> None:

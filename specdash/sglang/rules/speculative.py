@@ -629,6 +629,10 @@ def _ngram(ctx: Context) -> None:
                                   ctx.set_edit("speculative_ngram_max_bfs_breadth", 10)))
             return
         v["speculative_num_steps"] = v["speculative_num_draft_tokens"] // breadth
+    if p.at_least("0.5.23") and v.get("speculative_ngram_external_corpus_path") is not None:
+        _ngram_external_corpus(ctx)
+        if ctx.stopped:
+            return
     page = v.get("page_size") or 1
     if breadth > 1 and page > 1:
         backend = v.get("attention_backend")
@@ -723,6 +727,37 @@ def _dflash_0523(ctx: Context) -> None:
     if v.get("max_running_requests") is None:
         ctx.override("max-running-requests-default", "max_running_requests", 48,
                      "SGLang lowers the request cap to 48 for speculative decoding")
+
+
+def _ngram_external_corpus(ctx: Context) -> None:
+    """``--speculative-ngram-external-corpus-path`` in ``_handle_ngram`` (read in the 0.5.23 wheel): the SAM budget
+    (default 0) must be positive and at most num_draft_tokens - 1, and the corpus token cap positive (ValueError
+    each)."""
+    v = ctx.values
+    budget = v.get("speculative_ngram_external_sam_budget") or 0
+    cap = v.get("speculative_ngram_external_corpus_max_tokens")
+    draft = v.get("speculative_num_draft_tokens")
+    budget_opt = ctx.option("speculative_ngram_external_sam_budget")
+    path_opt = ctx.option("speculative_ngram_external_corpus_path")
+    if budget <= 0:
+        ctx.error("ngram-corpus-budget", (budget_opt, path_opt),
+                  f"SGLang raises ValueError: {budget_opt} must be positive when {path_opt} is set.",
+                  exception="ValueError",
+                  fix=ctx.fix(f"set {budget_opt} {max(1, (draft or 2) // 2)}",
+                              ctx.set_edit("speculative_ngram_external_sam_budget", max(1, (draft or 2) // 2))))
+        return
+    if cap is not None and cap <= 0:
+        cap_opt = ctx.option("speculative_ngram_external_corpus_max_tokens")
+        ctx.error("ngram-corpus-max-tokens", (cap_opt, path_opt),
+                  f"SGLang raises ValueError: {cap_opt} must be positive when {path_opt} is set.",
+                  exception="ValueError")
+        return
+    if isinstance(draft, int) and budget > draft - 1:
+        ctx.error("ngram-corpus-budget-above-draft", (budget_opt, ctx.option("speculative_num_draft_tokens")),
+                  "SGLang raises ValueError: speculative_ngram_external_sam_budget must be less than or equal to "
+                  f"speculative_num_draft_tokens - 1 ({draft - 1}).", exception="ValueError",
+                  fix=ctx.fix(f"set {budget_opt} {max(1, draft - 1)}",
+                              ctx.set_edit("speculative_ngram_external_sam_budget", max(1, draft - 1))))
 
 
 def _block_drafters(ctx: Context, algo: str) -> None:
