@@ -61,6 +61,7 @@ class ListRecorder:
 
     def record_event(self, event) -> None:
         doc = event.to_dict()
+        doc.pop("t")
         self.events.append((doc.pop("kind"), doc))
 
 
