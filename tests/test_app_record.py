@@ -56,8 +56,13 @@ class ListRecorder:
     def __init__(self) -> None:
         self.events: list[tuple[str, dict]] = []
 
-    def record(self, kind: str, **fields) -> None:
-        self.events.append((kind, fields))
+    def now_s(self) -> float:
+        return 0.0
+
+    def record_event(self, event) -> None:
+        doc = event.to_dict()
+        doc.pop("t")
+        self.events.append((doc.pop("kind"), doc))
 
 
 def test_line_offsets_are_the_followers_and_only_the_latest_are_kept(monkeypatch):

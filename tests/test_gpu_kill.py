@@ -192,8 +192,9 @@ async def test_kill_recording_and_replay_summary_name_the_class(gpu):
     class App(RecordingMixin):
         recorder = object()
 
-        def _record(self, kind, **fields):
-            recorded.append({"kind": kind, "t": 1.0, **fields})
+        def _record(self, event):
+            event.t = 1.0
+            recorded.append(event.to_dict())
 
     RecordingMixin.record_kill(App(), type("Message", (), {"report": report})())
     (line, detail) = _entry(event_from_dict(recorded[0]))

@@ -31,6 +31,23 @@ import collections
 import time
 from typing import Any, Protocol
 
+from specdash.session.events import (
+    ActionEvent,
+    BenchEvent,
+    CommandEvent,
+    ConnectionEvent,
+    Event,
+    FindingEvent,
+    GpuEvent,
+    KillEvent,
+    LogEvent,
+    MarkerEvent,
+    MetricEvent,
+    PartialEvent,
+    SweepEvent,
+    gpu_event_fields,
+)
+
 #: The builder records a validated command at most once per this many seconds of typing (plus the final one).
 COMMAND_DEBOUNCE_S = 2.0
 #: Metric samples are polled this often (the recorder keeps at most one per second anyway).
@@ -98,11 +115,13 @@ class RecordingMixin:
     _rec_command_timer: Any = None
     _rec_source: str | None = None
 
-    def _record(self, kind: str, **fields: Any) -> None:
+    def _record(self, event: Event) -> None:
+        """Record ``event`` (a typed event of :mod:`specdash.session.events`) at the recorder's current time."""
         recorder = self.recorder
         if recorder is None:
             return
-        recorder.record(kind, **fields)
+        event.t = recorder.now_s()
+        recorder.record_event(event)
         if recorder.error and not getattr(self, "_rec_error_shown", False):
             self._rec_error_shown = True
             self.notify(recorder.error, severity="error", timeout=15)
@@ -117,7 +136,7 @@ class RecordingMixin:
     def record_connection(self, status: Any) -> None:
         """Record a connection change (a :class:`specdash.hosts.base.ConnectionStatus`)."""
         state = getattr(status.state, "value", status.state)
-        self._record("connection", state=str(state), detail=status.detail or "")
+        self._record(ConnectionEvent(state=str(state), detail=status.detail or ""))
 
     def record_log_batch(self, texts: list[str], offsets: list[int], source: str) -> None:
         """Record one tail batch: the decoded ``texts`` fed to the log pane, the byte offset where each starts in
@@ -130,7 +149,7 @@ class RecordingMixin:
             self._rec_lines_seen = 0
         self._rec_line_offsets.extend(offsets)
         self._rec_lines_seen += len(texts)
-        self._record("log", lines=[[o, t] for o, t in zip(offsets, texts)], source=source)
+        self._record(LogEvent(lines=[[o, t] for o, t in zip(offsets, texts)], source=source))
 
     def _offset_of_line(self, line: Any) -> int | None:
         """Byte offset of the followed file's 1-based line ``line`` when it is among the lines kept, else None."""
@@ -141,11 +160,11 @@ class RecordingMixin:
     def record_partial(self, text: str, source: str) -> None:
         """Record the followed log's unfinished last line (a progress bar updating in place): only its last
         ``\\r`` state, which is all the start-up bar reads."""
-        self._record("partial", text=text.rstrip("\r").rsplit("\r", 1)[-1], source=source)
+        self._record(PartialEvent(text=text.rstrip("\r").rsplit("\r", 1)[-1], source=source))
 
     def record_marker(self, text: str, level: str = "info") -> None:
         """Record a marker line (follower notes such as truncation or reconnects)."""
-        self._record("marker", text=text, level=level)
+        self._record(MarkerEvent(text=text, level=level))
 
     def record_command(self, action: str, command: str | None, *, handle: Any = None, report: Any = None,
                        exit_reason: str | None = None) -> None:
@@ -161,7 +180,7 @@ class RecordingMixin:
             fields["log_path"] = getattr(handle, "log_path", None)
         if exit_reason:
             fields["exit_reason"] = exit_reason
-        self._record("command", **fields)
+        self._record(CommandEvent(**fields))
 
     # -- what the app's message handlers hand over --------------------------------------------------------------
     def record_finding(self, finding: Any) -> None:
@@ -170,8 +189,8 @@ class RecordingMixin:
             return
         line = getattr(finding, "line", None)
         offset = self._offset_of_line(line)
-        self._record("finding", code=finding.kind, severity=finding.severity, message=finding.message,
-                     detail=finding.explanation or "", line=line, offset=offset, key=finding.key or None)
+        self._record(FindingEvent(code=finding.kind, severity=finding.severity, message=finding.message,
+                                  detail=finding.explanation or "", line=line, offset=offset, key=finding.key or None))
 
     def _record_metrics(self) -> None:
         pane = getattr(self, "log_pane", None)
@@ -186,17 +205,15 @@ class RecordingMixin:
         key = (len(getattr(metrics, "samples", ())), tuple(sorted(values.items())))
         if values and key != self._rec_metric_last:
             self._rec_metric_last = key
-            self._record("metric", values=values)
+            self._record(MetricEvent(values=values))
 
     def record_gpu_sample(self, message: Any) -> None:
         """Record :class:`GpuPane.Sampled` (``message.view``: the snapshot and its classification)."""
         if self.recorder is None:
             return
-        from specdash.session.events import gpu_event_fields
-
         view = message.view
         classes = {p.pid: (p.process_class, p.user, p.reason) for p in view.processes}
-        self._record("gpu", **gpu_event_fields(view.snapshot, classes))
+        self._record(GpuEvent(**gpu_event_fields(view.snapshot, classes)))
 
     def record_kill(self, message: Any) -> None:
         """Record :class:`GpuPane.KillFinished` (``message.report``)."""
@@ -211,8 +228,8 @@ class RecordingMixin:
             outcome = "refused"
         else:
             outcome = "not_released"
-        self._record("kill", targets=targets, outcome=outcome, before_mib=report.before_mib,
-                     after_mib=report.after_mib, signals=signals, detail=report.summary())
+        self._record(KillEvent(targets=targets, outcome=outcome, before_mib=report.before_mib,
+                               after_mib=report.after_mib, signals=signals, detail=report.summary()))
 
     def record_validated(self, message: Any) -> None:
         """Record :class:`BuilderPane.CommandChanged`, debounced (see the module docstring)."""
@@ -241,9 +258,9 @@ class RecordingMixin:
         run = strip_requests(result.to_dict())
         summary = result.summary_json()
         summary.pop("requests", None)
-        self._record("bench", result=summary, config=result.effective_config,
-                     workload=str(result.settings.get("workload", "")), label=str(result.settings.get("label", "")),
-                     run=run)
+        self._record(BenchEvent(result=summary, config=result.effective_config,
+                                workload=str(result.settings.get("workload", "")),
+                                label=str(result.settings.get("label", "")), run=run))
 
     def record_sweep(self, message: Any) -> None:
         """Record :class:`BenchPane.SweepFinished` (``message.result``)."""
@@ -259,14 +276,14 @@ class RecordingMixin:
             point["runs"] = [strip_requests(r) for r in point.get("runs", [])]
         baseline = result.baseline()
         recommendation = result.recommendation()
-        self._record("sweep", points=points, baseline=baseline.point.name if baseline else None,
-                     recommendation=recommendation.reason, workload=str(result.settings.get("workload", "")),
-                     sweep=data)
+        self._record(SweepEvent(points=points, baseline=baseline.point.name if baseline else None,
+                                recommendation=recommendation.reason, workload=str(result.settings.get("workload", "")),
+                                sweep=data))
 
     async def run_action(self, action: Any, default_namespace: Any = None, namespaces: Any = None) -> bool:
         """Record the action (as its binding id when a binding names it), then run it as Textual would."""
         if self.recorder is not None and isinstance(action, str):
-            self._record("action", binding=self._binding_id(action, default_namespace), detail=action)
+            self._record(ActionEvent(binding=self._binding_id(action, default_namespace), detail=action))
         return await super().run_action(action, default_namespace, namespaces)
 
     def _binding_id(self, action: str, namespace: Any) -> str:

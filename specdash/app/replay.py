@@ -258,8 +258,8 @@ class ReplayApp(SpecdashApp):
             self.last_event = f"{at} command {event.action}: {event.command[:80]}"
         elif isinstance(event, BenchEvent):
             bench = self.bench_pane
-            run = event.extra.get("run")
-            if bench is not None and isinstance(run, dict):
+            run = event.run
+            if bench is not None and isinstance(run, dict) and run:
                 from specdash.bench.results import RunResult
 
                 bench.show_run(RunResult.from_dict(run))
@@ -267,8 +267,8 @@ class ReplayApp(SpecdashApp):
                               f"{event.result.get('output_tokens_per_s', '?')} output tokens/s"
         elif isinstance(event, SweepEvent):
             bench = self.bench_pane
-            data = event.extra.get("sweep")
-            if bench is not None and isinstance(data, dict):
+            data = event.sweep
+            if bench is not None and isinstance(data, dict) and data:
                 from specdash.bench.sweep import SweepResult
 
                 bench.show_sweep(SweepResult.from_dict(data))

@@ -213,25 +213,29 @@ class KillEvent(Event):
 @dataclasses.dataclass
 class BenchEvent(Event):
     """A benchmark result: ``result`` is the ``specdash bench --json`` object (output_tokens_per_s, ttft_ms, ...,
-    accept_length, accept_length_source), ``config`` the effective configuration it ran against."""
+    accept_length, accept_length_source), ``config`` the effective configuration it ran against, ``run`` the whole
+    run (its per-request timings stripped) so a replay can show it in the Benchmarks pane."""
 
     kind: ClassVar[str] = "bench"
     result: dict[str, Any] = dataclasses.field(default_factory=dict)
     config: dict[str, Any] = dataclasses.field(default_factory=dict)
     workload: str = ""
     label: str = ""
+    run: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
 class SweepEvent(Event):
     """A depth sweep's results: ``points`` (one dict per config: label, config, output_tokens_per_s, speedup
-    against the baseline, accept_length, stable, ...), the ``baseline`` label and the ``recommendation``."""
+    against the baseline, accept_length, stable, ...), the ``baseline`` label, the ``recommendation`` and the whole
+    ``sweep`` (its runs' per-request timings stripped) for replay."""
 
     kind: ClassVar[str] = "sweep"
     points: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     baseline: str | None = None
     recommendation: str = ""
     workload: str = ""
+    sweep: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
