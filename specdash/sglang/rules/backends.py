@@ -120,12 +120,7 @@ def _page_constraints(ctx: Context, backend: str | None, backends: set[str]) -> 
                 "ValueError on other GPUs", hardware_dependent=True)
     if "hpc_ops" in backends and forced != 64:
         forced, why = 64, "HPC-Ops attention only supports a page_size of 64"
-    if forced != page:
-        _force_page(ctx, forced, why)
-    if backend == "fa3" and v.get("kv_cache_dtype") == "fp8_e5m2":
-        ctx.override("fa3-fp8-e5m2", "attention_backend", "triton",
-                     "FlashAttention3 only supports fp8_e4m3 if using FP8 (SGLang falls back to triton)")
-        backend = "triton"
+    backend = _page_then_fa3_fallback(ctx, page, forced, why, backend)
     if "fa4" in backends and ctx.arch not in MLA_ARCHITECTURES and (v.get("speculative_eagle_topk") or 0) <= 1:
         ctx.add("info", "fa4-page-size-on-blackwell", (ctx.option("attention_backend"), ctx.option("page_size")),
                 "with fa4 on Blackwell (SM100) SGLang sets page_size 128 for non-MLA targets; on other GPUs it keeps "
@@ -140,6 +135,18 @@ def _page_constraints(ctx: Context, backend: str | None, backends: set[str]) -> 
         allowed = (64, 128) + ((16, 32) if ctx.arch in MLA_ARCHITECTURES else ())
         if v.get("page_size") not in allowed:
             _force_page(ctx, 128, f"the Intel XPU attention backend only supports page_sizes of {list(allowed)}")
+
+
+def _page_then_fa3_fallback(ctx: Context, page, forced, why: str, backend: str | None) -> str | None:
+    """Apply the page size a backend forces, then ``_attention_backend_fa3_fp8_fallback`` (fa3 with an fp8_e5m2 KV
+    cache runs triton); returns the backend in force."""
+    if forced != page:
+        _force_page(ctx, forced, why)
+    if backend == "fa3" and ctx.values.get("kv_cache_dtype") == "fp8_e5m2":
+        ctx.override("fa3-fp8-e5m2", "attention_backend", "triton",
+                     "FlashAttention3 only supports fp8_e4m3 if using FP8 (SGLang falls back to triton)")
+        return "triton"
+    return backend
 
 
 def _force_page(ctx: Context, page: int, why: str) -> None:
@@ -200,12 +207,7 @@ def _resolve_055(ctx: Context) -> None:
                 "on other GPUs", hardware_dependent=True)
         if forced not in (16, 32, 64):
             forced, why = 64, "TensorRT-LLM MHA only supports page_size of 16, 32 or 64"
-    if forced != page:
-        _force_page(ctx, forced, why)
-    if backend == "fa3" and v.get("kv_cache_dtype") == "fp8_e5m2":
-        ctx.override("fa3-fp8-e5m2", "attention_backend", "triton",
-                     "FlashAttention3 only supports fp8_e4m3 if using FP8 (SGLang falls back to triton)")
-        backend = "triton"
+    backend = _page_then_fa3_fallback(ctx, page, forced, why, backend)
     if "fa4" in (backend, decode):
         ctx.error("fa4-decode", ctx.option("attention_backend"),
                   "SGLang raises ValueError: FA4 backend is only supported for prefill. Please use "

@@ -137,11 +137,7 @@ def _checks_with_or_without_algorithm(ctx: Context, algo: str | None) -> None:
             ctx.override("block-verification-rejection-sampling", "speculative_use_rejection_sampling", True,
                          "block verification needs sampled proposals: SGLang switches rejection sampling on",
                          flags=(ctx.option("speculative_use_rejection_sampling"), opt))
-    window = v.get("speculative_draft_window_size")
-    if window is not None and int(window) <= 0:
-        ctx.error("draft-window-not-positive", ctx.option("speculative_draft_window_size"),
-                  f"SGLang raises ValueError: --speculative-draft-window-size must be positive, got {window}.",
-                  exception="ValueError")
+    if not _draft_window_positive(ctx):
         return
     sink = v.get("speculative_draft_sink_size")
     if sink is not None:
@@ -201,13 +197,21 @@ def _rejection_sampling(ctx: Context, algo: str, topk: int) -> None:
                   exception="ValueError", fix=remove)
 
 
-def _current_common(ctx: Context) -> None:
-    v = ctx.values
-    window = v.get("speculative_draft_window_size")
+def _draft_window_positive(ctx: Context) -> bool:
+    """``--speculative-draft-window-size`` must be positive (``handle_speculative_decoding``, 0.5.16+); False (and
+    the error) when it is not."""
+    window = ctx.values.get("speculative_draft_window_size")
     if window is not None and int(window) <= 0:
         ctx.error("draft-window-not-positive", ctx.option("speculative_draft_window_size"),
                   f"SGLang raises ValueError: --speculative-draft-window-size must be positive, got {window}.",
                   exception="ValueError")
+        return False
+    return True
+
+
+def _current_common(ctx: Context) -> None:
+    v = ctx.values
+    if not _draft_window_positive(ctx):
         return
     if "SGLANG_ENABLE_SPEC_V2" in ctx.env:
         ctx.add("warning", "spec-v2-env-removed", "SGLANG_ENABLE_SPEC_V2",
