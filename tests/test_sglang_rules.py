@@ -412,3 +412,25 @@ def test_a_wide_tree_on_a_moe_target_suggests_benchmarking_a_chain():
     assert validate_command(diag.fix.apply(report.command.text), None, moe).find("wide-tree-on-moe") is None
     assert run("--speculative-algorithm EAGLE3 --speculative-num-steps 5 --speculative-eagle-topk 8 "
                "--speculative-num-draft-tokens 32").find("wide-tree-on-moe") is None  # dense Llama
+
+
+def test_with_spec_v2_the_depth_fix_is_a_chain():
+    text = ("SGLANG_ENABLE_SPEC_V2=1 " + BASE + "--speculative-algorithm EAGLE --speculative-eagle-topk 4 "
+            "--speculative-num-draft-tokens 8")
+    report = validate_command(text, "0.5.5", LLAMA)
+    diag = report.find("steps-missing")
+    assert "topk 1" in diag.fix.description
+    fixed = validate_command(diag.fix.apply(text), "0.5.5", LLAMA)
+    assert not fixed.has_errors and fixed.effective["speculative_eagle_topk"] == 1
+    assert fixed.effective["speculative_num_draft_tokens"] == 8
+
+
+def test_flashinfer_mla_refuses_a_tree_draft_at_start_up_in_044():
+    deepseek = {"architectures": ["DeepseekV3ForCausalLM"]}
+    text = ("python -m sglang.launch_server --model-path /m/dsv3 --speculative-algorithm EAGLE "
+            "--speculative-draft-model-path /m/nextn --speculative-num-steps 3 --speculative-eagle-topk 4 "
+            "--speculative-num-draft-tokens 8 --enable-flashinfer-mla")
+    diag = validate_command(text, "0.4.4", deepseek).find("flashinfer-mla-topk")
+    assert diag.severity == "error" and diag.stage == "startup" and "only supports topk=1" in diag.message
+    assert validate_command(text, "0.4.4", None).find("flashinfer-mla-topk") is None  # target unknown: info only
+    assert validate_command(text, "0.4.4", None).find("flashinfer-mla-topk-unknown") is not None

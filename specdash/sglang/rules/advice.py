@@ -60,6 +60,7 @@ def check(ctx: Context) -> None:
                     ctx.fix(f"set --speculative-num-draft-tokens {steps * topk + 1}",
                             ctx.set_edit("speculative_num_draft_tokens", steps * topk + 1)))
     _memory_and_moe(ctx, algo, steps, topk, draft)
+    _flashinfer_mla_topk(ctx, topk)
     if v.get("enable_lora") or v.get("lora_paths"):
         if ctx.profile.at_least("0.5.8") and algo != "NGRAM":
             ctx.error("lora-with-spec", ctx.option("lora_paths"),
@@ -193,6 +194,40 @@ def _memory_and_moe(ctx: Context, algo: str, steps, topk, draft) -> None:
                 ctx.fix(f"try a chain: topk 1, {steps + 1} draft tokens",
                         ctx.set_edit("speculative_eagle_topk", 1),
                         ctx.set_edit("speculative_num_draft_tokens", steps + 1)))
+
+
+def _flashinfer_mla_topk(ctx: Context, topk) -> None:
+    """FlashInfer's MLA backend drafts chains only: its multi-step draft backend raises ``ValueError: Currently
+    Flashinfer MLA only supports topk=1 for speculative decoding`` when the server starts (``flashinfer_mla_backend.py``
+    read in the 0.4.4.post1, 0.4.5 and 0.4.7 wheels). It serves MLA targets (DeepSeek V2/V3) with
+    ``--enable-flashinfer-mla`` (0.4.4-0.4.6) or ``--attention-backend flashinfer`` (0.4.7); later releases were not
+    read, so the rule stops at 0.4.7."""
+    p, v = ctx.profile, ctx.values
+    if not (p.at_least("0.4.4") and not p.at_least("0.4.8")) or not isinstance(topk, int) or topk <= 1:
+        return
+    uses = v.get("enable_flashinfer_mla") or (p.at_least("0.4.7") and v.get("attention_backend") == "flashinfer")
+    if not uses:
+        return
+    from specdash.sglang.rules.backends import MLA_ARCHITECTURES
+
+    flag = ctx.option("enable_flashinfer_mla") if v.get("enable_flashinfer_mla") else ctx.option("attention_backend")
+    if ctx.arch in MLA_ARCHITECTURES and ctx.arch_source != "config.json":
+        ctx.add("warning", "flashinfer-mla-topk", (flag, ctx.option("speculative_eagle_topk")),
+                f"the model name suggests an MLA target ({ctx.arch}): FlashInfer MLA drafts chains only, and with "
+                f"topk {topk} the server would stop at start-up with ValueError: Currently Flashinfer MLA only "
+                "supports topk=1 for speculative decoding (give the model's config.json to be sure)",
+                ctx.fix(f"use topk 1 ({ctx.option('speculative_eagle_topk')} 1)", ctx.set_edit("speculative_eagle_topk", 1)))
+    elif ctx.arch in MLA_ARCHITECTURES:
+        ctx.error("flashinfer-mla-topk", (flag, ctx.option("speculative_eagle_topk")),
+                  f"FlashInfer MLA drafts chains only: with topk {topk} the server stops at start-up with ValueError: "
+                  "Currently Flashinfer MLA only supports topk=1 for speculative decoding",
+                  exception="ValueError", stage="startup", stop=False,
+                  fix=ctx.fix(f"use topk 1 ({ctx.option('speculative_eagle_topk')} 1)",
+                              ctx.set_edit("speculative_eagle_topk", 1)))
+    elif ctx.arch is None or ctx.arch_source != "config.json":
+        ctx.add("info", "flashinfer-mla-topk-unknown", (flag, ctx.option("speculative_eagle_topk")),
+                f"if the target is an MLA model (DeepSeek V2/V3), FlashInfer MLA refuses topk {topk} at start-up "
+                "(only topk 1); give the model's config.json to decide")
 
 
 def _cuda_graph_batch(ctx: Context, draft) -> None:

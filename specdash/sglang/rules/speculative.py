@@ -360,8 +360,16 @@ def _eagle_family(ctx: Context, algo: str) -> None:
     if steps is None and not adaptive:
         if topk is not None or draft is not None:
             given = [o for o, x in ((topk_opt, topk), (draft_opt, draft)) if x is not None]
-            chain = ctx.fix(f"add {steps_opt} {_suggest_steps(topk, draft)}",
-                            ctx.set_edit("speculative_num_steps", _suggest_steps(topk, draft)))
+            if ctx.notes.get("spec_v2_chain_only") and topk != 1:
+                # SGLANG_ENABLE_SPEC_V2 (0.5.5-0.5.10) runs only chains: the fix must not leave topk > 1
+                n = max(1, (draft or 4) - 1)
+                chain = ctx.fix(f"add {steps_opt} {n} with {topk_opt} 1 {draft_opt} {n + 1} (a chain: "
+                                "SGLANG_ENABLE_SPEC_V2 supports only topk 1)",
+                                ctx.set_edit("speculative_num_steps", n), ctx.set_edit("speculative_eagle_topk", 1),
+                                ctx.set_edit("speculative_num_draft_tokens", n + 1))
+            else:
+                chain = ctx.fix(f"add {steps_opt} {_suggest_steps(topk, draft)}",
+                                ctx.set_edit("speculative_num_steps", _suggest_steps(topk, draft)))
             ctx.error("steps-missing", (steps_opt, *given),
                       f"{' and '.join(given)} given without {steps_opt}: SGLang chooses the three depth values only "
                       "when all three are omitted, and otherwise stops with a bare AssertionError (no message) in "
@@ -512,6 +520,7 @@ def _overlap(ctx: Context, algo: str) -> None:
         return
     if not p.at_least("0.5.8"):
         spec_v2 = _env_bool(ctx, "SGLANG_ENABLE_SPEC_V2", False)
+        ctx.notes["spec_v2_chain_only"] = spec_v2
         if algo == "EAGLE" and spec_v2:
             ctx.override("spec-v2-overlap-on", "disable_overlap_schedule", False,
                          "SGLANG_ENABLE_SPEC_V2 turns the overlap scheduler on for EAGLE")
@@ -528,6 +537,7 @@ def _overlap(ctx: Context, algo: str) -> None:
         return
     if not p.at_least("0.5.11"):
         spec_v2 = _env_bool(ctx, "SGLANG_ENABLE_SPEC_V2", False)
+        ctx.notes["spec_v2_chain_only"] = spec_v2
         if spec_v2:
             ctx.override("spec-v2-overlap-on", "disable_overlap_schedule", False,
                          "SGLANG_ENABLE_SPEC_V2 turns the overlap scheduler on")
