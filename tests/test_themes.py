@@ -29,3 +29,13 @@ def test_user_themes_from_the_config_dir_add_and_override(monkeypatch, tmp_path)
     assert "high-contrast" in themes
     assert len(theme_problems()) == 1 and "broken.yaml" in theme_problems()[0]
     assert "mine" in available_theme_names()
+
+
+def test_the_example_theme_in_the_repository_loads_as_a_user_theme(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("SPECDASH_THEMES_DIR", str(Path(__file__).resolve().parent.parent / "themes"))
+    themes = load_themes()
+    assert "my-theme" in themes and themes["my-theme"].dark
+    assert theme_problems() == []
