@@ -176,3 +176,14 @@ def test_an_unresolved_value_never_gives_an_error_about_that_value(case):
     bad = [d for d in report.diagnostics if d.severity in ("error", "warning") and mine & set(d.flags)]
     assert not bad, (text, [(d.code, d.message) for d in bad])
     assert report.find("unresolved-value") is not None
+
+
+def test_a_comment_inside_a_continuation_ends_the_command():
+    text = "python -m sglang.launch_server \\\n  --model-path m \\\n  # --tp 2 \\\n  --port 3000 \\\n  --host h\n"
+    report = validate_command(text, "0.5.9")
+    diag = report.find("broken-continuation")
+    assert diag is not None and diag.message.startswith(
+        "line 3 (a # comment inside the continuation, which swallows its backslash) ends the command: the 2 flags "
+        "after it (--port --host)")
+    fixed = diag.fix.apply(text)
+    assert "# --tp" not in fixed and validate_command(fixed, "0.5.9").typed["port"] == 3000

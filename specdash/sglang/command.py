@@ -53,7 +53,8 @@ class Word:
 @dataclasses.dataclass(frozen=True)
 class EnvAssign:
     """An environment variable set for the launch: ``name``, ``value``, ``source`` (``prefix`` for
-    ``NAME=value python ...``, ``export`` for an ``export NAME=value`` line), and the word's span; ``unresolved``: what the value depends on
+    ``NAME=value python ...``, ``export`` for an ``export NAME=value`` line), and the word's span; ``unresolved``:
+    what the value depends on
     that the pasted text does not give (then ``value`` is the value as typed and is unknown)."""
 
     name: str
@@ -75,7 +76,7 @@ class LaunchCommand:
     ``from_error_line``: True when taken from an argparse "unrecognized arguments" line; ``end``: offset where
     the command's last argument ends (fixes append there); ``text``: the whole original text; ``lost_args``: flag
     words on lines after ``broken_line`` (1-based) that the shell ran as a separate command because that line
-    lacks its trailing backslash; ``defaults``: ``(name, default)`` pairs where ``${NAME:-default}`` used its
+    lacks its trailing backslash (``broken_by_comment``: that line is a ``# comment`` inside the continuation); ``defaults``: ``(name, default)`` pairs where ``${NAME:-default}`` used its
     default.
     """
 
@@ -93,6 +94,7 @@ class LaunchCommand:
     found: bool = False
     lost_args: list[Word] = dataclasses.field(default_factory=list)
     broken_line: int = 0
+    broken_by_comment: bool = False
     defaults: list[tuple[str, str]] = dataclasses.field(default_factory=list)
 
     @property
@@ -440,7 +442,7 @@ def parse_command(text: str) -> LaunchCommand:
             fallback = result
         if cmd[-1].newline_after and launcher:
             previous = result
-            result.broken_line = text.count("\n", 0, cmd[-1].end) + 1
+            result.broken_line, result.broken_by_comment = _ending_line(text, cmd[-1].end)
     if candidates:
         chosen = next((c for c in candidates if any("specul" in w.text for w in c.args)), candidates[0])
         chosen.other_commands = len(candidates) - 1
@@ -457,6 +459,23 @@ def parse_command(text: str) -> LaunchCommand:
                                  end=args[-1].end if args else offset, found=True, start=offset,
                                  launcher_start=offset)
     return LaunchCommand(text=text, end=len(text.rstrip()))
+
+
+def _ending_line(text: str, pos: int) -> tuple[int, bool]:
+    """(1-based line whose newline ends the command whose last word ends at ``pos``, True when that line is a
+    ``# comment`` inside the continuation: the shell drops the comment with its backslash)."""
+    start = pos
+    while True:
+        newline = text.find("\n", start)
+        if newline < 0:
+            return text.count("\n", 0, pos) + 1, False
+        segment = text[start:newline].rstrip(" \t\r")
+        if segment.lstrip().startswith("#") and start != pos:
+            return text.count("\n", 0, newline) + 1, True
+        if segment.endswith("\\") and "#" not in segment:
+            start = newline + 1
+            continue
+        return text.count("\n", 0, newline) + 1, "#" in segment and start != pos
 
 
 def _is_lost_continuation(command: LaunchCommand, cmd: list[Word]) -> bool:

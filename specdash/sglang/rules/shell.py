@@ -27,18 +27,7 @@ def check(ctx: Context) -> None:
     ``unresolved-args``, ``unresolved-env``, ``shell-default`` and ``hf-cache-path`` (info)."""
     cmd = ctx.command
     if cmd.lost_args:
-        flags = [w.text for w in cmd.lost_args if w.text.startswith("-")]
-        n = len(flags)
-        line_end = cmd.text.find("\n", cmd.end)
-        line_end = len(cmd.text) if line_end < 0 else line_end
-        eol = cmd.text[:line_end].rstrip(" \t\r")
-        fixed = eol + " \\" + cmd.text[line_end:]
-        ctx.add("error", "broken-continuation", tuple(flags),
-                f"line {cmd.broken_line} ends the command: the {n} flag{'s' if n != 1 else ''} after it "
-                f"({' '.join(flags)}) run{'' if n != 1 else 's'} as a separate command and "
-                f"{'are' if n != 1 else 'is'} lost (that line lacks its trailing backslash); the findings below "
-                "are about the command without them.",
-                ctx.fix(f"end line {cmd.broken_line} with a backslash", Edit("replace_all", value=fixed)))
+        _broken_continuation(ctx)
     for dest, occ in ctx.parsed.unresolved.items():
         names = ", ".join(occ.value.names)
         ctx.add("info", "unresolved-value", ctx.option(dest),
@@ -67,6 +56,30 @@ def check(ctx: Context) -> None:
                     f"{ctx.option(dest)} is a Hugging Face cache directory of {match.group('org')}/"
                     f"{match.group('name')}{rev}; the repo id {match.group('org')}/{match.group('name')} names "
                     "the same model on another host.")
+
+
+def _broken_continuation(ctx: Context) -> None:
+    cmd = ctx.command
+    text = cmd.text
+    flags = [w.text for w in cmd.lost_args if w.text.startswith("-")]
+    n = len(flags)
+    line_start = 0
+    for _ in range(cmd.broken_line - 1):
+        line_start = text.find("\n", line_start) + 1
+    line_end = text.find("\n", line_start)
+    line_end = len(text) if line_end < 0 else line_end
+    if cmd.broken_by_comment:
+        where = f"line {cmd.broken_line} (a # comment inside the continuation, which swallows its backslash)"
+        fixed = text[:line_start] + text[line_end + 1:]
+        fix = ctx.fix(f"delete the comment line {cmd.broken_line}", Edit("replace_all", value=fixed))
+    else:
+        where = f"line {cmd.broken_line}"
+        fixed = text[:line_end].rstrip(" \t\r") + " \\" + text[line_end:]
+        fix = ctx.fix(f"end line {cmd.broken_line} with a backslash", Edit("replace_all", value=fixed))
+    ctx.add("error", "broken-continuation", tuple(flags),
+            f"{where} ends the command: the {n} flag{'s' if n != 1 else ''} after it ({' '.join(flags)}) "
+            f"run{'' if n != 1 else 's'} as a separate command and {'are' if n != 1 else 'is'} lost; the findings "
+            "below are about the command without them.", fix)
 
 
 def demote_unresolved(ctx: Context) -> None:
