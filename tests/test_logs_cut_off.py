@@ -186,8 +186,22 @@ def test_every_count_in_the_text_agrees_with_the_json(tmp_path, capsys):
         assert finding["message"] in text
     for name, metric in summary["metrics"].items():
         assert re.search(rf"{name}\s.*samples {metric['samples']} \(trusted {metric['trusted_samples']}\)", text)
-    numbers_in_text = {int(n) for n in re.findall(r"(\d+) of (\d+) decode samples", text)[0]} if \
-        "decode samples" in text else set()
-    untrusted = next((f for f in summary["findings"] if f["kind"] == "untrusted_samples"), None)
-    if untrusted:
-        assert numbers_in_text == {int(n) for n in re.findall(r"\d+", untrusted["message"])[:2]}
+    samples = summary["metrics"]["accept_len"]
+    untrusted = next(f for f in summary["findings"] if f["kind"] == "untrusted_samples")
+    excluded, total = (int(n) for n in re.search(r"(\d+) of (\d+) decode samples", text).groups())
+    assert untrusted["message"].startswith(f"{excluded} of {total} decode samples")
+    assert total == samples["samples"] and excluded == samples["samples"] - samples["trusted_samples"]
+    acceptance = next(f for f in summary["findings"] if f["kind"] in ("acceptance", "low_acceptance"))
+    if acceptance["data"]["basis"] == "steady-state":
+        assert acceptance["data"]["samples"] == samples["trusted_samples"]
+        assert f"{samples['trusted_samples']} samples)" in text
+
+
+def test_the_excluded_count_follows_later_trusted_samples():
+    decode = ("[2025-08-12 16:03:{:02d}] Decode batch. #running-req: 8, #token: 5214, token usage: 0.01, accept len: "
+              "2.86, cuda graph: True, gen throughput (token/s): 1122.58, #queue-req: 0, ")
+    summary = _analyse([decode.format(s) for s in (0, 1, 2, 3)])  # the first window includes idle time
+    untrusted = next(f for f in summary["findings"] if f["kind"] == "untrusted_samples")
+    metric = summary["metrics"]["accept_len"]
+    assert untrusted["message"] == (f"{metric['samples'] - metric['trusted_samples']} of {metric['samples']} decode "
+                                    "samples not trusted for trends")

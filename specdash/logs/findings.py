@@ -113,6 +113,7 @@ class FindingsEngine:
         self._crashed = False
         self._pending: tuple[ParsedLine, DecodeSample] | None = None
         self._untrusted_at: tuple[ParsedLine, DecodeSample] | None = None
+        self._untrusted_last: tuple[ParsedLine, DecodeSample] | None = None
         self._no_graph_at: tuple[ParsedLine, DecodeSample] | None = None
         self._cap_calls = 0
         #: crash/oom/child-failure events seen (a repeated crash counts again)
@@ -408,7 +409,7 @@ class FindingsEngine:
             return
         self._request_cap(line)
         if not sample.trusted:
-            self._untrusted_at = (line, sample)
+            self._untrusted_at = self._untrusted_last = (line, sample)
             if m.untrusted_total <= 32 or m.untrusted_total % DERIVED_EVERY == 0:
                 self._refresh_untrusted()
         if rec.cuda_graph is False:
@@ -451,6 +452,9 @@ class FindingsEngine:
     def refresh_derived(self) -> None:
         """Recompute the sample-derived findings (untrusted samples, no CUDA graph, acceptance, depth check) from
         the kept samples; called every DERIVED_EVERY decode samples and whenever the findings are read."""
+        if self._untrusted_at is None and self._untrusted_last is not None:
+            # the "N of M samples" count must follow the trusted samples that came after the last untrusted one
+            self._untrusted_at = self._untrusted_last
         self._refresh_untrusted()
         self._refresh_no_graph()
         pending = self._pending
