@@ -48,6 +48,15 @@ _K_retract = LineKind.retract
 _K_traceback = LineKind.traceback
 
 _HIT_EXCEPTION = "hit an exception"
+#: What usually hangs in each start-up phase (first words of the phase label -> hint).
+_STALL_HINTS = {
+    "weight loading": "Weight loading hangs on a slow or stuck filesystem (network storage, a full disk) or a "
+                      "download that stopped. ",
+    "CUDA graph capture": "A capture that stops usually ran out of GPU memory or waits on another rank (NCCL). ",
+    "start-up before weight loading": "Before weight loading the ranks initialise NCCL; a hang there is a rank "
+                                      "that never joined (wrong --nnodes/--dist-init-addr, a firewall, a GPU "
+                                      "already in use). ",
+}
 RETRACT_WINDOW_S = 60.0
 #: Decode samples between two recomputations of the acceptance / depth-check findings.
 DERIVED_EVERY = 512
@@ -307,9 +316,8 @@ class FindingsEngine:
                 "stall", "warning", line_number,
                 f"stall: {label} began and had not ended {running_s:.0f} s later (expected at most "
                 f"{expected_s:.0f} s, {basis})",
-                "The phase's end line never came. A hang here is usually NCCL/GPU communication, a full disk or "
-                "network filesystem while loading weights, or memory exhausted during CUDA graph capture; check "
-                "the server process (py-spy dump) and nvidia-smi before killing it.", when,
+                "The phase's end line never came. " + _STALL_HINTS.get(label.split(" (")[0], "") +
+                "Check the server process (py-spy dump) and nvidia-smi before killing it.", when,
                 data={"phase": label, "running_s": running_s, "expected_s": expected_s, "basis": basis}))
             return
         since = f", {running_s:.0f} s after it began" if running_s is not None else ""
