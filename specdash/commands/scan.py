@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         if close:
             stream.close()
 
+    analyzer.end_of_input()
     summary = analyzer.summary()
     if damaged:
         sys.stderr.write(f"specdash scan: warning: {clean(damaged, max_chars=300)}\n")
@@ -96,6 +97,10 @@ def render_text(summary: dict) -> str:
     out: list[str] = []
     out.append(f"{summary['lines']} lines; server state: {summary['server_state']}"
                + ("; CRASHED" if summary["crashed"] else ""))
+    coverage = summary.get("coverage") or {}
+    if coverage.get("excerpt"):
+        out.append("excerpt: no start-up lines and no end (a piece of a longer log); it cannot tell "
+                   + "; ".join(coverage["cannot_tell"]))
     out.append("")
     out.append("Findings")
     if not summary["findings"]:

@@ -28,6 +28,12 @@ from specdash.logs.startup import (  # noqa: E402
 )
 
 _LABELS = dict(PHASES)
+#: The running phase in words, for the stall finding.
+_PHASE_WORDS = {"args": "start-up before weight loading (distributed/NCCL init)", "weights": "weight loading",
+                "kv_cache": "KV cache allocation", "graph_target": "CUDA graph capture (target)",
+                "graph_draft": "CUDA graph capture (draft)", "warmup": "warmup"}
+#: Seconds a CUDA graph capture may take before it counts as stalled when nothing better is known.
+CAPTURE_EXPECTED_S = 600.0
 #: States in which a decode line changes nothing but metrics and sample findings (see LogAnalyzer.observe).
 _SERVING_STATES = (ServerState.READY, ServerState.CRASHED)
 _STARTUP_KINDS = (  # a tuple: membership by identity, no Enum.__hash__ call
@@ -62,6 +68,8 @@ class LogAnalyzer:
         self.state_detail = ""
         self.ever_crashed = False
         self.lines = 0
+        #: timestamp of the latest timestamped line seen outside the decode short path (None: none yet)
+        self.last_ts = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -100,6 +108,9 @@ class LogAnalyzer:
             if sample is not None:
                 self.engine.after_decode(line, sample)
             return
+        ts = line.timestamp
+        if ts is not None:
+            self.last_ts = ts
         if kind is _K_plain or kind is _K_http:
             return
         sample = self.metrics.observe(line) if kind in (_K_decode, _K_prefill, _K_server_args,
@@ -132,6 +143,56 @@ class LogAnalyzer:
         if kind is _K_graph_end and self.startup.phases["graph_draft"].elapsed_s:
             self._capture_finding(line)
 
+    def end_of_input(self) -> None:
+        """The stream ends here (a file read to its end, not a live tail): a traceback cut before its exception
+        line becomes a crash finding (see :meth:`FindingsEngine.end_of_input`)."""
+        crashes = self.engine.crash_events
+        self.engine.end_of_input()
+        if self.engine.crash_events > crashes:
+            worst = next((f for f in reversed(self.engine.order) if f.kind == "crash"), None)
+            self.ever_crashed = True
+            self._set_state(ServerState.CRASHED, worst.message if worst else "crashed")
+            return
+        tracker = self.startup
+        cur = tracker.current
+        if self.ever_crashed or not tracker.active or cur is None or tracker.phases[cur].state != "running":
+            return
+        if self.last_ts is not None and (tracker.last_ts is None or self.last_ts > tracker.last_ts):
+            tracker.last_ts = self.last_ts
+        expected, basis = self._expected_s(cur)
+        self.engine.startup_unfinished(self.lines, _PHASE_WORDS.get(cur, _LABELS.get(cur, cur)),
+                                       tracker.running_s(cur), expected, basis, tracker.last_ts)
+
+    def _expected_s(self, phase: str) -> tuple[float | None, str]:
+        """The longest ``phase`` should take, and from what: twice its duration at the previous start of the same
+        configuration (start-up history), tqdm's own estimate of the capture, or SGLang's capture notice ("This
+        can take up to several minutes", read as 10 minutes); (None, "") when nothing says."""
+        tracker = self.startup
+        previous = tracker.previous_duration_s(phase)
+        if previous:
+            return max(2 * previous, previous + 60.0), f"twice the {previous:.0f} s of the previous start"
+        if phase in ("graph_target", "graph_draft"):
+            cap = tracker.capture
+            if cap and cap.get("elapsed_s") is not None and cap.get("eta_s") is not None:
+                total = float(cap["elapsed_s"]) + float(cap["eta_s"])
+                return max(2 * total, total + 60.0), f"twice tqdm's estimate of {total:.0f} s"
+            return CAPTURE_EXPECTED_S, "SGLang's notice: 'This can take up to several minutes'"
+        return None, ""
+
+    def coverage(self) -> dict[str, Any]:
+        """What part of a server's life the log shows: ``start`` (start-up lines seen), ``end`` (a crash seen),
+        ``excerpt`` (no start-up and no end: a piece of a longer log) and ``cannot_tell`` (sentences)."""
+        start = self.startup.starts > 0
+        end = self.ever_crashed
+        cannot: list[str] = []
+        if not start:
+            cannot.append("the launch flags and the overrides SGLang applied at start-up")
+            cannot.append("time to ready")
+        if not end:
+            cannot.append("whether the server stopped or crashed after the last line")
+        excerpt = not start and not end and self.lines > 0
+        return {"start": start, "end": end, "excerpt": excerpt, "cannot_tell": cannot if excerpt else []}
+
     def _capture_finding(self, line: ParsedLine) -> None:
         self.engine.capture_times(line, self.startup.phases["graph_target"], self.startup.phases["graph_draft"])
 
@@ -144,7 +205,7 @@ class LogAnalyzer:
 
     def summary(self) -> dict[str, Any]:
         """The ``specdash scan --json`` document: ``findings``, ``startup``, ``metrics``, ``server_state``,
-        ``crashed``, ``lines``, ``consistency``."""
+        ``crashed``, ``lines``, ``coverage`` (:meth:`coverage`), ``consistency``."""
         cons = self.metrics.consistency()
         return {
             "lines": self.lines,
@@ -153,6 +214,7 @@ class LogAnalyzer:
             "findings": [f.as_dict() for f in self.findings],
             "startup": self.startup.timeline(),
             "metrics": self.metrics.summary(),
+            "coverage": self.coverage(),
             "consistency": None if cons is None else {
                 "formula": cons.formula, "n": cons.n, "samples": cons.samples, "configured": cons.configured,
                 "matches": cons.matches, "text": cons.describe()},

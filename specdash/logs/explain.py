@@ -323,3 +323,44 @@ def explain_crash(exception: str, detail: str, frames: list[str]) -> Explanation
         )
     return Explanation(f"crash: {short}" + (f": {detail[:120]}" if detail else ""),
                        f"{exception}: {detail}" if detail else exception, None, None)
+
+
+#: (file name part, component) in the order they are looked for, deepest frame first.
+_COMPONENT_FILES: tuple[tuple[str, str], ...] = (
+    ("cuda_graph_runner", "CUDA graph capture"),
+    ("model_runner", "model runner"),
+    ("loader", "weight loading"),
+    ("parallel_state", "distributed (NCCL) init"),
+    ("tp_worker", "TP worker"),
+    ("scheduler", "scheduler"),
+    ("detokenizer", "detokenizer"),
+    ("tokenizer_manager", "tokenizer manager"),
+    ("server_args", "server arguments"),
+)
+_HEAD_COMPONENTS = (("Scheduler", "scheduler"), ("MultimodalDetokenizer", "detokenizer"),
+                    ("Detokenizer", "detokenizer"), ("TokenizerManager", "tokenizer manager"))
+
+
+def traceback_component(frames: list[str], head: str = "") -> str | None:
+    """Where a traceback happened, in words, from its ``File "..."`` ``frames`` (outermost first) and the line
+    that opened it (``head``, e.g. ``Scheduler hit an exception: ...``): ``"draft worker init (model runner)"``,
+    ``"scheduler"``; None when nothing is recognisable. SGLang's layout (python/sglang/srt/): the draft worker
+    lives in ``speculative/`` (``eagle_worker.py``, ``eagle_worker_v2.py``, ``standalone_worker.py``), the
+    scheduler in ``managers/scheduler.py``, the model runner in ``model_executor/model_runner.py``."""
+    deepest = None
+    for frame in reversed(frames):
+        path = frame.split('"')[1] if frame.count('"') >= 2 else frame
+        base = path.rsplit("/", 1)[-1]
+        deepest = next((name for part, name in _COMPONENT_FILES if part in base), None)
+        if deepest:
+            break
+    draft = any("/speculative/" in f or "eagle_worker" in f or "draft_worker" in f for f in frames)
+    init = any(f.endswith((", in __init__", ", in init")) or ", in init_" in f for f in frames)
+    if draft:
+        return "draft worker init" + (f" ({deepest})" if deepest else "") if init else \
+            "draft worker" + (f" ({deepest})" if deepest else "")
+    if deepest is None:
+        deepest = next((name for part, name in _HEAD_COMPONENTS if head.lstrip().startswith(part)), None)
+    if deepest and init and deepest in ("model runner", "scheduler", "TP worker"):
+        return f"{deepest} init"
+    return deepest

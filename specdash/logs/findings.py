@@ -15,7 +15,12 @@ Kinds (``Finding.kind``):
 * ``retractions`` (warning) — KV-pool-full retractions by rate (≥ 3 within 60 s), not by level;
 * ``request_cap`` (warning) — requests queue while KV usage is low: the batch is capped by a request limit;
 * ``no_cuda_graph`` (warning) — decode batches that ran without CUDA graphs;
-* ``capture`` (info) — CUDA graph capture times, draft capture dominating start-up.
+* ``capture`` (info) — CUDA graph capture times, draft capture dominating start-up;
+* ``stall`` (warning) / ``startup_unfinished`` (info) — the log ends inside a start-up phase, past / within what
+  is expected of it (:meth:`FindingsEngine.startup_unfinished`).
+
+A traceback cut before its exception line, or a ``... hit an exception`` line without one, is still a ``crash``
+(``data["cut"]``), with the component and last frame.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import dataclasses
 from datetime import datetime
 from typing import Any, Callable, Deque
 
-from specdash.logs.explain import explain_crash, explain_oom, explain_override
+from specdash.logs.explain import explain_crash, explain_oom, explain_override, traceback_component
 from specdash.logs.metrics import DecodeSample, LiveMetrics
 from specdash.logs.parser import LineKind, ParsedLine
 from specdash.severity import severity_rank
@@ -42,6 +47,16 @@ _K_ready = LineKind.ready
 _K_retract = LineKind.retract
 _K_traceback = LineKind.traceback
 
+_HIT_EXCEPTION = "hit an exception"
+#: What usually hangs in each start-up phase (first words of the phase label -> hint).
+_STALL_HINTS = {
+    "weight loading": "Weight loading hangs on a slow or stuck filesystem (network storage, a full disk) or a "
+                      "download that stopped. ",
+    "CUDA graph capture": "A capture that stops usually ran out of GPU memory or waits on another rank (NCCL). ",
+    "start-up before weight loading": "Before weight loading the ranks initialise NCCL; a hang there is a rank "
+                                      "that never joined (wrong --nnodes/--dist-init-addr, a firewall, a GPU "
+                                      "already in use). ",
+}
 RETRACT_WINDOW_S = 60.0
 #: Decode samples between two recomputations of the acceptance / depth-check findings.
 DERIVED_EVERY = 512
@@ -98,12 +113,16 @@ class FindingsEngine:
         self.on_update = on_update
         self._tb_frames: dict[int, list[str]] = {}
         self._tb_head: dict[int, ParsedLine] = {}
+        #: the line that opened a crash report whose exception line has not come yet, and its traceback group
+        self._open: ParsedLine | None = None
+        self._open_group = 0
         self._retracts: Deque[tuple[datetime | None, int]] = collections.deque(maxlen=1000)
         self._retract_total = 0
         self._first_ts: datetime | None = None
         self._crashed = False
         self._pending: tuple[ParsedLine, DecodeSample] | None = None
         self._untrusted_at: tuple[ParsedLine, DecodeSample] | None = None
+        self._untrusted_last: tuple[ParsedLine, DecodeSample] | None = None
         self._no_graph_at: tuple[ParsedLine, DecodeSample] | None = None
         self._cap_calls = 0
         #: crash/oom/child-failure events seen (a repeated crash counts again)
@@ -208,7 +227,11 @@ class FindingsEngine:
             return
         if kind is _K_plain or kind is _K_http:
             return
+        if self._open is not None and not self._continues_open(line):
+            self._cut_crash(at_end=False)
         if kind is _K_traceback:
+            if line.group == line.number and self._open is None:
+                self._open, self._open_group = line, line.group
             if line.group == line.number:
                 self._tb_head[line.group] = line
                 self._tb_frames[line.group] = []
@@ -239,6 +262,13 @@ class FindingsEngine:
             # "Scheduler hit an exception: Traceback ..." opens a group; the exception line will name the reason
             self._tb_head[line.group] = line
             self._tb_frames[line.group] = []
+            self._open, self._open_group = line, line.group
+            return
+        if exception and line.group and line.group == self._open_group:
+            self._open, self._open_group = None, 0
+        if not exception and _HIT_EXCEPTION in line.message:
+            # "... hit an exception:" with its traceback on the next lines (or not at all): a crash either way
+            self._open, self._open_group = line, 0
             return
         if not exception:
             if "Received sigquit" in line.message:
@@ -272,6 +302,73 @@ class FindingsEngine:
                                        expl.flag, expl.fix, data={"exception": exception, "detail": detail[:500],
                                                                   "traceback_line": line.group or None}),
                   line.number, refresh)
+        self._crashed = True
+        self.crash_events += 1
+
+    def startup_unfinished(self, line_number: int, label: str, running_s: float | None,
+                           expected_s: float | None, basis: str, when: datetime | None) -> None:
+        """The log ends while start-up phase ``label`` runs: ``running_s`` seconds of log time since it began
+        (None without timestamps), ``expected_s`` how long it should take at most (``basis`` says from what; None
+        when nothing says). A ``stall`` warning when it ran past that, else an ``info`` saying what the log cannot
+        tell."""
+        if running_s is not None and expected_s is not None and running_s > expected_s:
+            self._set("stall", Finding(
+                "stall", "warning", line_number,
+                f"stall: {label} began and had not ended {running_s:.0f} s later (expected at most "
+                f"{expected_s:.0f} s, {basis})",
+                "The phase's end line never came. " + _STALL_HINTS.get(label.split(" (")[0], "") +
+                "Check the server process (py-spy dump) and nvidia-smi before killing it.", when,
+                data={"phase": label, "running_s": running_s, "expected_s": expected_s, "basis": basis}))
+            return
+        since = f", {running_s:.0f} s after it began" if running_s is not None else ""
+        known = (f"expected at most {expected_s:.0f} s ({basis})" if expected_s is not None
+                 else "no expected duration is known")
+        self._set("stall", Finding(
+            "startup_unfinished", "info", line_number,
+            f"the log ends during {label}{since}; {known}, so whether it is still running, stalled or was cut "
+            "off this log cannot tell", "", when,
+            data={"phase": label, "running_s": running_s, "expected_s": expected_s, "basis": basis}))
+
+    def _continues_open(self, line: ParsedLine) -> bool:
+        """True when ``line`` belongs to the crash report still waiting for its exception line."""
+        if self._open_group and line.group == self._open_group:
+            return True
+        if not self._open_group and line.kind is _K_traceback and line.group == line.number:
+            self._open_group = line.group  # the traceback of a "hit an exception" line printed on its own line
+            self._tb_frames.setdefault(line.group, [])
+            return True
+        return False
+
+    def end_of_input(self) -> None:
+        """The log ends here (a file read to its end): a crash report still waiting for its exception line is a
+        crash whose reason was cut off."""
+        if self._open is not None:
+            self._cut_crash(at_end=True)
+
+    def _cut_crash(self, at_end: bool) -> None:
+        """A traceback (or a ``... hit an exception`` line) without its exception line: still a crash, with the
+        last frame and the component it happened in."""
+        head, group = self._open, self._open_group
+        self._open, self._open_group = None, 0
+        if head is None:
+            return
+        frames = self._tb_frames.get(group, []) if group else []
+        component = traceback_component(frames, head.message)
+        where = f" in the {component}" if component else ""
+        cut = "the log is cut here" if at_end else "the lines after it belong to something else (an excerpt?)"
+        if frames:
+            message = f"crash{where}: traceback without its exception line ({cut})"
+        else:
+            opener = head.message.split(":", 1)[0].strip()[:80]
+            message = f"crash{where}: '{opener}' with no traceback frames after it ({cut})"
+        last = frames[-1] if frames else None
+        explanation = ((f"Last frame: {last}. " if last else "") +
+                       "The exception line that names the reason is not in this text, so the reason is unknown here; "
+                       "read the full server log from line " + f"{head.number} on.")
+        self._add(f"cut:{head.number}", lambda: Finding(
+            "crash", "error", head.number, message, explanation, head.timestamp,
+            data={"cut": True, "component": component, "last_frame": last, "traceback_line": group or None}),
+            head.number)
         self._crashed = True
         self.crash_events += 1
 
@@ -320,7 +417,7 @@ class FindingsEngine:
             return
         self._request_cap(line)
         if not sample.trusted:
-            self._untrusted_at = (line, sample)
+            self._untrusted_at = self._untrusted_last = (line, sample)
             if m.untrusted_total <= 32 or m.untrusted_total % DERIVED_EVERY == 0:
                 self._refresh_untrusted()
         if rec.cuda_graph is False:
@@ -363,6 +460,9 @@ class FindingsEngine:
     def refresh_derived(self) -> None:
         """Recompute the sample-derived findings (untrusted samples, no CUDA graph, acceptance, depth check) from
         the kept samples; called every DERIVED_EVERY decode samples and whenever the findings are read."""
+        if self._untrusted_at is None and self._untrusted_last is not None:
+            # the "N of M samples" count must follow the trusted samples that came after the last untrusted one
+            self._untrusted_at = self._untrusted_last
         self._refresh_untrusted()
         self._refresh_no_graph()
         pending = self._pending

@@ -243,7 +243,7 @@ _START = re.compile(
     r"|(?P<timings>Engine startup timings)"
     r"|(?P<http>INFO: {2,})"
     r"|(?P<error>Scheduler hit an exception|Received sigquit|Initialization failed|Exception in |"
-    r"Detokenizer hit an exception|TokenizerManager hit an exception|Killed\b)"
+    r"(?:Multimodal)?Detokenizer(?:Manager)? hit an exception|TokenizerManager hit an exception|Killed\b)"
 )
 
 _EXCEPTION = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Warning))(?:: (.*))?$")

@@ -56,7 +56,9 @@ class ParsedArguments:
     ``occurrences``: every option in order; ``typed``: ``{dest: value}`` for the options the user gave (last
     occurrence wins, as in argparse); ``by_dest``: ``{dest: [occurrences]}``; ``unknown``: occurrences argparse
     does not recognise; ``stray``: value-like words nobody consumed; ``errors``: occurrences with an argparse
-    error (ambiguous, bad value, missing value).
+    error (ambiguous, bad value, missing value); ``unresolved``: ``{dest: occurrence}`` whose value depends on a
+    shell variable the pasted text does not set (its ``value`` is an :class:`Unresolved`); ``unresolved_words``:
+    words nobody could classify because they are unresolved (``$EXTRA_ARGS``, ``--$FLAG``).
     """
 
     occurrences: list[Occurrence] = dataclasses.field(default_factory=list)
@@ -65,11 +67,25 @@ class ParsedArguments:
     unknown: list[Occurrence] = dataclasses.field(default_factory=list)
     stray: list[Word] = dataclasses.field(default_factory=list)
     errors: list[Occurrence] = dataclasses.field(default_factory=list)
+    unresolved: dict[str, Occurrence] = dataclasses.field(default_factory=dict)
+    unresolved_words: list[Word] = dataclasses.field(default_factory=list)
 
     def last(self, dest: str) -> Occurrence | None:
         """The occurrence whose value argparse keeps for ``dest`` (the last one), or None."""
         occ = self.by_dest.get(dest)
         return occ[-1] if occ else None
+
+
+class Unresolved(str):
+    """A flag value the pasted text does not decide (``${tp}`` with ``tp`` never set): the text as typed, with
+    ``names`` (what it depends on). Its value is unknown: never converted, compared or judged."""
+
+    names: tuple[str, ...]
+
+    def __new__(cls, typed: str, names: tuple[str, ...]) -> "Unresolved":
+        obj = super().__new__(cls, typed)
+        obj.names = names
+        return obj
 
 
 def _convert(spec: FlagSpec, values: list[str]) -> Any:
@@ -92,12 +108,16 @@ def parse_arguments(words: list[Word], table: FlagTable) -> ParsedArguments:
         word = words[i]
         lookup = table.lookup(word.text)
         if lookup.kind == "positional":
-            result.stray.append(word)
+            (result.unresolved_words if word.unresolved else result.stray).append(word)
             i += 1
             continue
         typed = word.text.split("=", 1)[0] if word.text.startswith("--") else word.text
         occ = Occurrence(typed=typed, lookup=lookup, words=[word], values=[])
         i += 1
+        if lookup.kind in ("unknown", "ambiguous") and word.unresolved:
+            result.unresolved_words.append(word)
+            i += 1
+            continue
         if lookup.kind in ("unknown", "ambiguous"):
             if lookup.explicit is not None:
                 occ.values.append(lookup.explicit)
@@ -138,7 +158,12 @@ def parse_arguments(words: list[Word], table: FlagTable) -> ParsedArguments:
                     i += 1
                 if spec.nargs == "+" and not occ.values:
                     occ.error = f"argument {'/'.join(spec.options)}: expected at least one argument"
-            if occ.error is None:
+            unresolved = [name for w in occ.words for name in w.unresolved]
+            if occ.error is None and unresolved:
+                occ.value = Unresolved(" ".join(w.raw for w in occ.words[1:]) or occ.words[0].raw.split("=", 1)[-1],
+                                       tuple(dict.fromkeys(unresolved)))
+                result.unresolved[spec.dest] = occ
+            elif occ.error is None:
                 try:
                     occ.value = _convert(spec, occ.values) if occ.values else (
                         spec.default if spec.nargs == "?" else [])

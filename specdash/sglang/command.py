@@ -3,7 +3,11 @@
 Accepted forms (any mix): ``python -m sglang.launch_server ...``, ``python3 -m sglang.launch_server``,
 ``sglang serve ...``, a bare list of ``--flags``; leading ``ENV=value`` words; ``export X=1`` lines before the
 command; backslash-newline continuations; ``'...'`` / ``"..."`` quoting; ``# comments``; trailing redirections
-(``> log 2>&1 &``) and further commands (ignored). Also recognised so that their flags can be translated:
+(``> log 2>&1 &``) and further commands (ignored); ``NAME=value`` lines and ``$VAR`` / ``${VAR:-default}`` /
+``$((arithmetic))`` expansion (:mod:`specdash.sglang.expansion`; what the text does not set stays unresolved);
+``docker run ... IMAGE python3 -m sglang.launch_server``, ``srun`` / ``torchrun`` / ``mpirun`` wrappers; separator
+lines and ``[... trimmed]`` markers (skipped); lines of ``--flags`` cut off by a missing backslash (kept apart as
+lost). Also recognised so that their flags can be translated:
 ``vllm serve MODEL ...``, ``python -m vllm.entrypoints.openai.api_server ...``, ``trtllm-serve MODEL ...``, and
 an argparse error line ``launch_server.py: error: unrecognized arguments: ...`` (its flags are taken as the
 command).
@@ -18,9 +22,11 @@ import dataclasses
 import os
 import re
 
+from specdash.sglang.expansion import expand
+
 _OPERATOR_CHARS = ";&|<>"
 _WRAPPERS = {"nohup", "exec", "time", "sudo", "stdbuf", "taskset", "numactl", "setsid"}
-_PLAIN_RUN = re.compile(r"[^\s'\"\\;&|<>]+")
+_PLAIN_RUN = re.compile(r"[^\s'\"\\;&|<>$]+")
 _PLACEHOLDER_WORD = re.compile(r"<[^\s<>]+>(?=[\s;|&]|$)")
 _UNRECOGNIZED = re.compile(r"error: unrecognized arguments:\s*(.*)$")
 
@@ -29,7 +35,10 @@ _UNRECOGNIZED = re.compile(r"error: unrecognized arguments:\s*(.*)$")
 class Word:
     """One shell word: ``text`` after quote removal, ``raw`` as typed, ``start``/``end`` offsets into the
     original text, ``op`` True for an operator (``;``, ``&&``, ``|``, ``>``, ``2>&1`` ...), ``line`` 0-based
-    physical line of ``start``, ``newline_after`` True when an unescaped newline follows it."""
+    physical line of ``start``, ``newline_after`` True when an unescaped newline follows it; ``expands`` True when
+    the word holds a ``$`` the shell expands (outside single quotes); ``unresolved``: after
+    :func:`expand_word`, the names of variables (or ``$(...)`` substitutions) whose value the pasted text does not
+    give, in which case ``text`` keeps the word as typed and its value is unknown."""
 
     text: str
     raw: str
@@ -37,18 +46,23 @@ class Word:
     end: int
     op: bool = False
     newline_after: bool = False
+    unresolved: tuple[str, ...] = ()
+    expands: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
 class EnvAssign:
     """An environment variable set for the launch: ``name``, ``value``, ``source`` (``prefix`` for
-    ``NAME=value python ...``, ``export`` for an ``export NAME=value`` line), and the word's span."""
+    ``NAME=value python ...``, ``export`` for an ``export NAME=value`` line), and the word's span; ``unresolved``:
+    what the value depends on
+    that the pasted text does not give (then ``value`` is the value as typed and is unknown)."""
 
     name: str
     value: str
     source: str
     start: int
     end: int
+    unresolved: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass
@@ -60,7 +74,10 @@ class LaunchCommand:
     after the launcher (operators and what follows them excluded); ``positional``: words of the launcher that
     name a model (``vllm serve MODEL``); ``env``: environment variables (export lines and prefixes, in order);
     ``from_error_line``: True when taken from an argparse "unrecognized arguments" line; ``end``: offset where
-    the command's last argument ends (fixes append there); ``text``: the whole original text.
+    the command's last argument ends (fixes append there); ``text``: the whole original text; ``lost_args``: flag
+    words on lines after ``broken_line`` (1-based) that the shell ran as a separate command because that line
+    lacks its trailing backslash (``broken_by_comment``: that line is a ``# comment`` inside the continuation); ``defaults``: ``(name, default)`` pairs where ``${NAME:-default}`` used its
+    default.
     """
 
     text: str
@@ -75,10 +92,19 @@ class LaunchCommand:
     start: int = 0
     launcher_start: int = 0
     found: bool = False
+    lost_args: list[Word] = dataclasses.field(default_factory=list)
+    broken_line: int = 0
+    broken_by_comment: bool = False
+    defaults: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+
+    @property
+    def unresolved_env(self) -> list[EnvAssign]:
+        """Environment assignments whose value the pasted text does not give."""
+        return [e for e in self.env if e.unresolved]
 
     def env_dict(self) -> dict[str, str]:
         """``{name: value}``; a later assignment of the same name wins (as in the shell)."""
-        return {e.name: e.value for e in self.env}
+        return {e.name: e.value for e in self.env if not e.unresolved}
 
 
 def tokenize(text: str) -> list[Word]:
@@ -120,6 +146,7 @@ def tokenize(text: str) -> list[Word]:
             continue
         start = i
         out: list[str] = []
+        expands = False
         # "2>&1": a digit immediately followed by '>' is a redirection operator
         if c.isdigit() and i + 1 < n and text[i + 1] == ">":
             j = i + 1
@@ -135,6 +162,14 @@ def tokenize(text: str) -> list[Word]:
                 i = plain.end()
                 continue
             c = text[i]
+            if c == "$" and i + 1 < n and text[i + 1] in "({":
+                j = _balanced_end(text, i + 1)
+                out.append(text[i:j])
+                expands = True
+                i = j
+                continue
+            if c == "$":
+                expands = True
             if c == "\\" and i + 1 < n:
                 if text[i + 1] == "\n":
                     i += 2
@@ -153,6 +188,8 @@ def tokenize(text: str) -> list[Word]:
             if c == '"':
                 i += 1
                 while i < n and text[i] != '"':
+                    if text[i] == "$":
+                        expands = True
                     if text[i] == "\\" and i + 1 < n and text[i + 1] in '"\\$`\n':
                         if text[i + 1] != "\n":
                             out.append(text[i + 1])
@@ -166,8 +203,26 @@ def tokenize(text: str) -> list[Word]:
             i += 1
         end = min(i, n)
         raw = text[start:end].rstrip("\\\n")
-        words.append(Word("".join(out), raw, start, start + len(raw)))
+        words.append(Word("".join(out), raw, start, start + len(raw), expands=expands))
     return words
+
+
+def _balanced_end(text: str, i: int) -> int:
+    """Offset just after the bracket group opening at ``text[i]`` (``(`` or ``{``), nesting counted; the end of
+    the text when it never closes."""
+    close = {"(": ")", "{": "}"}[text[i]]
+    depth, j = 0, i
+    while j < len(text):
+        if text[j] == text[i]:
+            depth += 1
+        elif text[j] == close:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        elif text[j] == "\n" and close == "}":
+            return j
+        j += 1
+    return len(text)
 
 
 def _split_commands(words: list[Word]) -> list[list[Word]]:
@@ -207,6 +262,8 @@ def _classify(cmd: list[Word]) -> tuple[str, str, int, list[Word]] | None:
     if i >= len(cmd):
         return None
     first = cmd[i].text
+    if os.path.basename(first) in _OUTER_LAUNCHERS:
+        return _classify_inside(cmd, i + 1)
     # uv run / python -m / python file.py
     if first == "uv" and i + 1 < len(cmd) and cmd[i + 1].text == "run":
         i += 2
@@ -244,22 +301,112 @@ def _classify(cmd: list[Word]) -> tuple[str, str, int, list[Word]] | None:
     return None
 
 
+def _classify_inside(cmd: list[Word], start: int) -> tuple[str, str, int, list[Word]] | None:
+    """The launch command inside a container or job launcher (``docker run [opts] IMAGE python3 -m
+    sglang.launch_server ...``, ``srun [opts] python ...``, ``torchrun [opts] -m sglang.launch_server ...``): the
+    first word from ``start`` on where a launch command begins; None when there is none."""
+    for j in range(start, len(cmd)):
+        word = cmd[j].text
+        if word == "-m" and j + 1 < len(cmd) and cmd[j + 1].text.startswith("sglang"):
+            return "sglang", f"-m {cmd[j + 1].text}", j + 2, []
+        if _is_python(word) or os.path.basename(word) in ("sglang", "vllm", "trtllm-serve"):
+            inner = _classify(cmd[j:])
+            if inner is not None:
+                engine, launcher, first_arg, positional = inner
+                return engine, launcher, j + first_arg, positional
+    return None
+
+
+_OUTER_LAUNCHERS = {"docker", "podman", "nvidia-docker", "srun", "torchrun", "mpirun", "apptainer", "singularity",
+                    "enroot"}
+_SEPARATOR_LINE = re.compile(r"^[ \t]*(?:[-=_*~#]{3,}|\[\s*(?:\.\.\.|…)[^\]\n]*\]"
+                             r"|<\s*(?:\.\.\.|…)[^>\n]*>|\.\.\.|…)[ \t]*$", re.MULTILINE)
+
+
+def _blank_separators(text: str) -> str:
+    """``text`` with separator lines (``-----``, ``=====``) and trim markers (``[... 40 lines trimmed]``,
+    ``...``) replaced by spaces (offsets kept). Inside a backslash continuation the line's newline goes too, so
+    the command reads on as it did when it was run."""
+    def blank(match: re.Match) -> str:
+        before = text[:match.start()].rstrip("\n")
+        joined = before.endswith("\\") and match.end() < len(text) and text[match.end()] == "\n"
+        return " " * (len(match.group(0)) + (1 if joined else 0))
+
+    out, pos = [], 0
+    for match in _SEPARATOR_LINE.finditer(text):
+        if match.start() < pos:
+            continue
+        out.append(text[pos:match.start()])
+        replacement = blank(match)
+        out.append(replacement)
+        pos = match.start() + len(replacement)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_DECLARATIONS = ("export", "declare", "readonly", "local", "typeset")
+
+
+def _assignments(cmd: list[Word]) -> list[Word] | None:
+    """The assignment words of ``cmd`` when it only sets variables (``NAME=value ...`` or ``export NAME=value
+    ...``, ``declare``/``readonly``/``local`` alike), else None."""
+    if not cmd:
+        return None
+    if cmd[0].text in _DECLARATIONS:
+        return [w for w in cmd[1:] if not w.op and _ENV_WORD.match(w.text)]
+    if all(not w.op and _ENV_WORD.match(w.text) for w in cmd):
+        return list(cmd)
+    return None
+
+
+def _expanded(word: Word, variables: dict[str, str | None]) -> tuple[Word, tuple[tuple[str, str], ...]]:
+    if not word.expands:
+        return word, ()
+    result = expand(word.text, variables)
+    return dataclasses.replace(word, text=result.text, unresolved=result.unresolved), result.defaults
+
+
 def parse_command(text: str) -> LaunchCommand:
     """Find the launch command in ``text`` (the first SGLang one with speculative flags, else the first SGLang one,
-    else the first vLLM / TensorRT-LLM one, else an argparse "unrecognized arguments" line) and return it as a :class:`LaunchCommand`. ``export`` lines before it
-    contribute to ``env``. When nothing is found, ``found`` is False and ``args`` is empty."""
-    words = tokenize(text)
+    else the first vLLM / TensorRT-LLM one, else an argparse "unrecognized arguments" line) and return it as a
+    :class:`LaunchCommand`.
+
+    ``text`` is read as a shell script: ``export`` lines and ``NAME=value`` lines before the command contribute to
+    ``env`` (exports) and to the variables its words expand (see :mod:`specdash.sglang.expansion`); words whose
+    value the script does not give are marked ``unresolved``. Lines of bare ``--flags`` right after the command,
+    which the shell runs as a separate command because a line lacks its trailing backslash, are kept in
+    ``lost_args`` (``broken_line``: the 1-based line that ends the command early), not counted as other commands.
+    When nothing is found, ``found`` is False and ``args`` is empty."""
+    words = tokenize(_blank_separators(text))
     commands = _split_commands(words)
     exports: list[EnvAssign] = []
+    variables: dict[str, str | None] = {}
     fallback: LaunchCommand | None = None
     candidates: list[LaunchCommand] = []
+    previous: LaunchCommand | None = None
     for cmd in commands:
-        if cmd and cmd[0].text == "export":
-            for w in cmd[1:]:
-                if _ENV_WORD.match(w.text):
-                    name, value = w.text.split("=", 1)
-                    exports.append(EnvAssign(name, value, "export", cmd[0].start, w.end))
+        if previous is not None and _is_lost_continuation(previous, cmd):
+            previous.lost_args.extend(w for w in cmd if not w.op)
             continue
+        previous = None
+        assigned = _assignments(cmd)
+        if assigned is not None:
+            for w in assigned:
+                name = w.text.split("=", 1)[0]
+                value_word, _ = _expanded(w, variables)
+                value = value_word.text.split("=", 1)[1] if not value_word.unresolved else None
+                variables[name] = value
+                if cmd[0].text == "export":
+                    exports.append(EnvAssign(name, w.text.split("=", 1)[1] if value is None else value, "export",
+                                             cmd[0].start, w.end, value_word.unresolved))
+            continue
+        defaults: list[tuple[str, str]] = []
+        expanded_cmd = []
+        for w in cmd:
+            new, used = _expanded(w, variables)
+            expanded_cmd.append(new)
+            defaults.extend(used)
+        cmd = expanded_cmd
         classified = _classify(cmd)
         if classified is None:
             continue
@@ -271,10 +418,11 @@ def parse_command(text: str) -> LaunchCommand:
             k += 1
         result.launcher_start = cmd[min(k, len(cmd) - 1)].start
         result.env = list(exports)
+        result.defaults = defaults
         for w in cmd[:first_arg]:
             if _ENV_WORD.match(w.text) and w.text.split("=", 1)[0] != w.text:
                 name, value = w.text.split("=", 1)
-                result.env.append(EnvAssign(name, value, "prefix", w.start, w.end))
+                result.env.append(EnvAssign(name, value, "prefix", w.start, w.end, w.unresolved))
         args: list[Word] = []
         skip_next = False
         for w in cmd[first_arg:]:
@@ -292,6 +440,9 @@ def parse_command(text: str) -> LaunchCommand:
             candidates.append(result)
         elif fallback is None:
             fallback = result
+        if cmd[-1].newline_after and launcher:
+            previous = result
+            result.broken_line, result.broken_by_comment = _ending_line(text, cmd[-1].end)
     if candidates:
         chosen = next((c for c in candidates if any("specul" in w.text for w in c.args)), candidates[0])
         chosen.other_commands = len(candidates) - 1
@@ -308,6 +459,29 @@ def parse_command(text: str) -> LaunchCommand:
                                  end=args[-1].end if args else offset, found=True, start=offset,
                                  launcher_start=offset)
     return LaunchCommand(text=text, end=len(text.rstrip()))
+
+
+def _ending_line(text: str, pos: int) -> tuple[int, bool]:
+    """(1-based line whose newline ends the command whose last word ends at ``pos``, True when that line is a
+    ``# comment`` inside the continuation: the shell drops the comment with its backslash)."""
+    start = pos
+    while True:
+        newline = text.find("\n", start)
+        if newline < 0:
+            return text.count("\n", 0, pos) + 1, False
+        segment = text[start:newline].rstrip(" \t\r")
+        if segment.lstrip().startswith("#") and start != pos:
+            return text.count("\n", 0, newline) + 1, True
+        if segment.endswith("\\") and "#" not in segment:
+            start = newline + 1
+            continue
+        return text.count("\n", 0, newline) + 1, "#" in segment and start != pos
+
+
+def _is_lost_continuation(command: LaunchCommand, cmd: list[Word]) -> bool:
+    """True when ``cmd`` (the simple command after ``command``, split from it by a newline) is clearly the rest
+    of its flags: it starts with a ``--flag``."""
+    return bool(cmd) and not cmd[0].op and cmd[0].text.startswith("--") and len(cmd[0].text) > 2
 
 
 def _lines(text: str):

@@ -13,11 +13,12 @@ import functools
 from typing import Any
 
 from specdash.sglang.architectures import architecture_from_config, guess_architecture
-from specdash.sglang.arguments import parse_arguments
+from specdash.sglang.arguments import Unresolved, parse_arguments
 from specdash.sglang.command import LaunchCommand, parse_command
 from specdash.sglang.diagnostics import SEVERITY_RANK, Diagnostic, Edit, Fix
 from specdash.sglang.flags import load_table
-from specdash.sglang.rules import Context, advice, argparse_level, backends, launch_checks, parallel, speculative
+from specdash.sglang.rules import (Context, advice, argparse_level, backends, launch_checks, parallel, shell,
+                                   speculative)
 from specdash.sglang.rules.advice import check_pairing
 from specdash.sglang.versions import CURRENT_RELEASE, Profile, profile_notice, profile_or_newest
 
@@ -106,7 +107,7 @@ class ValidationReport:
 
 def _initial_values(table, typed: dict[str, Any]) -> dict[str, Any]:
     values = dict(_defaults(table))
-    values.update(typed)
+    values.update({k: v for k, v in typed.items() if not isinstance(v, Unresolved)})
     return values
 
 
@@ -138,8 +139,10 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
     command = parse_command(command_text)
     parsed = parse_arguments(command.args, table)
     model_path = parsed.typed.get("model_path")
-    if model_path is None and command.positional:
+    if model_path is None and command.positional and not command.positional[0].unresolved:
         model_path = command.positional[0].text
+    if isinstance(model_path, Unresolved):
+        model_path = None
     arch = architecture_from_config(model_config)
     arch_source = "config.json" if arch else None
     if arch is None:
@@ -165,6 +168,7 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
         if command.from_error_line:
             ctx.add("info", "from-error-line", (),
                     "taken from an argparse 'unrecognized arguments' line: every flag listed there was rejected")
+        shell.check(ctx)
         argparse_level.check(ctx)
         ctx = _with_renames(ctx)
         stopped_by_argparse = ctx.stopped
@@ -177,9 +181,12 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
             launch_checks.check(ctx)
         advice.check(ctx)
         check_pairing(ctx, model_config, draft_config)
+        shell.demote_unresolved(ctx)
     effective = {f: ctx.values.get(f) for f in EFFECTIVE_FIELDS if f in ctx.values}
     for dest in ctx.parsed.typed:
         effective.setdefault(dest, ctx.values.get(dest))
+    for dest, occ in ctx.parsed.unresolved.items():
+        effective[dest] = occ.value
     diagnostics = sorted(ctx.diagnostics, key=lambda d: SEVERITY_RANK[d.severity])
     return ValidationReport(
         sglang_version=profile.version,
@@ -206,7 +213,7 @@ def _with_renames(ctx: Context) -> Context:
     else:
         edits: list[Edit] = []
         for diag in ctx.diagnostics:
-            if diag.code in ("foreign-flag", "ambiguous-flag") and diag.fix is not None:
+            if diag.code in ("foreign-flag", "ambiguous-flag", "fused-flags") and diag.fix is not None:
                 if any(e.kind in ("rename", "set") for e in diag.fix.edits):
                     edits.extend(diag.fix.edits)
         if edits:
@@ -218,6 +225,8 @@ def _with_renames(ctx: Context) -> Context:
     parsed = parse_arguments(command.args, ctx.table)
     values = _initial_values(ctx.table, parsed.typed)
     values["model_path"] = parsed.typed.get("model_path", ctx.values.get("model_path"))
+    if isinstance(values["model_path"], Unresolved):
+        values["model_path"] = None
     ctx.add("info", "resolved-as-fixed", (),
             "the effective values below assume the flags above are renamed as suggested")
     new = Context(profile=ctx.profile, table=ctx.table, command=command, parsed=parsed, env=command.env_dict(),

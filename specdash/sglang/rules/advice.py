@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from specdash.sglang.architectures import mtp_architectures
+from specdash.sglang.arguments import Unresolved
 from specdash.sglang.diagnostics import Edit
 from specdash.sglang.rules.context import Context
 
@@ -93,7 +94,7 @@ def check(ctx: Context) -> None:
 def _placeholders(ctx: Context) -> None:
     for dest in ("model_path", "speculative_draft_model_path", "tokenizer_path", "speculative_token_map"):
         value = ctx.parsed.typed.get(dest)
-        if isinstance(value, str) and _PLACEHOLDER.search(value):
+        if isinstance(value, str) and not isinstance(value, Unresolved) and _PLACEHOLDER.search(value):
             ctx.error("placeholder-path", ctx.option(dest),
                       f"{ctx.option(dest)} {value} is a placeholder, not a path or model id: SGLang fails to load it.",
                       exception="OSError", stage="startup", stop=False)
@@ -122,7 +123,8 @@ def _visible_devices(ctx: Context) -> None:
 
 def _draft_model(ctx: Context, algo: str) -> None:
     v = ctx.values
-    if algo not in ("EAGLE", "EAGLE3", "STANDALONE") or v.get("speculative_draft_model_path") is not None:
+    if algo not in ("EAGLE", "EAGLE3", "STANDALONE") or v.get("speculative_draft_model_path") is not None \
+            or ctx.typed("speculative_draft_model_path"):
         return
     mtp = mtp_architectures(ctx.profile)
     typed_algo = str(ctx.parsed.typed.get("speculative_algorithm", algo)).upper()

@@ -91,6 +91,14 @@ def _unknown(ctx: Context, occ: Occurrence, release: str) -> None:
     known_in = _releases_with(key) if key.startswith("--") else ()
     foreign = FOREIGN_FLAGS.get(key)
     head = f"argparse error: unrecognized arguments: {occ.as_typed}. SGLang {release} has no {occ.typed}"
+    fused = _fused_split(ctx, occ.typed)
+    if fused:
+        joined = " ".join(fused)
+        ctx.error("fused-flags", occ.typed,
+                  f"{head}: it is {len(fused)} flags of this release written without the space between them "
+                  f"({joined}).", exception="SystemExit(2)", stage="argparse", stop=False,
+                  fix=ctx.fix(f"split {occ.typed} into {joined}", Edit("rename", option=joined, typed=occ.typed)))
+        return
     if foreign is not None and not (known_in and key == occ.typed):
         fix = _foreign_fix(ctx, occ, key, foreign)
         ctx.error("foreign-flag", occ.typed, f"{head}: it is a {foreign.engine} flag - {foreign.note}.",
@@ -124,6 +132,17 @@ def _unknown(ctx: Context, occ: Occurrence, release: str) -> None:
     else:
         ctx.error("unknown-flag", occ.typed, f"{head}.", exception="SystemExit(2)", stage="argparse", stop=False,
                   fix=ctx.fix(f"remove {occ.as_typed}", Edit("remove", typed=occ.typed)))
+
+
+def _fused_split(ctx: Context, typed: str) -> list[str] | None:
+    """``--a--b`` -> ``["--a", "--b"]`` when every part is an option spelled out in full in this release (a
+    missing space between two flags), else None."""
+    if not typed.startswith("--") or "--" not in typed[2:]:
+        return None
+    parts = ["--" + p for p in typed[2:].split("--")]
+    if len(parts) < 2 or any(p == "--" or p not in ctx.table.by_option for p in parts):
+        return None
+    return parts
 
 
 def _algorithm_typed(ctx: Context) -> str | None:
