@@ -17,9 +17,10 @@ from specdash.sglang.arguments import parse_arguments
 from specdash.sglang.command import LaunchCommand, parse_command
 from specdash.sglang.diagnostics import SEVERITY_RANK, Diagnostic, Edit, Fix
 from specdash.sglang.flags import load_table
+from specdash.sglang.known_issues import match_command as match_known_issues
 from specdash.sglang.rules import Context, advice, argparse_level, backends, launch_checks, parallel, speculative
 from specdash.sglang.rules.advice import check_pairing
-from specdash.sglang.versions import CURRENT_RELEASE, Profile, profile_notice, profile_or_newest
+from specdash.sglang.versions import CURRENT_RELEASE, Profile, is_version, profile_notice, profile_or_newest
 
 #: Fields always shown in the effective configuration (when the release has them).
 EFFECTIVE_FIELDS: tuple[str, ...] = (
@@ -129,6 +130,8 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
     ``sglang_version`` (e.g. ``"0.5.9"``; None = newest known release) and the target's HF ``config.json`` dict
     ``model_config`` (for architecture-dependent choices; without it the architecture is guessed from the model
     name and labelled so). ``draft_config`` (the draft's config.json) enables the STANDALONE tokenizer check.
+    Known SGLang issues (:mod:`specdash.sglang.known_issues`) are matched for ``sglang_version`` as given: with None
+    they are reported at info level, saying the release decides.
 
     A ``sglang_version`` that is not a version string (``"unknown"``, as a source build may report) gives the newest
     rules and a ``version_notice`` saying so; never raises for any text.
@@ -177,6 +180,8 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
             launch_checks.check(ctx)
         advice.check(ctx)
         check_pairing(ctx, model_config, draft_config)
+        if not ctx.stopped:
+            match_known_issues(ctx, sglang_version if is_version(sglang_version) else None)
     effective = {f: ctx.values.get(f) for f in EFFECTIVE_FIELDS if f in ctx.values}
     for dest in ctx.parsed.typed:
         effective.setdefault(dest, ctx.values.get(dest))
