@@ -265,7 +265,7 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         "mtp-two-batch-overlap", "other",
         "MTP fails with two-batch overlap",
         "NEXTN/EAGLE with --enable-two-batch-overlap (DeepSeek-V3, DP attention, DeepEP low latency) hit an error "
-        "fixed in the PR",
+        "that the PR corrects",
         (_P + "7569",),
         "use a build with PR #7569",
         CommandPattern(EAGLE_FAMILY, {"enable_two_batch_overlap": True}),
