@@ -324,14 +324,23 @@ def test_an_architecture_limited_entry_is_only_info_when_the_architecture_is_unk
     assert other.find("known-issue:eagle-dp-attention-draft-deadlock") is None
 
 
-def test_hardware_evidence_turns_a_gpu_dependent_note_into_the_entry():
+def test_an_amd_only_entry_needs_amd_evidence_in_the_command():
     plain = validate_command(f"{LAUNCH} --model-path m --speculative-algorithm EAGLE --speculative-draft-model-path d "
                              f"{DEPTH}", "0.5.18")
     assert plain.find("known-issue:rocm-aiter-greedy-sample-oov") is None
-    assert "pull/35872" in plain.find("known-issues-gpu-dependent").message
+    assert plain.find("known-issues-gpu-dependent") is None
     amd = validate_command(f"SGLANG_USE_AITER=1 {LAUNCH} --model-path m --speculative-algorithm EAGLE "
                            f"--speculative-draft-model-path d {DEPTH}", "0.5.18")
     assert amd.find("known-issue:rocm-aiter-greedy-sample-oov") is not None
+
+
+def test_a_gpu_family_the_command_cannot_show_is_named_in_one_info():
+    case = CASES["hopper-fa3-unresolved-eagle-topk"]
+    report = validate_command(case.text, case.version)
+    assert report.find("known-issue:hopper-fa3-unresolved-eagle-topk") is None
+    summary = report.find("known-issues-gpu-dependent")
+    assert summary.severity == "info"
+    assert "only on Hopper (SM90) GPUs: https://github.com/sgl-project/sglang/pull/36564" in summary.message
 
 
 def test_no_known_issue_is_an_error():

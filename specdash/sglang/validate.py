@@ -147,7 +147,35 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
     arch_source = "config.json" if arch else None
     if arch is None:
         arch = guess_architecture(model_path)
-        arch_source = "guessed from the model name" if arch else None
+        arch_source = GUESSED if arch else None
+    ctx = _evaluate(command_text, sglang_version, profile, table, command, parsed, model_path, arch, arch_source,
+                    model_config, draft_config)
+    if arch_source == GUESSED:
+        unguessed = _evaluate(command_text, sglang_version, profile, table, command, parsed, model_path, None, None,
+                              model_config, draft_config)
+        _soften_guessed_errors(ctx, unguessed, arch)
+    effective = {f: ctx.values.get(f) for f in EFFECTIVE_FIELDS if f in ctx.values}
+    for dest in ctx.parsed.typed:
+        effective.setdefault(dest, ctx.values.get(dest))
+    diagnostics = sorted(ctx.diagnostics, key=lambda d: SEVERITY_RANK[d.severity])
+    return ValidationReport(
+        sglang_version=profile.version,
+        profile=profile,
+        diagnostics=diagnostics,
+        effective=effective,
+        typed=dict(parsed.typed),
+        architecture=arch,
+        architecture_source=arch_source,
+        command=command,
+        version_notice=profile_notice(profile),
+    )
+
+
+def _evaluate(command_text: str, sglang_version: str | None, profile: Profile, table, command: LaunchCommand, parsed,
+              model_path: str | None, arch: str | None, arch_source: str | None, model_config: dict | None,
+              draft_config: dict | None) -> Context:
+    """Run the rules on one parsed command for architecture ``arch`` (None: not known); returns the context with the
+    diagnostics and the resolved values."""
     values = _initial_values(table, parsed.typed)
     if model_path is not None:
         values["model_path"] = model_path
@@ -182,21 +210,24 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
         check_pairing(ctx, model_config, draft_config)
         if not ctx.stopped:
             match_known_issues(ctx, sglang_version if is_version(sglang_version) else None)
-    effective = {f: ctx.values.get(f) for f in EFFECTIVE_FIELDS if f in ctx.values}
-    for dest in ctx.parsed.typed:
-        effective.setdefault(dest, ctx.values.get(dest))
-    diagnostics = sorted(ctx.diagnostics, key=lambda d: SEVERITY_RANK[d.severity])
-    return ValidationReport(
-        sglang_version=profile.version,
-        profile=profile,
-        diagnostics=diagnostics,
-        effective=effective,
-        typed=dict(parsed.typed),
-        architecture=arch,
-        architecture_source=arch_source,
-        command=command,
-        version_notice=profile_notice(profile),
-    )
+    return ctx
+
+
+#: ``arch_source`` of an architecture taken from the model's name, not from its config.json.
+GUESSED = "guessed from the model name"
+
+
+def _soften_guessed_errors(ctx: Context, unguessed: Context, arch: str | None) -> None:
+    """An error that holds only under the architecture guessed from the model name (it is absent when the
+    architecture is unknown) depends on a fact the input does not carry: it becomes a ``warning`` that says so and
+    how to supply the fact. Errors that hold whatever the architecture stay errors."""
+    robust = {(d.code, d.flags) for d in unguessed.diagnostics if d.severity == "error"}
+    for index, diag in enumerate(ctx.diagnostics):
+        if diag.severity == "error" and (diag.code, diag.flags) not in robust:
+            ctx.diagnostics[index] = dataclasses.replace(
+                diag, severity="warning",
+                message=f"{diag.message} — only if the target is {arch}, which is guessed from the model name: give "
+                        "the model's config.json (validate --host TARGET reads it) to decide")
 
 
 def _with_renames(ctx: Context) -> Context:

@@ -96,6 +96,8 @@ def match_command(ctx, version: str | None, table: tuple[KnownIssue, ...] = KNOW
                          "architecture is not known here (give the model's config.json, e.g. validate --host)")
         elif pattern.architectures and ctx.arch_source != "config.json":
             notes.append(f"the target's architecture {ctx.arch} was only guessed from the model name")
+        if pattern.evidence_required and not _evidence(pattern, values, env):
+            continue
         flags = tuple(ctx.option(f) for f in pattern.values if ctx.typed(f)) + tuple(pattern.env)
         code = f"known-issue:{entry.id}"
         if verdict is VersionVerdict.fixed:
@@ -103,7 +105,8 @@ def match_command(ctx, version: str | None, table: tuple[KnownIssue, ...] = KNOW
                     f"{entry.title}.", link=entry.link)
             continue
         if pattern.hardware and not _evidence(pattern, values, env):
-            gpu_dependent.append(entry)
+            if not pattern.evidence_required:
+                gpu_dependent.append(entry)
             continue
         if verdict is VersionVerdict.unknown and (entry.first_bad or entry.first_fixed):
             notes.append("it applies only to some releases and the release is not known here: pass --sglang-version "

@@ -40,7 +40,10 @@ class CommandPattern:
     set at all); ``env_absent``: variables that must not be set; ``hardware``: a GPU family the issue needs
     (``"AMD ROCm"``, ``"Blackwell"``, ``"Ampere"``) — the command rarely proves it, so without ``hardware_evidence``
     the entry is reported at info level naming the condition; ``hardware_evidence``: ``{field or env: regex}``
-    whose match proves the family (e.g. ``attention_backend`` ``aiter`` proves AMD)."""
+    whose match proves the family (e.g. ``attention_backend`` ``aiter`` proves AMD); ``evidence_required``: report
+    the entry only with that evidence (AMD deployments show themselves in the command: the aiter backend,
+    ``SGLANG_USE_AITER``, ``HIP_VISIBLE_DEVICES``; a command without any of them is taken as not AMD's, so NVIDIA
+    commands are not buried under ROCm notes); ``architectures``: target architectures the issue needs."""
 
     algorithms: tuple[str, ...] = ()
     values: dict[str, Condition] = dataclasses.field(default_factory=dict)
@@ -48,6 +51,7 @@ class CommandPattern:
     env_absent: tuple[str, ...] = ()
     hardware: str | None = None
     hardware_evidence: dict[str, str] = dataclasses.field(default_factory=dict)
+    evidence_required: bool = False
     architectures: tuple[str, ...] = ()
 
 

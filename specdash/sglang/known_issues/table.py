@@ -183,7 +183,7 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         (_P + "35872",),
         "use a build with PR #35872",
         CommandPattern(EAGLE_FAMILY, {"speculative_eagle_topk": (1,)}, hardware="AMD ROCm (MI300/MI355)",
-                       hardware_evidence=_AMD),
+                       hardware_evidence=_AMD, evidence_required=True),
         fixed_by="PR #35872 (merged)"),
     KnownIssue(
         "rocm-eagle-dsa-tilelang", "amd-rocm",
@@ -193,7 +193,7 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         (_P + "29876",),
         "use other DSA backends for speculative decoding on MI355X",
         CommandPattern(EAGLE_FAMILY, {"dsa_prefill_backend": ("tilelang",), "dsa_decode_backend": ("tilelang",)},
-                       hardware="AMD ROCm (MI355X)", hardware_evidence=_AMD),
+                       hardware="AMD ROCm (MI355X)", hardware_evidence=_AMD, evidence_required=True),
         logs=(LogPattern("All of them must not be None", r"AssertionError: All of them must not be None"),),
         severity="info", status="closed"),
     KnownIssue(
