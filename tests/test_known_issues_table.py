@@ -113,6 +113,18 @@ CASES: dict[str, Case] = {
         "0.5.9", "info", config={"architectures": ["Qwen2_5_VLForConditionalGeneration"]},
         outside=(f"{LAUNCH} --model-path Qwen/Qwen2.5-VL-7B-Instruct --speculative-algorithm EAGLE3 "
                  f"--speculative-draft-model-path Rayzl/qwen2.5-vl-7b-eagle3-sgl {DEPTH}", "0.5.9")),
+    # issue 13352's reproduction (on 0.5.16 and later SGLang keeps spec v2 on with topk > 1)
+    "spec-v2-eagle3-topk-tree-crash": Case(
+        "command", "SGLANG_ENABLE_SPEC_V2=1 SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 python -m sglang.launch_server "
+                   "--model-path /dataset/model/llama3.1/Llama-3.1-8B-Instruct --host 0.0.0.0 --port 30000 "
+                   "--trust-remote-code --speculative-algorithm EAGLE3 --speculative-draft-model-path "
+                   "jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B --speculative-num-steps 5 "
+                   "--speculative-num-draft-tokens 8 --speculative-eagle-topk 4 --disable-cuda-graph",
+        "0.5.23", "info",
+        outside=("python -m sglang.launch_server --model-path /dataset/model/llama3.1/Llama-3.1-8B-Instruct "
+                 "--speculative-algorithm EAGLE3 --speculative-draft-model-path "
+                 "jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B --speculative-num-steps 5 "
+                 "--speculative-num-draft-tokens 8 --speculative-eagle-topk 4 --disable-overlap-schedule", "0.5.23")),
     # issue 30549: the assertion line it quotes
     "adaptive-shared-logits-buffer": Case(
         "log", "AssertionError: shared logits buffer holds 128 rows but caller needs 256 (vocab_size=154880)",
@@ -199,6 +211,29 @@ CASES: dict[str, Case] = {
                  "--node-rank 0 --disable-cuda-graph --speculative-algorithm EAGLE --speculative-draft-model-path "
                  "lmsys/DeepSeek-R1-NextN --speculative-num-steps 1 --speculative-eagle-topk 1 "
                  "--speculative-num-draft-tokens 2", "0.4.3")),
+    # issue 31600: EAGLE with HiCache L2 and a Mooncake L3 store
+    "eagle-hicache-store-hit-accept-drop": Case(
+        "command", f"{LAUNCH} --model-path /models/glm-5.2-w4afp8 --tp-size 8 --speculative-algorithm EAGLE {DEPTH} "
+                   "--enable-hierarchical-cache --hicache-storage-backend mooncake",
+        "0.5.15.post1", "warning",
+        outside=(f"{LAUNCH} --model-path /models/glm-5.2-w4afp8 --tp-size 8 --speculative-algorithm EAGLE {DEPTH} "
+                 "--enable-hierarchical-cache", "0.5.15.post1")),
+    # issue 28771: GLM-5.1-FP8, EAGLE + HiCache (Mooncake RDMA) + DSA, TP 4
+    "eagle-hicache-mooncake-dsa-accept-decay": Case(
+        "command", "CUDA_VISIBLE_DEVICES=0,1,2,3 python3 -m sglang.launch_server \\\n  --model-path /modules/GLM-5.1-FP8 "
+                   "\\\n  --host 0.0.0.0 --port 30000 \\\n  --trust-remote-code \\\n  --tp-size 4 \\\n"
+                   f"  --speculative-algorithm EAGLE {DEPTH} --enable-hierarchical-cache "
+                   "--hicache-storage-backend mooncake\n",
+        "0.5.13", "info",
+        outside=(f"{LAUNCH} --model-path /modules/GLM-5.1-FP8 --tp-size 4 --speculative-algorithm EAGLE {DEPTH} "
+                 "--enable-hierarchical-cache --hicache-storage-backend file", "0.5.13")),
+    # issue 32459: v0.5.16, TP8 + EAGLE steps=3/draft=4, cache report on
+    "eagle-radix-reuse-collapse": Case(
+        "command", f"{LAUNCH} --model-path /models/GLM-DSA-NVFP4 --tp-size 8 --speculative-algorithm EAGLE {DEPTH} "
+                   "--enable-cache-report",
+        "0.5.16", "info",
+        outside=(f"{LAUNCH} --model-path /models/GLM-DSA-NVFP4 --tp-size 8 --speculative-algorithm EAGLE {DEPTH} "
+                 "--enable-cache-report --disable-radix-cache", "0.5.16")),
     # issue 17576's launch command (the thread glues two flags together; separated here)
     "ngram-json-schema-crash": Case(
         "command", "CUDA_VISIBLE_DEVICES=0,1 SGLANG_FLASHINFER_WORKSPACE_SIZE=536870912 SGLANG_USE_CUDA_IPC_TRANSPORT=1 "
@@ -215,6 +250,13 @@ CASES: dict[str, Case] = {
                    "--hicache-io-backend direct",
         "0.5.5", "info",
         outside=(f"{LAUNCH} --model-path Qwen/Qwen3-8B --speculative-algorithm NGRAM", "0.5.5")),
+    # PR 7192: DeepSeek MTP with DeepEP
+    "mtp-deepep-shape-mismatch": Case(
+        "command", f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --enable-dp-attention --dp-size 8 "
+                   f"--moe-a2a-backend deepep --speculative-algorithm EAGLE {DEPTH}",
+        "0.5.5", "info",
+        outside=(f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --speculative-algorithm EAGLE {DEPTH}",
+                 "0.5.5")),
     # PR 7569's launch command, verbatim
     "mtp-two-batch-overlap": Case(
         "command", "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=256 SGLANG_TBO_DEBUG=1 python3 -m "

@@ -130,6 +130,16 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         "run spec v1 (--disable-overlap-schedule) for vision-language targets with EAGLE3",
         CommandPattern(("EAGLE3",), _SPEC_V2, architectures=("Qwen2_5_VLForConditionalGeneration",)),
         severity="info", status="closed"),
+    KnownIssue(
+        "spec-v2-eagle3-topk-tree-crash", "spec-v2",
+        "EAGLE3 under spec v2 with topk > 1 crashes in the draft-extend step",
+        "With SGLANG_ENABLE_SPEC_V2=1, EAGLE3 and --speculative-eagle-topk 4 the draft-extend input ids were not "
+        "updated: 'RuntimeError: Sizes of tensors must match except in dimension 1. Expected size 6 but got size 8' in "
+        "llama_eagle3.py",
+        (_I + "13352",),
+        "use --speculative-eagle-topk 1 with spec v2, or run spec v1 (--disable-overlap-schedule)",
+        CommandPattern(("EAGLE3",), {"speculative_eagle_topk": AtLeast(2), **_SPEC_V2}),
+        severity="info", reported_in=("a development build of 2025-11",)),
     # ---- adaptive depth --------------------------------------------------------------------------------------------
     KnownIssue(
         "adaptive-shared-logits-buffer", "adaptive-depth",
@@ -158,8 +168,9 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         "non-MLA EAGLE3 draft inherits an MLA-only backend on B200",
         "On B200 SGLang auto-selects trtllm_mla for MLA targets (Kimi K2.5); the Llama-layout EAGLE3 draft "
         "inherits it and fails with 'ValueError: trtllm_mla backend can only be used with MLA models.'",
-        (_P + "20298",),
-        "give the draft its own backend (--speculative-draft-attention-backend flashinfer where the release has it)",
+        (_P + "20298", _I + "23490"),
+        "give the draft its own backend: the Kimi K2.6 thread's workaround is --speculative-draft-attention-backend "
+        "trtllm_mha",
         CommandPattern(("EAGLE3",), {"attention_backend": (None, "trtllm_mla")}, hardware="Blackwell (SM100)",
                        hardware_evidence={"attention_backend": "trtllm_mla"},
                        architectures=tuple(sorted(MLA_ARCHITECTURES))),
@@ -244,6 +255,36 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         "capture",
         CommandPattern(EAGLE_FAMILY, {"nnodes": AtLeast(2), "disable_cuda_graph": False}),
         severity="info"),
+    # ---- caches under speculative decoding: benchmark truth ---------------------------------------------------
+    KnownIssue(
+        "eagle-hicache-store-hit-accept-drop", "env-benchmark",
+        "EAGLE accept length collapses on HiCache L2/L3 store hits",
+        "With HiCache and a storage backend (Mooncake in the thread) a store hit skips prefill, but only the target's "
+        "KV is persisted: the draft has no context and accept length fell from 5.94 to 2.87 (steady ~1.4), decode "
+        "throughput from ~770 to ~130-320 tok/s",
+        (_I + "31600",),
+        "benchmark cache-hit and cold runs separately; compare accept length on store hits before relying on it",
+        CommandPattern(EAGLE_FAMILY, {"enable_hierarchical_cache": True, "hicache_storage_backend": True}),
+        status="closed"),
+    KnownIssue(
+        "eagle-hicache-mooncake-dsa-accept-decay", "env-benchmark",
+        "EAGLE accept length decays over hours with HiCache + Mooncake + DSA (GLM-5.1)",
+        "GLM-5.1-FP8 with EAGLE, HiCache over Mooncake RDMA and DSA: accept length fell smoothly from ~3.4 to ~1.9 "
+        "over about two hours, with no error",
+        (_I + "28771",),
+        "watch accept length over a long run (specdash's log pane trends it); restart comparisons from a fresh cache",
+        CommandPattern(EAGLE_FAMILY, {"enable_hierarchical_cache": True, "hicache_storage_backend": ("mooncake",)}),
+        severity="info", reported_in=("main 2026-06-17",), status="closed as inactive"),
+    KnownIssue(
+        "eagle-radix-reuse-collapse", "env-benchmark",
+        "EAGLE defeats radix prefix reuse for multi-turn traffic (GLM-DSA NVFP4)",
+        "On v0.5.16 with GLM-DSA NVFP4, enabling EAGLE dropped deep-prompt cache hits from 97% to 40-53% at any "
+        "draft length; TTFT and input throughput matched full re-prefill (input 43,981 -> 12,881-16,811 tok/s)",
+        (_I + "32459",),
+        "compare cached_tokens (--enable-cache-report) with and without speculation before reading multi-turn "
+        "benchmark numbers",
+        CommandPattern(EAGLE_FAMILY, {"disable_radix_cache": False, "enable_cache_report": True}),
+        severity="info", reported_in=("0.5.16",)),
     # ---- other speculative features -----------------------------------------------------------------------------
     KnownIssue(
         "ngram-json-schema-crash", "other",
@@ -261,6 +302,18 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         "run NGRAM without --enable-hierarchical-cache, or a newer release",
         CommandPattern(("NGRAM",), {"enable_hierarchical_cache": True}), severity="info",
         status="closed as inactive"),
+    KnownIssue(
+        "mtp-deepep-shape-mismatch", "other",
+        "MTP with DeepEP: shape mismatch in select_top_k_tokens",
+        "DeepSeek with MTP and DeepEP failed in eagle_utils.select_top_k_tokens: the NextN layer ran the decoder "
+        "layer's scattered mode, so scores and topk_p had different batch sizes",
+        (_P + "7192",),
+        "compare with --moe-a2a-backend none (or without --enable-deepep-moe) to confirm; the proposed fix was not "
+        "merged",
+        CommandPattern(EAGLE_FAMILY, {}),
+        when=lambda ctx: bool(ctx.values.get("enable_deepep_moe"))
+        or str(ctx.values.get("moe_a2a_backend") or "").lower() == "deepep",
+        severity="info", status="closed without merge"),
     KnownIssue(
         "mtp-two-batch-overlap", "other",
         "MTP fails with two-batch overlap",
