@@ -37,19 +37,19 @@ class Case:
 
 
 CASES: dict[str, Case] = {
-    # issue 16274: TP4 + DP4 with --enable-dp-attention and EAGLE under SPEC_V2; PR 16310's model
+    # SGLang issue #16274: TP4 + DP4 with --enable-dp-attention and EAGLE under SPEC_V2; SGLang PR #16310's model
     "spec-v2-dp-attention-accept-length": Case(
         "command", f"SGLANG_ENABLE_SPEC_V2=1 {LAUNCH} --model-path nvidia/DeepSeek-R1-0528-NVFP4-v2 --tp-size 4 "
                    f"--dp-size 4 --enable-dp-attention --speculative-algorithm EAGLE {DEPTH}",
         "0.5.7", "warning", outside=(None, "0.5.8"), fixed_in="0.5.8"),
-    # issue 29144: DeepSeek-V4-Flash + EAGLE + --enable-dp-attention (dp 8, tp 8), dsv4 backend
+    # SGLang issue #29144: DeepSeek-V4-Flash + EAGLE + --enable-dp-attention (dp 8, tp 8), dsv4 backend
     "eagle-dp-attention-draft-deadlock": Case(
         "command", f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V4-Flash --tp-size 8 --dp-size 8 "
                    f"--enable-dp-attention --attention-backend dsv4 --speculative-algorithm EAGLE {DEPTH}",
         "0.5.23", "warning", config={"architectures": ["DeepseekV4ForCausalLM"]},
         outside=(f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V4-Flash --tp-size 8 --speculative-algorithm EAGLE "
                  f"{DEPTH}", "0.5.23")),
-    # issue 6684 (decode command from the thread) plus DP attention, the combination the thread says fails
+    # SGLang issue #6684 (decode command from the thread) plus DP attention, the combination the thread says fails
     "mtp-pd-dp-attention": Case(
         "command", "python3 -m sglang.launch_server --model-path /data/models/DeepSeek-V3-1B-Test --cuda-graph-max-bs 8 "
                    "--port 30000 --tensor-parallel-size 2 --trust-remote-code  --disaggregation-mode decode  "
@@ -61,7 +61,7 @@ CASES: dict[str, Case] = {
         outside=("python3 -m sglang.launch_server --model-path /data/models/DeepSeek-V3-1B-Test --cuda-graph-max-bs 8 "
                  "--tensor-parallel-size 2 --disaggregation-mode decode --speculative-algorithm EAGLE "
                  "--speculative-num-steps 3 --speculative-eagle-topk 2 --speculative-num-draft-tokens 4", "0.4.7")),
-    # PR 17212's decode command, verbatim; its prefill command (spec flags commented out) must not fire
+    # SGLang PR #17212's decode command, verbatim; its prefill command (spec flags commented out) must not fire
     "pd-decode-spec-prefill-without": Case(
         "command", "python3 -m sglang.launch_server \\\n    --model-path /dev/shm/GLM-4.5-Air-FP8 \\\n"
                    "    --disaggregation-mode decode \\\n    --tp-size 4 \\\n    --mem-fraction-static 0.8 \\\n"
@@ -75,12 +75,12 @@ CASES: dict[str, Case] = {
                  "    --port 30001 \\\n    --chunked-prefill-size 65536 \\\n"
                  "    # --speculative-algo EAGLE --speculative-num-steps 2 --speculative-eagle-topk 1 "
                  "--speculative-num-draft-tokens 3\n", "0.5.5")),
-    # issue 25079: MTP decode node without --disable-radix-cache; "Closing as fixed in v0.5.11"
+    # SGLang issue #25079: MTP decode node without --disable-radix-cache; "Closing as fixed in v0.5.11"
     "mtp-pd-decode-mamba-radix": Case(
         "command", f"{LAUNCH} --model-path /models/hybrid-mtp --disaggregation-mode decode --tp-size 4 "
                    f"--speculative-algorithm EAGLE {DEPTH}",
         "0.5.10", "info", outside=(None, "0.5.11"), fixed_in="0.5.11"),
-    # PR 32209: GLM-5.2 PD with DP attention and EAGLE MTP, nixl transfer backend, v0.5.15.post1
+    # SGLang PR #32209: GLM-5.2 PD with DP attention and EAGLE MTP, nixl transfer backend, v0.5.15.post1
     "pd-decode-dp-attention-mtp-hang": Case(
         "command", f"{LAUNCH} --model-path zai-org/GLM-5.2-NVFP4 --disaggregation-mode decode "
                    f"--disaggregation-transfer-backend nixl --tp-size 8 --dp-size 8 --enable-dp-attention "
@@ -88,24 +88,24 @@ CASES: dict[str, Case] = {
         "0.5.15.post1", "info",
         outside=(f"{LAUNCH} --model-path zai-org/GLM-5.2-NVFP4 --disaggregation-mode decode --tp-size 8 "
                  f"--speculative-algorithm EAGLE {DEPTH}", "0.5.15.post1")),
-    # PR 6910: the crash line it quotes
+    # SGLang PR #6910: the crash line it quotes
     "pp-qwen2-eagle-draft-pp-proxy": Case(
         "log", "TypeError: Qwen2Model.forward() got an unexpected keyword argument 'pp_proxy_tensors'",
         "0.4.6.post5", "warning", outside=(None, "0.4.7"), fixed_in="0.4.7"),
-    # PR 30775: the PP x spec path behind SGLANG_ENABLE_PP_SPEC=1 (tracked in issue 39634)
+    # SGLang PR #30775: the PP x spec path behind SGLANG_ENABLE_PP_SPEC=1 (tracked in SGLang issue #39634)
     "pp-spec-experimental": Case(
         "command", f"SGLANG_ENABLE_PP_SPEC=1 {LAUNCH} --model-path zai-org/GLM-5.2 --pp-size 2 --tp-size 4 "
                    f"--speculative-algorithm EAGLE {DEPTH}",
         "0.5.23", "info",
         outside=(f"{LAUNCH} --model-path zai-org/GLM-5.2 --tp-size 4 --speculative-algorithm EAGLE {DEPTH}",
                  "0.5.23")),
-    # PR 21589: an EAGLE3 model with SGLANG_ENABLE_SPEC_V2 crashed
+    # SGLang PR #21589: an EAGLE3 model with SGLANG_ENABLE_SPEC_V2 crashed
     "spec-v2-eagle3-crash": Case(
         "command", f"SGLANG_ENABLE_SPEC_V2=1 {LAUNCH} --model-path meta-llama/Llama-3.1-8B-Instruct "
                    f"--speculative-algorithm EAGLE3 --speculative-draft-model-path yuhuili/EAGLE3-LLaMA3.1-Instruct-8B "
                    f"{DEPTH}",
         "0.5.9", "warning", outside=(None, "0.5.11"), fixed_in="0.5.11"),
-    # PR 14063: Qwen2.5-VL-7B-Instruct + EAGLE3 with SGLANG_ENABLE_SPEC_V2=1
+    # SGLang PR #14063: Qwen2.5-VL-7B-Instruct + EAGLE3 with SGLANG_ENABLE_SPEC_V2=1
     "spec-v2-vlm-eagle3": Case(
         "command", f"SGLANG_ENABLE_SPEC_V2=1 {LAUNCH} --model-path Qwen/Qwen2.5-VL-7B-Instruct "
                    f"--speculative-algorithm EAGLE3 --speculative-draft-model-path Rayzl/qwen2.5-vl-7b-eagle3-sgl "
@@ -113,7 +113,7 @@ CASES: dict[str, Case] = {
         "0.5.9", "info", config={"architectures": ["Qwen2_5_VLForConditionalGeneration"]},
         outside=(f"{LAUNCH} --model-path Qwen/Qwen2.5-VL-7B-Instruct --speculative-algorithm EAGLE3 "
                  f"--speculative-draft-model-path Rayzl/qwen2.5-vl-7b-eagle3-sgl {DEPTH}", "0.5.9")),
-    # issue 13352's reproduction (on 0.5.16 and later SGLang keeps spec v2 on with topk > 1)
+    # SGLang issue #13352's reproduction (on 0.5.16 and later SGLang keeps spec v2 on with topk > 1)
     "spec-v2-eagle3-topk-tree-crash": Case(
         "command", "SGLANG_ENABLE_SPEC_V2=1 SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 python -m sglang.launch_server "
                    "--model-path /dataset/model/llama3.1/Llama-3.1-8B-Instruct --host 0.0.0.0 --port 30000 "
@@ -125,11 +125,11 @@ CASES: dict[str, Case] = {
                  "--speculative-algorithm EAGLE3 --speculative-draft-model-path "
                  "jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B --speculative-num-steps 5 "
                  "--speculative-num-draft-tokens 8 --speculative-eagle-topk 4 --disable-overlap-schedule", "0.5.23")),
-    # issue 30549: the assertion line it quotes
+    # SGLang issue #30549: the assertion line it quotes
     "adaptive-shared-logits-buffer": Case(
         "log", "AssertionError: shared logits buffer holds 128 rows but caller needs 256 (vocab_size=154880)",
         "0.5.17", "warning", outside=(None, "0.5.19"), fixed_in="0.5.19"),
-    # PR 36564: EAGLE parameters left at their defaults on Hopper
+    # SGLang PR #36564: EAGLE parameters left at their defaults on Hopper
     "hopper-fa3-unresolved-eagle-topk": Case(
         "command", f"{LAUNCH} --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm EAGLE "
                    "--speculative-draft-model-path lmsys/sglang-EAGLE-LLaMA3-Instruct-8B",
@@ -137,10 +137,10 @@ CASES: dict[str, Case] = {
         outside=(f"{LAUNCH} --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm EAGLE "
                  "--speculative-draft-model-path lmsys/sglang-EAGLE-LLaMA3-Instruct-8B --attention-backend flashinfer",
                  "0.5.23")),
-    # PR 20298: the error line it quotes
+    # SGLang PR #20298: the error line it quotes
     "eagle3-draft-mla-backend-b200": Case(
         "log", "ValueError: trtllm_mla backend can only be used with MLA models.", "0.5.9", "info"),
-    # issue 20148: its launch command, verbatim up to the port
+    # SGLang issue #20148: its launch command, verbatim up to the port
     "eagle-npu-xgrammar": Case(
         "command", "python3 -m sglang.launch_server \\\n--model-path /model/Qwen3-14B \\\n--trust-remote-code \\\n"
                    "--speculative-algorithm EAGLE3 \\\n--speculative-draft-model-path /model/mx/eagle/qwen3-14b_eagle3 "
@@ -153,7 +153,7 @@ CASES: dict[str, Case] = {
         outside=(f"{LAUNCH} --model-path /model/Qwen3-14B --speculative-algorithm EAGLE3 "
                  "--speculative-draft-model-path /model/mx/eagle/qwen3-14b_eagle3 --speculative-num-steps 1 "
                  "--speculative-eagle-topk 1 --speculative-num-draft-tokens 2 --attention-backend fa3", "0.5.9")),
-    # PR 35872 (ROCm EAGLE topk=1), with the AMD launch of PR 23146
+    # SGLang PR #35872 (ROCm EAGLE topk=1), with the AMD launch of SGLang PR #23146
     "rocm-aiter-greedy-sample-oov": Case(
         "command", "SGLANG_USE_AITER_UNIFIED_ATTN=1 SGLANG_USE_AITER=1 SGLANG_AITER_UNIFIED_VERIFY=1 \\\n"
                    "python3 -m sglang.launch_server \\\n  --model-path /data2/Qwen/Qwen3.5-397B-A17B-FP8 --tp 8 \\\n"
@@ -165,10 +165,10 @@ CASES: dict[str, Case] = {
         outside=(f"{LAUNCH} --model-path /data2/Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 8 --attention-backend aiter "
                  "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 2 "
                  "--speculative-num-draft-tokens 4", "0.5.18")),
-    # PR 29876: the assertion line it quotes
+    # SGLang PR #29876: the assertion line it quotes
     "rocm-eagle-dsa-tilelang": Case(
         "log", "AssertionError: All of them must not be None", "0.5.14", "info"),
-    # PR 21272: "the only visible symptom was accept_len: 1.00 in server logs" (SGLang's decode line spells it
+    # SGLang PR #21272: "the only visible symptom was accept_len: 1.00 in server logs" (SGLang's decode line spells it
     # 'accept len')
     "eagle3-draft-served-as-eagle": Case(
         "log", "[2026-03-24 10:00:00 TP0] Decode batch. #running-req: 1, #token: 1203, token usage: 0.01, "
@@ -176,7 +176,7 @@ CASES: dict[str, Case] = {
         "0.5.9", "info",
         outside=("[2026-03-24 10:00:00 TP0] Decode batch. #running-req: 1, #token: 1203, token usage: 0.01, "
                  "accept len: 1.004, cuda graph: True, gen throughput (token/s): 61.50, #queue-req: 0", "0.5.9")),
-    # issue 20154's reproduction
+    # SGLang issue #20154's reproduction
     "simulate-acc-len-active": Case(
         "command", "SGLANG_SIMULATE_ACC_LEN=3 python -m sglang.launch_server \\\n    --model moonshotai/Kimi-K2.5 "
                    "\\\n    --speculative-algorithm EAGLE \\\n    --speculative-draft-model-path "
@@ -192,13 +192,13 @@ CASES: dict[str, Case] = {
         outside=("SGLANG_SIMULATE_ACC_LEN=3 SGLANG_SIMULATE_ACC_TOKEN_MODE=real-draft-token python -m "
                  "sglang.launch_server --model moonshotai/Kimi-K2.5 --speculative-algorithm EAGLE "
                  "--speculative-draft-model-path lightseekorg/kimi-k2.5-eagle3", "0.5.9")),
-    # PR 32595: Llama-3.1-8B-Instruct + z-lab/LLaMA3.1-8B-Instruct-DFlash-UltraChat with SGLANG_SIMULATE_ACC_LEN
+    # SGLang PR #32595: Llama-3.1-8B-Instruct + z-lab/LLaMA3.1-8B-Instruct-DFlash-UltraChat with SGLANG_SIMULATE_ACC_LEN
     "simulate-acc-len-dflash-ignored": Case(
         "command", f"SGLANG_SIMULATE_ACC_LEN=4 {LAUNCH} --model-path meta-llama/Llama-3.1-8B-Instruct "
                    "--speculative-algorithm DFLASH --speculative-draft-model-path "
                    "z-lab/LLaMA3.1-8B-Instruct-DFlash-UltraChat",
         "0.5.16", "warning", outside=(None, "0.5.17"), fixed_in="0.5.17"),
-    # issue 4417's launch command, verbatim
+    # SGLang issue #4417's launch command, verbatim
     "multinode-mtp-cuda-graph-stuck": Case(
         "command", "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 16 --dist-init-addr "
                    "172.16.1.68:5000 --nnodes 2 --node-rank 0 --trust-remote-code --host 0.0.0.0  "
@@ -211,14 +211,14 @@ CASES: dict[str, Case] = {
                  "--node-rank 0 --disable-cuda-graph --speculative-algorithm EAGLE --speculative-draft-model-path "
                  "lmsys/DeepSeek-R1-NextN --speculative-num-steps 1 --speculative-eagle-topk 1 "
                  "--speculative-num-draft-tokens 2", "0.4.3")),
-    # issue 31600: EAGLE with HiCache L2 and a Mooncake L3 store
+    # SGLang issue #31600: EAGLE with HiCache L2 and a Mooncake L3 store
     "eagle-hicache-store-hit-accept-drop": Case(
         "command", f"{LAUNCH} --model-path /models/glm-5.2-w4afp8 --tp-size 8 --speculative-algorithm EAGLE {DEPTH} "
                    "--enable-hierarchical-cache --hicache-storage-backend mooncake",
         "0.5.15.post1", "warning",
         outside=(f"{LAUNCH} --model-path /models/glm-5.2-w4afp8 --tp-size 8 --speculative-algorithm EAGLE {DEPTH} "
                  "--enable-hierarchical-cache", "0.5.15.post1")),
-    # issue 28771: GLM-5.1-FP8, EAGLE + HiCache (Mooncake RDMA) + DSA, TP 4
+    # SGLang issue #28771: GLM-5.1-FP8, EAGLE + HiCache (Mooncake RDMA) + DSA, TP 4
     "eagle-hicache-mooncake-dsa-accept-decay": Case(
         "command", "CUDA_VISIBLE_DEVICES=0,1,2,3 python3 -m sglang.launch_server \\\n  --model-path /modules/GLM-5.1-FP8 "
                    "\\\n  --host 0.0.0.0 --port 30000 \\\n  --trust-remote-code \\\n  --tp-size 4 \\\n"
@@ -227,14 +227,14 @@ CASES: dict[str, Case] = {
         "0.5.13", "info",
         outside=(f"{LAUNCH} --model-path /modules/GLM-5.1-FP8 --tp-size 4 --speculative-algorithm EAGLE {DEPTH} "
                  "--enable-hierarchical-cache --hicache-storage-backend file", "0.5.13")),
-    # issue 32459: v0.5.16, TP8 + EAGLE steps=3/draft=4, cache report on
+    # SGLang issue #32459: v0.5.16, TP8 + EAGLE steps=3/draft=4, cache report on
     "eagle-radix-reuse-collapse": Case(
         "command", f"{LAUNCH} --model-path /models/GLM-DSA-NVFP4 --tp-size 8 --speculative-algorithm EAGLE {DEPTH} "
                    "--enable-cache-report",
         "0.5.16", "info",
         outside=(f"{LAUNCH} --model-path /models/GLM-DSA-NVFP4 --tp-size 8 --speculative-algorithm EAGLE {DEPTH} "
                  "--enable-cache-report --disable-radix-cache", "0.5.16")),
-    # issue 17576's launch command (the thread glues two flags together; separated here)
+    # SGLang issue #17576's launch command (the thread glues two flags together; separated here)
     "ngram-json-schema-crash": Case(
         "command", "CUDA_VISIBLE_DEVICES=0,1 SGLANG_FLASHINFER_WORKSPACE_SIZE=536870912 SGLANG_USE_CUDA_IPC_TRANSPORT=1 "
                    "python3 -m sglang.launch_server --model /upfs/xiaoyuan/weights/Qwen2.5-VL-72B-Instruct/ --tp 2 "
@@ -244,20 +244,20 @@ CASES: dict[str, Case] = {
         "0.5.8", "info",
         outside=("python3 -m sglang.launch_server --model /upfs/xiaoyuan/weights/Qwen2.5-VL-72B-Instruct/ --tp 2 "
                  "--speculative-algorithm EAGLE --speculative-draft-model-path d " + DEPTH, "0.5.8")),
-    # issue 12477: NGRAM with the hierarchical cache, also with --hicache-io-backend direct
+    # SGLang issue #12477: NGRAM with the hierarchical cache, also with --hicache-io-backend direct
     "ngram-hicache": Case(
         "command", f"{LAUNCH} --model-path Qwen/Qwen3-8B --speculative-algorithm NGRAM --enable-hierarchical-cache "
                    "--hicache-io-backend direct",
         "0.5.5", "info",
         outside=(f"{LAUNCH} --model-path Qwen/Qwen3-8B --speculative-algorithm NGRAM", "0.5.5")),
-    # PR 7192: DeepSeek MTP with DeepEP
+    # SGLang PR #7192: DeepSeek MTP with DeepEP
     "mtp-deepep-shape-mismatch": Case(
         "command", f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --enable-dp-attention --dp-size 8 "
                    f"--moe-a2a-backend deepep --speculative-algorithm EAGLE {DEPTH}",
         "0.5.5", "info",
         outside=(f"{LAUNCH} --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --speculative-algorithm EAGLE {DEPTH}",
                  "0.5.5")),
-    # PR 7569's launch command, verbatim
+    # SGLang PR #7569's launch command, verbatim
     "mtp-two-batch-overlap": Case(
         "command", "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=256 SGLANG_TBO_DEBUG=1 python3 -m "
                    "sglang.launch_server     --model-path /dev/shm/DeepSeek-V3-0324     --trust-remote-code     "

@@ -45,8 +45,8 @@ class KnownIssueLogScanner:
         severity = entry.severity_for(verdict)
         if verdict is VersionVerdict.fixed:
             severity = "info"
-            message = (f"matches a known SGLang issue fixed in {entry.first_fixed}, but this log is from {self.version}, "
-                       f"so the cause may be another: {entry.title}")
+            message = (f"matches a known SGLang issue fixed in {entry.first_fixed}, but this log is from "
+                       f"{self.version}, so the cause may be another: {entry.title}")
         else:
             message = f"known SGLang issue: {entry.title}"
             if verdict is VersionVerdict.unknown and (entry.first_bad or entry.first_fixed):

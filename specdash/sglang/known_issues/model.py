@@ -98,7 +98,8 @@ class KnownIssue:
     thread it was read from), ``workaround``; ``command`` / ``logs``: the patterns (at least one); ``severity``:
     ``warning`` or ``info`` (never ``error``: a known bug is a risk, not SGLang refusing the command);
     ``first_bad`` / ``first_fixed`` / ``fixed_by`` / ``reported_in``: see the module docstring; ``status``: the
-    thread's state in words (``open``, ``closed as inactive``, ``fixed``); ``when``: an extra condition on the
+    thread's state in words (``open``, ``closed as inactive``, ``fixed``, ``by design`` for a documented behaviour
+    that misleads, e.g. a benchmark knob); ``when``: an extra condition on the
     validation context (e.g. a flag the user did not type), None for none."""
 
     id: str
@@ -162,6 +163,8 @@ class KnownIssue:
             parts.append(f"fixed in {self.first_fixed}")
         elif self.fixed_by:
             parts.append(f"fixed on main by {self.fixed_by}; the first release with the fix is not known here")
+        elif self.status == "by design":
+            parts.append("by design: every release that has it")
         elif self.status == "open":
             parts.append("open / fix release unknown")
         else:
