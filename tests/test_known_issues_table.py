@@ -125,6 +125,15 @@ CASES: dict[str, Case] = {
                  "--speculative-algorithm EAGLE3 --speculative-draft-model-path "
                  "jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B --speculative-num-steps 5 "
                  "--speculative-num-draft-tokens 8 --speculative-eagle-topk 4 --disable-overlap-schedule", "0.5.23")),
+    # SGLang issue #17349: the error line it quotes (SGLANG_ENABLE_SPEC_V2=1, gpt-oss-120b + EAGLE3, logprobs)
+    "spec-v2-eagle3-logprobs-crash": Case(
+        "log", "UnboundLocalError: cannot access local variable 'aux_pruned_states' where it is not associated with a "
+               "value", "0.5.9", "warning"),
+    # SGLang issue #15638: the assert line it quotes
+    "spec-v2-draft-extend-gather-oob": Case(
+        "log", "/pytorch/aten/src/ATen/native/cuda/IndexKernelUtils.cu:16: vectorized_gather_kernel: block: [64,0,0], "
+               "thread: [224,0,0] Assertion `ind >=0 && ind < ind_dim_size && \"vectorized gather kernel index out of "
+               "bounds\"` failed.", "0.5.9", "info"),
     # SGLang issue #30549: the assertion line it quotes
     "adaptive-shared-logits-buffer": Case(
         "log", "AssertionError: shared logits buffer holds 128 rows but caller needs 256 (vocab_size=154880)",
@@ -168,6 +177,13 @@ CASES: dict[str, Case] = {
     # SGLang PR #29876: the assertion line it quotes
     "rocm-eagle-dsa-tilelang": Case(
         "log", "AssertionError: All of them must not be None", "0.5.14", "info"),
+    # SGLang issue #37648: 8x MI355X, GLM-5.3-MXFP4, TP8, AITER, FP8 KV cache, EAGLE
+    "rocm-eagle-high-concurrency-memory-fault": Case(
+        "command", f"SGLANG_USE_AITER=1 {LAUNCH} --model-path OneNexus/GLM-5.3-MXFP4 --tp-size 8 --kv-cache-dtype "
+                   f"fp8_e4m3 --speculative-algorithm EAGLE {DEPTH}",
+        "0.5.18", "warning",
+        outside=(f"{LAUNCH} --model-path OneNexus/GLM-5.3-MXFP4 --tp-size 8 --kv-cache-dtype fp8_e4m3 "
+                 f"--speculative-algorithm EAGLE {DEPTH}", "0.5.18")),
     # SGLang PR #21272: "the only visible symptom was accept_len: 1.00 in server logs" (SGLang's decode line spells it
     # 'accept len')
     "eagle3-draft-served-as-eagle": Case(

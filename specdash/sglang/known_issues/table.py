@@ -140,6 +140,26 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         "use --speculative-eagle-topk 1 with spec v2, or run spec v1 (--disable-overlap-schedule)",
         CommandPattern(("EAGLE3",), {"speculative_eagle_topk": AtLeast(2), **_SPEC_V2}),
         severity="info", reported_in=("a development build of 2025-11",)),
+    KnownIssue(
+        "spec-v2-eagle3-logprobs-crash", "spec-v2",
+        "spec v2 + EAGLE3 crashes when a request asks for logprobs",
+        "With SGLANG_ENABLE_SPEC_V2=1 and EAGLE3, a request with logprobs failed in the logits processor: "
+        "\"UnboundLocalError: cannot access local variable 'aux_pruned_states' where it is not associated with a "
+        "value\"; the follow-up issue says spec v2's verify never computes logprobs (not an issue under spec v1)",
+        (_I + "17349", _I + "19761"),
+        "do not request logprobs from a spec v2 server, or run spec v1 (--disable-overlap-schedule)",
+        logs=(LogPattern("aux_pruned_states", r"cannot access local variable 'aux_pruned_states'"),)),
+    KnownIssue(
+        "spec-v2-draft-extend-gather-oob", "spec-v2",
+        "EAGLE draft-extend index out of bounds (vectorized_gather_kernel) under spec v2 / concurrent requests",
+        "EAGLE3 with SGLANG_ENABLE_SPEC_V2=1 (Qwen3-30B-A3B on H20) crashed in _draft_extend_for_decode with "
+        "'vectorized gather kernel index out of bounds'; a later report hit the same assert with EAGLE/MTP and a "
+        "concurrent constrained tool request, then an NCCL abort",
+        (_I + "15638", _I + "37936"),
+        "the same assert has other causes; with speculation, compare a run with --disable-overlap-schedule",
+        logs=(LogPattern("vectorized gather kernel index out of bounds",
+                         r"vectorized gather kernel index out of bounds"),),
+        severity="info", status="open (one report closed as inactive)"),
     # ---- adaptive depth --------------------------------------------------------------------------------------------
     KnownIssue(
         "adaptive-shared-logits-buffer", "adaptive-depth",
@@ -207,6 +227,16 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
                        hardware="AMD ROCm (MI355X)", hardware_evidence=_AMD, evidence_required=True),
         logs=(LogPattern("All of them must not be None", r"AssertionError: All of them must not be None"),),
         severity="info", status="closed"),
+    KnownIssue(
+        "rocm-eagle-high-concurrency-memory-fault", "amd-rocm",
+        "EAGLE on MI355X: GPU memory access fault under high concurrency",
+        "Kimi-K2 EAGLE3 under a high-concurrency benchmark, and GLM-5.3-MXFP4 TP8 + AITER + FP8 KV + EAGLE after "
+        "about 24 minutes of 32 concurrent long-context clients: GPU memory access faults on ranks, scheduler exit -6; "
+        "a restart with the same argv served again",
+        (_I + "37648", _I + "23784"),
+        "cap concurrency (--max-running-requests) for long runs and watch for the fault; no fix is linked",
+        CommandPattern(EAGLE_FAMILY, {}, hardware="AMD ROCm (MI355X)", hardware_evidence=_AMD,
+                       evidence_required=True)),
     KnownIssue(
         "eagle3-draft-served-as-eagle", "amd-rocm",
         "accept length exactly 1.00: an EAGLE-3 draft served with --speculative-algorithm EAGLE",
