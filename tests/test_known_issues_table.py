@@ -134,6 +134,28 @@ CASES: dict[str, Case] = {
         "log", "/pytorch/aten/src/ATen/native/cuda/IndexKernelUtils.cu:16: vectorized_gather_kernel: block: [64,0,0], "
                "thread: [224,0,0] Assertion `ind >=0 && ind < ind_dim_size && \"vectorized gather kernel index out of "
                "bounds\"` failed.", "0.5.9", "info"),
+    # SGLang issue #23330: Qwen3.5 hybrid + MTP + adaptive step size
+    "adaptive-mtp-hybrid-gdn": Case(
+        "command", f"{LAUNCH} --model-path Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 8 --speculative-algorithm EAGLE "
+                   "--speculative-adaptive",
+        "0.5.12", "info",
+        outside=(f"{LAUNCH} --model-path Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 8 --speculative-algorithm EAGLE {DEPTH}",
+                 "0.5.12")),
+    # SGLang issue #28569's launch command, verbatim
+    "eagle3-gpt-oss-draft-graph-replay": Case(
+        "command", "sglang serve \\\n  --model-path openai/gpt-oss-120b \\\n  --tp 4 \\\n  --speculative-algorithm EAGLE3 "
+                   "\\\n  --speculative-draft-model-path lmsys/EAGLE3-gpt-oss-120b-bf16 \\\n  --speculative-num-steps 3 "
+                   "\\\n  --speculative-eagle-topk 1 \\\n  --speculative-num-draft-tokens 4 \\\n"
+                   "  --mem-fraction-static 0.85 \\\n  --cuda-graph-bs-decode 1 2 4 8 \\\n"
+                   "  --enable-metrics --device cuda --host 127.0.0.1 --port 21000\n",
+        "0.5.23", "warning", config={"architectures": ["GptOssForCausalLM"]},
+        outside=("sglang serve --model-path openai/gpt-oss-120b --tp 4 --speculative-algorithm EAGLE3 "
+                 "--speculative-draft-model-path lmsys/EAGLE3-gpt-oss-120b-bf16 --speculative-num-steps 3 "
+                 "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --disable-cuda-graph", "0.5.23")),
+    # SGLang issue #28407: the traceback frame it names
+    "nextn-structured-output-mamba-hybrid": Case(
+        "log", '  File "/sgl-workspace/sglang/python/sglang/srt/speculative/eagle_worker_v2.py", line 512, in '
+               "prepare_mamba_track_for_verify", "0.5.18", "warning"),
     # SGLang issue #30549: the assertion line it quotes
     "adaptive-shared-logits-buffer": Case(
         "log", "AssertionError: shared logits buffer holds 128 rows but caller needs 256 (vocab_size=154880)",

@@ -162,6 +162,15 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         severity="info", status="open (one report closed as inactive)"),
     # ---- adaptive depth --------------------------------------------------------------------------------------------
     KnownIssue(
+        "adaptive-mtp-hybrid-gdn", "adaptive-depth",
+        "adaptive speculative steps (MTP) break on hybrid GDN (Qwen3.5) targets",
+        "With a Qwen3.5 hybrid target, MTP and an adaptive step size, recapturing the target's verify-extend CUDA "
+        "graph for another step size raised an error",
+        (_I + "23330", _P + "21599"),
+        "pin --speculative-num-steps instead of --speculative-adaptive for hybrid (Mamba/GDN) targets",
+        CommandPattern(EAGLE_FAMILY, {"speculative_adaptive": True}),
+        severity="info", status="closed as inactive"),
+    KnownIssue(
         "adaptive-shared-logits-buffer", "adaptive-depth",
         "--speculative-adaptive crashes at start-up: shared logits buffer too small",
         "The shared logits buffer is sized from the active num_draft_tokens while --speculative-adaptive captures "
@@ -315,6 +324,24 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         "benchmark numbers",
         CommandPattern(EAGLE_FAMILY, {"disable_radix_cache": False, "enable_cache_report": True}),
         severity="info", reported_in=("0.5.16",)),
+    KnownIssue(
+        "eagle3-gpt-oss-draft-graph-replay", "attention-backend",
+        "EAGLE3 on gpt-oss-120b: draft CUDA graph replay hits an illegal memory access as the batch shrinks",
+        "gpt-oss-120b (sliding-window / hybrid attention) with its EAGLE3 draft crashed deterministically once the "
+        "running batch shrank from 32 to about 12; running the draft eager (--disable-cuda-graph) did not crash",
+        (_I + "28569",),
+        "the thread's only working setting was --disable-cuda-graph (slower: compare runs with the same setting)",
+        CommandPattern(("EAGLE3",), {"disable_cuda_graph": False}, architectures=("GptOssForCausalLM",)),
+        reported_in=("main 2026-06-17",), status="closed as inactive"),
+    KnownIssue(
+        "nextn-structured-output-mamba-hybrid", "other",
+        "NEXTN + structured output crashes the scheduler on Mamba-hybrid targets (Qwen3.5-397B)",
+        "With NEXTN on Qwen3.5-397B-A17B-FP8 (8x B200) a request with response_format json_schema/json_object returned "
+        "valid JSON, then every TP scheduler died with a NoneType TypeError in prepare_mamba_track_for_verify",
+        (_I + "28407",),
+        "avoid structured-output requests with speculation on hybrid targets; without speculation they worked",
+        logs=(LogPattern("prepare_mamba_track_for_verify", r"prepare_mamba_track_for_verify"),),
+        status="closed as inactive"),
     # ---- other speculative features -----------------------------------------------------------------------------
     KnownIssue(
         "ngram-json-schema-crash", "other",
