@@ -88,6 +88,14 @@ CASES: dict[str, Case] = {
         "0.5.15.post1", "info",
         outside=(f"{LAUNCH} --model-path zai-org/GLM-5.2-NVFP4 --disaggregation-mode decode --tp-size 8 "
                  f"--speculative-algorithm EAGLE {DEPTH}", "0.5.15.post1")),
+    # SGLang PR #13590: Llama-3.3-70B-Instruct with yuhuili/EAGLE3-LLaMA3.3-Instruct-70B under PD (prefill node)
+    "pd-eagle3-hidden-states-size": Case(
+        "command", f"{LAUNCH} --model-path meta-llama/Llama-3.3-70B-Instruct --disaggregation-mode prefill "
+                   "--tp-size 4 --speculative-algorithm EAGLE3 --speculative-draft-model-path "
+                   f"yuhuili/EAGLE3-LLaMA3.3-Instruct-70B {DEPTH}",
+        "0.5.5", "info",
+        outside=(f"{LAUNCH} --model-path meta-llama/Llama-3.3-70B-Instruct --tp-size 4 --speculative-algorithm EAGLE3 "
+                 f"--speculative-draft-model-path yuhuili/EAGLE3-LLaMA3.3-Instruct-70B {DEPTH}", "0.5.5")),
     # SGLang PR #6910: the crash line it quotes
     "pp-qwen2-eagle-draft-pp-proxy": Case(
         "log", "TypeError: Qwen2Model.forward() got an unexpected keyword argument 'pp_proxy_tensors'",
@@ -141,6 +149,16 @@ CASES: dict[str, Case] = {
         "0.5.12", "info",
         outside=(f"{LAUNCH} --model-path Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 8 --speculative-algorithm EAGLE {DEPTH}",
                  "0.5.12")),
+    # SGLang PR #15279: the error it quotes, and its --kv-cache-dtype fp4_e2m1 launch (SGLANG_ENABLE_SPEC_V2=1)
+    "eagle-fp4-kv-cache-copy": Case(
+        "command", "SGLANG_ENABLE_SPEC_V2=1 python3 -m sglang.launch_server --model-path /scratch/huggingface/"
+                   "dsv31-agent-1003-bt-rl-1026-mtp-2-force-thinkFP4 --trust-remote-code --quantization modelopt_fp4 "
+                   "--tp 4 --port 30001 --enable-metrics --kv-cache-dtype fp4_e2m1 --page-size 64 "
+                   f"--max-running-requests 32 --chunked-prefill-size 32768 --speculative-algorithm EAGLE {DEPTH}",
+        "0.5.9", "warning",
+        outside=("SGLANG_ENABLE_SPEC_V2=1 python3 -m sglang.launch_server --model-path /scratch/huggingface/"
+                 "dsv31-agent-1003-bt-rl-1026-mtp-2-force-thinkFP4 --trust-remote-code --tp 4 --kv-cache-dtype fp8_e4m3 "
+                 f"--page-size 64 --speculative-algorithm EAGLE {DEPTH}", "0.5.9")),
     # SGLang issue #28569's launch command, verbatim
     "eagle3-gpt-oss-draft-graph-replay": Case(
         "command", "sglang serve \\\n  --model-path openai/gpt-oss-120b \\\n  --tp 4 \\\n  --speculative-algorithm EAGLE3 "
@@ -428,3 +446,30 @@ def test_no_known_issue_is_an_error():
         if case.kind == "command":
             report = validate_command(case.text, case.version, case.config)
             assert not [d for d in report.diagnostics if d.code.startswith("known-issue") and d.severity == "error"]
+
+
+#: The other half of entries that have both a command pattern and a log pattern (the case above tests one half).
+OTHER_HALF = {
+    "eagle-fp4-kv-cache-copy": ("log", "RuntimeError: \"copy_\" not implemented for 'Float4_e2m1fn_x2'", "0.5.9"),
+    "adaptive-shared-logits-buffer": (
+        "command", f"{LAUNCH} --model-path zai-org/GLM-5.2 --speculative-algorithm EAGLE --speculative-adaptive "
+                   "--cuda-graph-max-bs 32", "0.5.17"),
+    "eagle3-draft-mla-backend-b200": (
+        "command", f"{LAUNCH} --model-path moonshotai/Kimi-K2.5 --tp-size 8 --attention-backend trtllm_mla "
+                   "--speculative-algorithm EAGLE3 --speculative-draft-model-path lightseekorg/kimi-k2.5-eagle3 "
+                   f"{DEPTH}", "0.5.9"),
+    "rocm-eagle-dsa-tilelang": (
+        "command", f"SGLANG_USE_AITER=1 {LAUNCH} --model-path /models/GLM-5.2-FP8 --tp-size 8 --dsa-prefill-backend "
+                   f"tilelang --dsa-decode-backend tilelang --speculative-algorithm EAGLE {DEPTH}", "0.5.23"),
+}
+
+
+@pytest.mark.parametrize("entry_id", sorted(OTHER_HALF))
+def test_the_other_half_of_a_two_sided_entry_fires(entry_id):
+    kind, text, version = OTHER_HALF[entry_id]
+    entry = next(e for e in KNOWN_ISSUES if e.id == entry_id)
+    assert entry.command is not None and entry.logs
+    case = dataclasses.replace(CASES[entry_id], kind=kind,
+                               config={"architectures": ["KimiK25ForConditionalGeneration"]})
+    fired = _fired(case, entry_id, text, version)
+    assert fired is not None and fired[2] == entry.link

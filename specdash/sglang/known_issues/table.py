@@ -82,6 +82,16 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         CommandPattern(EAGLE_FAMILY, {"disaggregation_mode": ("decode",), "disable_radix_cache": False}),
         severity="info", first_fixed="0.5.11", fixed_by="PR #19746", status="fixed"),
     KnownIssue(
+        "pd-eagle3-hidden-states-size", "pd-disaggregation",
+        "PD + EAGLE3: draft hidden states transferred with the wrong size",
+        "With EAGLE3 the prefill node's hidden states hold the 3 captured layers (3x hidden), and the PD buffers "
+        "were sized from the target's hidden size: shape mismatches on transfer, and a crash in send_kv_chunk on the "
+        "prefill node for Llama-3.3-70B with EAGLE3-LLaMA3.3-Instruct-70B",
+        (_I + "10059", _P + "9976", _P + "10547", _P + "13590"),
+        "use a build with PR #13590; check the decode node's accept length against a non-PD run",
+        CommandPattern(("EAGLE3",), {"disaggregation_mode": ("prefill", "decode")}),
+        fixed_by="PR #13590 (merged)"),
+    KnownIssue(
         "pd-decode-dp-attention-mtp-hang", "pd-disaggregation",
         "PD decode with DP attention and EAGLE MTP hangs on the first routed request",
         "GLM-5.2 PD (2P2D) with DP attention and EAGLE MTP: the first routed request timed out after 240 s; "
@@ -324,6 +334,16 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         "benchmark numbers",
         CommandPattern(EAGLE_FAMILY, {"disable_radix_cache": False, "enable_cache_report": True}),
         severity="info", reported_in=("0.5.16",)),
+    KnownIssue(
+        "eagle-fp4-kv-cache-copy", "attention-backend",
+        "EAGLE with an FP4 KV cache fails in target verify",
+        "With --kv-cache-dtype fp4_e2m1 EAGLE's TARGET_VERIFY converted the query to FP4 with .to(): "
+        "'\"copy_\" not implemented for 'Float4_e2m1fn_x2''; regular decode does not take that path",
+        (_P + "15279",),
+        "use an FP8 KV cache with speculative decoding; the proposed fix was not merged",
+        CommandPattern(EAGLE_FAMILY, {"kv_cache_dtype": ("fp4_e2m1",)}),
+        logs=(LogPattern("Float4_e2m1fn_x2", r"not implemented for 'Float4_e2m1fn_x2'"),),
+        status="closed without merge"),
     KnownIssue(
         "eagle3-gpt-oss-draft-graph-replay", "attention-backend",
         "EAGLE3 on gpt-oss-120b: draft CUDA graph replay hits an illegal memory access as the batch shrinks",
