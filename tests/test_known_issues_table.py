@@ -137,6 +137,14 @@ CASES: dict[str, Case] = {
     "spec-v2-eagle3-logprobs-crash": Case(
         "log", "UnboundLocalError: cannot access local variable 'aux_pruned_states' where it is not associated with a "
                "value", "0.5.9", "warning"),
+    # SGLang issue #28011: EAGLE spec v2 + DSA backend + HiCache on 8x H20-3e
+    "spec-v2-dsa-hicache-nccl-hang": Case(
+        "command", f"SGLANG_ENABLE_SPEC_V2=1 {LAUNCH} --model-path zai-org/GLM-5.1-FP8 --tp-size 8 "
+                   f"--attention-backend dsa --enable-hierarchical-cache --speculative-algorithm EAGLE {DEPTH}",
+        "0.5.23", "warning",
+        outside=(f"{LAUNCH} --model-path zai-org/GLM-5.1-FP8 --tp-size 8 --attention-backend dsa "
+                 f"--enable-hierarchical-cache --disable-overlap-schedule --speculative-algorithm EAGLE {DEPTH}",
+                 "0.5.23")),
     # SGLang issue #15638: the assert line it quotes
     "spec-v2-draft-extend-gather-oob": Case(
         "log", "/pytorch/aten/src/ATen/native/cuda/IndexKernelUtils.cu:16: vectorized_gather_kernel: block: [64,0,0], "
@@ -450,6 +458,9 @@ def test_no_known_issue_is_an_error():
 
 #: The other half of entries that have both a command pattern and a log pattern (the case above tests one half).
 OTHER_HALF = {
+    "spec-v2-dsa-hicache-nccl-hang": (
+        "log", '  File "/sgl-workspace/sglang/python/sglang/srt/layers/attention/dsa_backend.py", line 1070, in '
+               "_apply_cuda_graph_metadata", "0.5.13"),
     "eagle-fp4-kv-cache-copy": ("log", "RuntimeError: \"copy_\" not implemented for 'Float4_e2m1fn_x2'", "0.5.9"),
     "adaptive-shared-logits-buffer": (
         "command", f"{LAUNCH} --model-path zai-org/GLM-5.2 --speculative-algorithm EAGLE --speculative-adaptive "

@@ -160,6 +160,18 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         "do not request logprobs from a spec v2 server, or run spec v1 (--disable-overlap-schedule)",
         logs=(LogPattern("aux_pruned_states", r"cannot access local variable 'aux_pruned_states'"),)),
     KnownIssue(
+        "spec-v2-dsa-hicache-nccl-hang", "spec-v2",
+        "spec v2 verify with the DSA backend and HiCache: intermittent NCCL hang or index-out-of-bounds",
+        "EAGLE under spec v2 with the DSA attention backend and HiCache (8x H20-3e) hung intermittently in an NCCL "
+        "collective during verify, or hit 'IndexKernel.cu:111: index out of bounds' in _apply_cuda_graph_metadata "
+        "(dsa_backend.py) first, which then timed out NCCL",
+        (_I + "28011",),
+        "compare with --disable-overlap-schedule (spec v1) or without --enable-hierarchical-cache",
+        CommandPattern(EAGLE_FAMILY, {"enable_hierarchical_cache": True, "attention_backend": ("dsa", "nsa"),
+                                      **_SPEC_V2}),
+        logs=(LogPattern("_apply_cuda_graph_metadata", r"in _apply_cuda_graph_metadata"),),
+        reported_in=("0.5.12.post2.dev908",), status="closed as inactive"),
+    KnownIssue(
         "spec-v2-draft-extend-gather-oob", "spec-v2",
         "EAGLE draft-extend index out of bounds (vectorized_gather_kernel) under spec v2 / concurrent requests",
         "EAGLE3 with SGLANG_ENABLE_SPEC_V2=1 (Qwen3-30B-A3B on H20) crashed in _draft_extend_for_decode with "
