@@ -33,3 +33,34 @@ def test_no_pairing_section_when_the_draft_is_not_readable(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert "pairing" not in out
     assert code == 0
+
+
+def _eagle3_pair(tmp_path):
+    target = write_model_dir(tmp_path / "Llama-3.1-8B-Instruct", load("llama31_8b_target"))
+    draft = write_model_dir(tmp_path / "eagle3-draft", load("llama31_8b_draft_noids"), eagle3_tensors(4096, 4096))
+    return target, draft
+
+
+def _served_as(target, draft, algorithm: str, *extra: str) -> list[str]:
+    return ["validate", "--sglang-version", "0.5.9", *extra, "--", "python", "-m", "sglang.launch_server",
+            "--model-path", str(target), "--speculative-algorithm", algorithm,
+            "--speculative-draft-model-path", str(draft), "--speculative-num-steps", "3",
+            "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"]
+
+
+def test_eagle3_draft_served_as_eagle_is_caught_by_validate(tmp_path, capsys):
+    """Both config.json files are readable: validate runs the pairing check itself (no `specdash pair` needed)."""
+    target, draft = _eagle3_pair(tmp_path)
+    assert main(_served_as(target, draft, "EAGLE", "--json")) == 1
+    out = json.loads(capsys.readouterr().out)
+    errors = [d["code"] for d in out["pairing"]["diagnostics"] if d["severity"] == "error"]
+    assert "eagle3-draft-as-eagle" in errors
+    assert main(_served_as(target, draft, "EAGLE")) == 1
+    text = capsys.readouterr().out
+    assert "draft/target pairing" in text and "EAGLE-3 head" in text
+    assert main(_served_as(target, draft, "NEXTN", "--json")) == 1  # NEXTN runs as EAGLE
+    out = json.loads(capsys.readouterr().out)
+    assert "eagle3-draft-as-eagle" in [d["code"] for d in out["pairing"]["diagnostics"]]
+    assert main(_served_as(target, draft, "EAGLE3", "--json")) == 0  # the right algorithm: no pairing error
+    out = json.loads(capsys.readouterr().out)
+    assert not [d for d in out["pairing"]["diagnostics"] if d["severity"] == "error"]

@@ -23,6 +23,9 @@ BATCH_LINES = 4096
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="server log file, or - for standard input")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+    parser.add_argument("--sglang-version", metavar="V",
+                        help="SGLang release that wrote the log: known SGLang issues are matched for it (default: not "
+                             "known, so release-dependent issues are reported at info level)")
 
 
 def _read_batches(stream):
@@ -45,6 +48,16 @@ def run(args: argparse.Namespace) -> int:
     from specdash.logs.analyzer import LogAnalyzer
     from specdash.text.display import clean
 
+    from specdash.sglang.known_issues import KnownIssueLogScanner
+    from specdash.sglang.versions import parse_version
+
+    version = getattr(args, "sglang_version", None)
+    if version:
+        try:
+            parse_version(version)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    known = KnownIssueLogScanner(version)
     analyzer = LogAnalyzer()
     if args.file == "-":
         stream = sys.stdin.buffer
@@ -71,7 +84,10 @@ def run(args: argparse.Namespace) -> int:
     damaged = ""
     try:
         for batch in _read_batches(stream):
+            first = analyzer.lines + 1
             analyzer.feed_many(batch)
+            for offset, text in enumerate(batch):
+                known.feed(first + offset, text)
     except IsADirectoryError:
         raise UsageError(f"{args.file} is a directory, not a log file") from None
     except (EOFError, zlib.error, OSError, ValueError) as exc:  # a damaged or cut .gz: report what was read before it
@@ -82,6 +98,11 @@ def run(args: argparse.Namespace) -> int:
 
     analyzer.end_of_input()
     summary = analyzer.summary()
+    if known.findings():
+        from specdash.severity import severity_rank
+
+        summary["findings"] = sorted(summary["findings"] + known.findings(),
+                                     key=lambda f: (severity_rank(f["severity"]), f["line"]))
     if damaged:
         sys.stderr.write(f"specdash scan: warning: {clean(damaged, max_chars=300)}\n")
     if args.json:

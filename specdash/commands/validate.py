@@ -139,6 +139,8 @@ def _render(report, notes: list[str]) -> str:
         lines.append(f"{_SEVERITY_LABEL[d.severity]:<8} {d.code}{flags}: {d.message}")
         if d.fix is not None:
             lines.append(f"         fix: {d.fix.description}")
+        if d.link:
+            lines.append(f"         see: {d.link}")
     lines.append("")
     lines.append("effective configuration (typed -> effective; 'auto' = SGLang decides at launch):")
     width = max((len(k) for k in report.effective), default=10)

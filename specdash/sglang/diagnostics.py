@@ -76,7 +76,8 @@ class Diagnostic:
     :class:`Fix` or None; ``stage`` where SGLang fails (errors only); ``exception`` its type name;
     ``from_value``/``to_value`` for overrides; ``field`` the ServerArgs field an override or info is about;
     ``hardware_dependent`` True when the outcome depends on the GPU host (e.g. the attention backend SGLang picks
-    from the GPU): the diagnostic then names the condition instead of predicting one outcome."""
+    from the GPU): the diagnostic then names the condition instead of predicting one outcome; ``link``: the public
+    SGLang issue or PR the finding comes from (known issues), None otherwise."""
 
     severity: str
     code: str
@@ -89,11 +90,12 @@ class Diagnostic:
     from_value: Any = None
     to_value: Any = None
     hardware_dependent: bool = False
+    link: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """``{"severity", "code", "flags", "message", "fix"}`` (fix: its description or null), plus ``stage`` and
         ``exception`` for errors, ``field``/``from``/``to`` for overrides when known, and ``"hardware_dependent": true``
-        when the outcome depends on the GPU host."""
+        when the outcome depends on the GPU host, and ``link`` when the finding comes from an SGLang issue or PR."""
         out: dict[str, Any] = {
             "severity": self.severity,
             "code": self.code,
@@ -112,4 +114,6 @@ class Diagnostic:
             out["to"] = self.to_value
         if self.hardware_dependent:
             out["hardware_dependent"] = True
+        if self.link:
+            out["link"] = self.link
         return out

@@ -17,10 +17,11 @@ from specdash.sglang.arguments import Unresolved, parse_arguments
 from specdash.sglang.command import LaunchCommand, parse_command
 from specdash.sglang.diagnostics import SEVERITY_RANK, Diagnostic, Edit, Fix
 from specdash.sglang.flags import load_table
+from specdash.sglang.known_issues import match_command as match_known_issues
 from specdash.sglang.rules import (Context, advice, argparse_level, backends, launch_checks, parallel, shell,
                                    speculative)
 from specdash.sglang.rules.advice import check_pairing
-from specdash.sglang.versions import CURRENT_RELEASE, Profile, profile_notice, profile_or_newest
+from specdash.sglang.versions import CURRENT_RELEASE, Profile, is_version, profile_notice, profile_or_newest
 
 #: Fields always shown in the effective configuration (when the release has them).
 EFFECTIVE_FIELDS: tuple[str, ...] = (
@@ -130,6 +131,8 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
     ``sglang_version`` (e.g. ``"0.5.9"``; None = newest known release) and the target's HF ``config.json`` dict
     ``model_config`` (for architecture-dependent choices; without it the architecture is guessed from the model
     name and labelled so). ``draft_config`` (the draft's config.json) enables the STANDALONE tokenizer check.
+    Known SGLang issues (:mod:`specdash.sglang.known_issues`) are matched for ``sglang_version`` as given: with None
+    they are reported at info level, saying the release decides.
 
     A ``sglang_version`` that is not a version string (``"unknown"``, as a source build may report) gives the newest
     rules and a ``version_notice`` saying so; never raises for any text.
@@ -147,7 +150,37 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
     arch_source = "config.json" if arch else None
     if arch is None:
         arch = guess_architecture(model_path)
-        arch_source = "guessed from the model name" if arch else None
+        arch_source = GUESSED if arch else None
+    ctx = _evaluate(command_text, sglang_version, profile, table, command, parsed, model_path, arch, arch_source,
+                    model_config, draft_config)
+    if arch_source == GUESSED:
+        unguessed = _evaluate(command_text, sglang_version, profile, table, command, parsed, model_path, None, None,
+                              model_config, draft_config)
+        _soften_guessed_errors(ctx, unguessed, arch)
+    effective = {f: ctx.values.get(f) for f in EFFECTIVE_FIELDS if f in ctx.values}
+    for dest in ctx.parsed.typed:
+        effective.setdefault(dest, ctx.values.get(dest))
+    for dest, occ in ctx.parsed.unresolved.items():
+        effective[dest] = occ.value
+    diagnostics = sorted(ctx.diagnostics, key=lambda d: SEVERITY_RANK[d.severity])
+    return ValidationReport(
+        sglang_version=profile.version,
+        profile=profile,
+        diagnostics=diagnostics,
+        effective=effective,
+        typed=dict(parsed.typed),
+        architecture=arch,
+        architecture_source=arch_source,
+        command=command,
+        version_notice=profile_notice(profile),
+    )
+
+
+def _evaluate(command_text: str, sglang_version: str | None, profile: Profile, table, command: LaunchCommand, parsed,
+              model_path: str | None, arch: str | None, arch_source: str | None, model_config: dict | None,
+              draft_config: dict | None) -> Context:
+    """Run the rules on one parsed command for architecture ``arch`` (None: not known); returns the context with the
+    diagnostics and the resolved values."""
     values = _initial_values(table, parsed.typed)
     if model_path is not None:
         values["model_path"] = model_path
@@ -182,23 +215,26 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
         advice.check(ctx)
         check_pairing(ctx, model_config, draft_config)
         shell.demote_unresolved(ctx)
-    effective = {f: ctx.values.get(f) for f in EFFECTIVE_FIELDS if f in ctx.values}
-    for dest in ctx.parsed.typed:
-        effective.setdefault(dest, ctx.values.get(dest))
-    for dest, occ in ctx.parsed.unresolved.items():
-        effective[dest] = occ.value
-    diagnostics = sorted(ctx.diagnostics, key=lambda d: SEVERITY_RANK[d.severity])
-    return ValidationReport(
-        sglang_version=profile.version,
-        profile=profile,
-        diagnostics=diagnostics,
-        effective=effective,
-        typed=dict(parsed.typed),
-        architecture=arch,
-        architecture_source=arch_source,
-        command=command,
-        version_notice=profile_notice(profile),
-    )
+        if not ctx.stopped:
+            match_known_issues(ctx, sglang_version if is_version(sglang_version) else None)
+    return ctx
+
+
+#: ``arch_source`` of an architecture taken from the model's name, not from its config.json.
+GUESSED = "guessed from the model name"
+
+
+def _soften_guessed_errors(ctx: Context, unguessed: Context, arch: str | None) -> None:
+    """An error that holds only under the architecture guessed from the model name (it is absent when the
+    architecture is unknown) depends on a fact the input does not carry: it becomes a ``warning`` that says so and
+    how to supply the fact. Errors that hold whatever the architecture stay errors."""
+    robust = {(d.code, d.flags) for d in unguessed.diagnostics if d.severity == "error"}
+    for index, diag in enumerate(ctx.diagnostics):
+        if diag.severity == "error" and (diag.code, diag.flags) not in robust:
+            ctx.diagnostics[index] = dataclasses.replace(
+                diag, severity="warning",
+                message=f"{diag.message} — only if the target is {arch}, which is guessed from the model name: give "
+                        "the model's config.json (validate --host TARGET reads it) to decide")
 
 
 def _with_renames(ctx: Context) -> Context:

@@ -247,6 +247,11 @@ def deterministic_after_speculative(ctx: Context) -> None:
                 "with --enable-deterministic-inference and no attention backend, SGLang picks fa3 on Hopper and "
                 "older GPUs, flashinfer (triton for DeepSeek) on Blackwell", hardware_dependent=True)
         return
+    if ctx.arch is None and backend == "flashinfer":
+        ctx.add("info", "deterministic-backend-needs-arch", (opt, ctx.option("enable_deterministic_inference")),
+                "with --enable-deterministic-inference SGLang accepts flashinfer except for DeepSeek targets "
+                "(then only fa3 or triton); the target's architecture is not known here: give the model's "
+                "config.json (validate --host TARGET reads it) to decide")
     allowed = ("fa3", "triton") if ctx.arch in ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM",
                                                  "DeepseekV32ForCausalLM") else ("flashinfer", "fa3", "triton")
     if backend not in allowed:

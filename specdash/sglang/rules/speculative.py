@@ -576,9 +576,11 @@ def _mtp_draft(ctx: Context) -> None:
             v["speculative_draft_model_path"] = v.get("model_path")
             if "speculative_draft_model_revision" in v:
                 v["speculative_draft_model_revision"] = v.get("revision")
+            guessed = "" if ctx.arch_source == "config.json" else \
+                " (if the target is that architecture: it is guessed from the model name, config.json decides)"
             ctx.add("info", "mtp-draft-from-target", ctx.option("speculative_draft_model_path"),
                     f"{ctx.arch} carries its own MTP/NextN draft layers: SGLang uses the target checkpoint as the "
-                    "draft.", field="speculative_draft_model_path")
+                    f"draft{guessed}.", field="speculative_draft_model_path")
         elif ctx.arch not in MTP_NO_WARNING:
             ctx.add("warning", "mtp-draft-path-given", ctx.option("speculative_draft_model_path"),
                     f"{ctx.arch} carries its own MTP draft: SGLang logs 'DeepSeek MTP does not require setting "
