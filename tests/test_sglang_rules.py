@@ -434,3 +434,10 @@ def test_flashinfer_mla_refuses_a_tree_draft_at_start_up_in_044():
     assert diag.severity == "error" and diag.stage == "startup" and "only supports topk=1" in diag.message
     assert validate_command(text, "0.4.4", None).find("flashinfer-mla-topk") is None  # target unknown: info only
     assert validate_command(text, "0.4.4", None).find("flashinfer-mla-topk-unknown") is not None
+
+
+def test_a_lora_moe_runner_for_the_draft_is_refused_by_the_launch_check():
+    report = run("--speculative-algorithm EAGLE3 --speculative-num-steps 3 --speculative-eagle-topk 1 "
+                 "--speculative-num-draft-tokens 4 --speculative-moe-runner-backend lora_triton", "0.5.23")
+    diag = report.find("lora-moe-runner-for-draft")
+    assert diag.stage == "check_server_args" and diag.exception == "ValueError"

@@ -125,7 +125,7 @@ def _page_constraints(ctx: Context, backend: str | None, backends: set[str]) -> 
         ctx.add("info", "fa4-page-size-on-blackwell", (ctx.option("attention_backend"), ctx.option("page_size")),
                 "with fa4 on Blackwell (SM100) SGLang sets page_size 128 for non-MLA targets; on other GPUs it keeps "
                 "the page size", hardware_dependent=True)
-        v["page_size"] = None
+        ctx.notes["page_size_gpu_dependent"] = True  # the page size stays as typed: what other GPUs run
     if backend == "intel_amx" and (v.get("device") or "cuda") == "cpu":
         ctx.add("info", "intel-amx-fallback", ctx.option("attention_backend"),
                 "intel_amx needs a CPU with Intel AMX; elsewhere SGLang falls back to torch_native",

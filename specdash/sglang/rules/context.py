@@ -64,10 +64,11 @@ class Context:
         return diag
 
     def error(self, code: str, flags, message: str, *, exception: str, stage: str = "server_args",
-              fix: Fix | None = None, stop: bool = True) -> Diagnostic:
+              fix: Fix | None = None, stop: bool = True, hardware_dependent: bool = False) -> Diagnostic:
         """Record an ``error`` SGLang raises (``exception`` type name, ``stage``); ``stop`` ends the resolution as
-        SGLang's would."""
-        diag = self.add("error", code, flags, message, fix, stage=stage, exception=exception)
+        SGLang's would; ``hardware_dependent`` when some GPUs avoid it."""
+        diag = self.add("error", code, flags, message, fix, stage=stage, exception=exception,
+                        hardware_dependent=hardware_dependent)
         if stop and stage in ("argparse", "server_args"):
             self.stopped = True
         return diag

@@ -9,6 +9,7 @@ Read in the sglang wheels: 0.5.5 (``check_server_args`` in ``server_args.py``; t
   (ZeroDivisionError) unless chunked prefill is off (``--chunked-prefill-size -1``); a typed chunked prefill size
   that is not a multiple is an AssertionError. With no ``--chunked-prefill-size`` SGLang picks a positive one from
   the GPU's memory, so only the page size 0 case is certain;
+- a LoRA MoE runner for the draft (``--speculative-moe-runner-backend lora_*``, 0.5.23): the draft has no adapters;
 - pipeline parallelism: up to 0.5.15 it excludes speculative decoding and mixed chunked prefill; from 0.5.23 it
   allows speculative decoding with EAGLE (and NEXTN, which is EAGLE) only, on the prefill nodes of a disaggregated
   deployment (or with ``SGLANG_ENABLE_PP_SPEC=1``).
@@ -28,6 +29,15 @@ def check(ctx: Context) -> None:
         return
     p, v = ctx.profile, ctx.values
     _pipeline(ctx)
+    runner = v.get("speculative_moe_runner_backend")
+    if p.at_least("0.5.23") and v.get("speculative_algorithm") is not None and isinstance(runner, str) \
+            and runner.startswith("lora"):
+        # check_lora_moe_runner_args (arg_groups/lora_hook.py, 0.5.23): the draft has no LoRA adapters
+        opt = ctx.option("speculative_moe_runner_backend")
+        ctx.error("lora-moe-runner-for-draft", (opt,),
+                  f"SGLang raises ValueError: {opt} {runner} is not supported: the LoRA MoE runner serves adapter "
+                  "traffic on the target model", exception="ValueError", stage=STAGE,
+                  fix=ctx.fix(f"remove {opt}", Edit("remove", dest="speculative_moe_runner_backend")))
     read = (p.at_least("0.5.5") and not p.at_least("0.5.11")) or p.at_least("0.5.23")
     if not read:
         return
@@ -35,10 +45,13 @@ def check(ctx: Context) -> None:
     chunked = v.get("chunked_prefill_size")
     page_opt, chunk_opt = ctx.option("page_size"), ctx.option("chunked_prefill_size")
     if page == 0 and (chunked is None or chunked > 0):
+        on_blackwell = " (on Blackwell, fa4 sets the page size to 128 first)" \
+            if ctx.notes.get("page_size_gpu_dependent") else ""
         ctx.error("page-size-zero", (page_opt,),
                   f"{page_opt} 0: the launch checks chunked_prefill_size % page_size and stops with "
-                  "ZeroDivisionError: integer modulo by zero", exception="ZeroDivisionError", stage=STAGE,
-                  fix=ctx.fix(f"set {page_opt} 1", ctx.set_edit("page_size", 1)))
+                  f"ZeroDivisionError: integer modulo by zero{on_blackwell}", exception="ZeroDivisionError",
+                  stage=STAGE, fix=ctx.fix(f"set {page_opt} 1", ctx.set_edit("page_size", 1)),
+                  hardware_dependent=bool(on_blackwell))
     elif isinstance(page, int) and page > 0 and isinstance(chunked, int) and chunked > 0 and chunked % page:
         ctx.error("chunked-prefill-page-size", (chunk_opt, page_opt),
                   f"SGLang raises AssertionError: chunked_prefill_size must be divisible by page_size ({chunked} % "
