@@ -32,6 +32,7 @@ from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
 from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
+from specdash.app.typing_focus import key_blocked
 from specdash.hosts.base import ConnectionStatus, Host, HostError, HostKeyChanged, HostKeyUnknown
 from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
@@ -313,6 +314,15 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
             return  # the lifecycle poller (log + /health + process group) is the better source
         self.status_bar.server_state = message.state
         self.status_bar.server_detail = message.detail
+
+    # -- keys ---------------------------------------------------------------------------------------
+    def on_key(self, event) -> None:
+        """Focus owns keys (:mod:`specdash.app.typing_focus`): a printable key typed into an input, the command
+        editor or a dropdown never runs a binding outside that widget. Runs before Textual's own key handling
+        (which runs the bindings); ``prevent_default`` keeps the binding from running, the widget got the key."""
+        if key_blocked(self.focused, event.key, event.character, self.screen.active_bindings):
+            event.prevent_default()
+            event.stop()
 
     # -- actions ------------------------------------------------------------------------------------
     async def action_show_tab(self, tab: str) -> None:
