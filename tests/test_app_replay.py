@@ -169,7 +169,7 @@ async def test_replay_is_read_only_kill_and_launch_are_refused(tmp_path):
         await pilot.press("l")
         await pilot.pause(0.1)
         messages = [n.message for n in app._notifications]
-        assert any("Read-only mode: killing is disabled" in m for m in messages)
+        assert any("Read-only session: killing is disabled" in m for m in messages)
         assert any("Read-only session: launching a server is disabled" in m for m in messages)
         assert len(app.gpu_pane.processes) == 2 and app.run_handle is None
 

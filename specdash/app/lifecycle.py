@@ -15,6 +15,7 @@ from textual import work
 from textual.binding import Binding
 
 from specdash.app.modals.confirm import ConfirmScreen
+from specdash.app.readonly_keys import refusal_text
 from specdash.hosts.base import Host
 from specdash.sglang.command import parse_command
 from specdash.text.display import markup
@@ -52,7 +53,7 @@ class LifecycleActions:
 
     def _refuse_readonly(self, what: str) -> bool:
         if self.readonly:
-            self.notify(f"Read-only session: {what} is disabled.", severity="warning")
+            self.notify(refusal_text(what), severity="warning")
             return True
         return False
 

@@ -32,7 +32,8 @@ from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
 from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
-from specdash.app.typing_focus import key_blocked
+from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
+from specdash.app.typing_focus import key_blocked, typing_widget
 from specdash.hosts.base import ConnectionStatus, Host, HostError, HostKeyChanged, HostKeyUnknown
 from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
@@ -323,6 +324,17 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         if key_blocked(self.focused, event.key, event.character, self.screen.active_bindings):
             event.prevent_default()
             event.stop()
+            return
+        if self.readonly and typing_widget(self.focused) is None:
+            refused = refusal(event.key, self.keymap_overrides)
+            if refused:  # the key is hidden (check_action): say why nothing happens
+                event.prevent_default()
+                event.stop()
+                self.notify(refused, severity="warning")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Read-only sessions hide the keys that change the server (footer, help) — :mod:`specdash.app.readonly_keys`."""
+        return False if hidden(self.readonly, action) else True
 
     # -- actions ------------------------------------------------------------------------------------
     async def action_show_tab(self, tab: str) -> None:
@@ -364,6 +376,9 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         for title, cls in (("Log pane", LogPane), ("Launch builder", deferred_class("builder")),
                            ("GPUs and processes", GpuPane), ("Benchmarks", deferred_class("bench"))):
             sections.append((title, list(getattr(cls, "BINDINGS", []))))
+        if self.readonly:  # the keys that change the server are off: not advertised
+            sections = [(title, [b for b in bindings if getattr(b, "id", None) not in MUTATING_BINDINGS])
+                        for title, bindings in sections]
         sections.append(("Command palette", [("ctrl+p", "noop", "Search every command")]))
         self.push_screen(HelpScreen(sections, keymap=self.keymap_overrides))
 
