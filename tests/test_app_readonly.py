@@ -54,3 +54,16 @@ async def test_writable_console_footer_shows_the_lifecycle_keys(tmp_path):
     async with app.run_test(size=(160, 48)) as pilot:
         shown = await _footer_keys_in_every_pane(app, pilot)
         assert {"l", "x", "r", "b", "S", "K"} <= shown
+
+
+async def test_f12_saves_a_screenshot_under_the_state_dir_and_shows_its_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/Downloads: Textual's default folder is absent
+    app = await _console(tmp_path, readonly=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("f12")
+        await pilot.pause(0.2)
+        shots = list((tmp_path / "state" / "screenshots").glob("*.svg"))
+        assert len(shots) == 1 and "specdash" in shots[0].read_text()
+        assert (shots[0].stat().st_mode & 0o777) == 0o600
+        assert any(f"Screenshot saved: {shots[0]}" == str(n.message) for n in app._notifications)

@@ -7,6 +7,7 @@ lines to the log pane; each pane renders what the core computes.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from textual import on, work
@@ -58,6 +59,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         Binding("f3", "show_tab('builder')", "Builder", id="app.tab_builder"),
         Binding("f4", "show_tab('bench')", "Bench", id="app.tab_bench"),
         Binding("f5", "focus_gpus", "GPUs", id="app.focus_gpus"),
+        Binding("f12", "screenshot", "Screenshot", show=False, id="app.screenshot"),
         *LIFECYCLE_BINDINGS,
     ]
 
@@ -361,6 +363,23 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
             if widget.focusable:
                 widget.focus()
                 return
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """Save an SVG screenshot under ``specdash locate screenshots`` (created when missing) and show its path
+        (F12 and the palette's "Save screenshot"; Textual's default folder, ~/Downloads, may not exist). Returns the
+        file's path, or None when it could not be written (the notice says why)."""
+        from specdash.paths import ensure_dir, screenshots_dir
+
+        folder = Path(path) if path else screenshots_dir()
+        try:
+            saved = self.save_screenshot(filename, str(ensure_dir(folder)), time_format)
+            os.chmod(saved, 0o600)  # the screen may show a command with a token in it
+        except OSError as exc:
+            self.notify(f"Screenshot not saved in {markup(folder)}: {markup(exc.strerror or exc)}", severity="error")
+            return None
+        self.notify(f"Screenshot saved: {markup(saved)}", title="Screenshot", timeout=15)
+        return saved
 
     def action_focus_gpus(self) -> None:
         pane = self.gpu_pane
