@@ -38,6 +38,7 @@ class LifecycleApp(Protocol):
     builder_pane: Any  # BuilderPane | None: the command and its validation report
     bench_pane: Any  # BenchPane | None: gets the server's URL
     gpu_pane: Any  # GpuPane | None: told which process group is the server
+    log_pane: Any  # LogPane | None: told when the server is gone (its start-up bar stops)
 
     def follow(self, path: str, *, reset: bool = True) -> None:
         """Follow ``path`` on the host in the log pane."""
@@ -175,6 +176,8 @@ class LifecycleActions:
                                 "crashed server (every verified process of its group).", severity="error",
                                 timeout=20)
                 if status.state in (ServerState.CRASHED, ServerState.STOPPED):
+                    if self.log_pane is not None:
+                        self.log_pane.server_gone()  # no start-up progress or ETA for a server that is gone
                     return
             await asyncio.sleep(2.0)
 

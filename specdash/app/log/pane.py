@@ -142,6 +142,12 @@ class LogPane(Widget):
         self.view.append_marker(text)
         self._update_status()
 
+    def server_gone(self) -> None:
+        """The followed server's processes are gone (it crashed or was stopped): the start-up bar stops showing a
+        phase in progress, capture progress and an ETA (:meth:`StartupTracker.start_ended`)."""
+        self.analyzer.startup.start_ended()
+        self._dirty = True
+
     def reset(self, title: str) -> None:
         """Start over for a different file titled ``title`` (lines, findings, metrics and start-up are cleared)."""
         self.border_title = markup(title)
