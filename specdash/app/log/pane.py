@@ -148,11 +148,28 @@ class LogPane(Widget):
         self.analyzer.startup.start_ended()
         self._dirty = True
 
+    def clear_filter(self) -> None:
+        """Drop the ``/`` filter: every line shows again, the filter box is emptied and hidden (a replay seek, a
+        new file: the lines it was typed for are gone)."""
+        box = self.query_one("#log-filter", Input)
+        if box.value:
+            with box.prevent(Input.Changed):
+                box.value = ""
+        box.remove_class("-invalid")
+        box.border_subtitle = ""
+        box.display = False
+        if box.has_focus:
+            self.view.focus()
+        self.view.set_filter("")
+        self._update_status()
+
     def reset(self, title: str) -> None:
-        """Start over for a different file titled ``title`` (lines, findings, metrics and start-up are cleared)."""
+        """Start over for a different file titled ``title`` (lines, findings, metrics, start-up and the ``/`` filter
+        are cleared)."""
         self.border_title = markup(title)
         self.analyzer = self._new_analyzer()
         self.view.clear()
+        self.clear_filter()
         self._dirty = True
         self._refresh_panels()
 
