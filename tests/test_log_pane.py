@@ -331,3 +331,50 @@ async def test_startup_bar_stops_after_a_crash(app, how):
         pane.feed(_capturing_lines()[:5])
         await wait_until(pilot, lambda: _startup_bar_text(app).startswith("starting:"), what="the restart shown")
         assert "ETA" not in _startup_bar_text(app)
+
+
+SMALL = (80, 24)
+
+
+async def test_at_80_columns_findings_start_hidden_and_F_toggles_them(app):
+    async with app.run_test(size=SMALL) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(fixture_lines())
+        panel = app.query_one(FindingsPanel)
+        status = pane.query_one("#log-status", Static)
+        await wait_until(pilot, lambda: "findings (F shows)" in str(status.render()) or
+                         "finding (F shows)" in str(status.render()), what="findings counted in the status line")
+        # the log gets the pane's whole width
+        await wait_until(pilot, lambda: pane.view.region.width >= 76 and not panel.region.width, what="full width")
+        pane.view.focus()
+        await pilot.press("F")
+        await wait_until(pilot, lambda: panel.region.width == 60, what="findings panel shown")
+        assert "F shows" not in str(status.render())
+        await pilot.press("F")
+        await wait_until(pilot, lambda: panel.region.width == 0, what="findings panel hidden again")
+
+
+async def test_at_160_columns_findings_are_shown_and_F_hides_them(app):
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(fixture_lines())
+        panel = app.query_one(FindingsPanel)
+        await wait_until(pilot, lambda: panel.region.width == 60, what="findings panel shown")
+        pane.view.focus()
+        await pilot.press("F")
+        await wait_until(pilot, lambda: panel.region.width == 0 and pane.view.region.width > 150, what="hidden")
+
+
+def test_log_pane_snapshot_80x24(snap_compare, tmp_path, monkeypatch):
+    from specdash.app.log.startup_bar import StartupBar
+
+    monkeypatch.setattr(StartupBar, "clock", staticmethod(lambda: 1000.0))
+
+    async def run_before(pilot):
+        pane = pilot.app.query_one(LogPane)
+        pane.feed(fixture_lines())
+        await wait_until(pilot, lambda: "(F shows)" in str(pane.query_one("#log-status", Static).render()),
+                         what="findings counted")
+        await pilot.pause(0.3)
+
+    assert snap_compare(PaneApp(tmp_path / "h.json"), terminal_size=SMALL, run_before=run_before)
