@@ -141,9 +141,10 @@ class LiveMetrics:
     @property
     def max_accept_len(self) -> int | None:
         """The largest accept length the configuration from the last ``server_args=`` line allows: each verify step
-        accepts at most ``speculative_num_steps`` draft tokens plus the bonus token, so ``num_steps + 1``
-        (SGLang ``EagleVerifyOutput.accept_length_per_req_cpu`` + 1, ``eagle_worker.py``); ``num_draft_tokens`` when
-        no step count is given (NGRAM verifies that many tokens); None when the log named neither."""
+        accepts at most ``speculative_num_steps`` draft tokens (SGLang ``eagle_worker.py``: the verify output's
+        ``accept_length_per_req_cpu``, one per draft step at most) plus the bonus token, so ``num_steps + 1``;
+        ``num_draft_tokens`` when no step count is given (NGRAM verifies that many tokens); None when the log named
+        neither."""
         if self.num_steps:
             return self.num_steps + 1
         return self.num_draft_tokens or None
