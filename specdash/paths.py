@@ -9,7 +9,8 @@
   - ``sessions/``: recorded sessions (one ``.yaml.gz`` YAML stream per live session, see
     :mod:`specdash.session.recorder`);
   - ``runs/``: per-run server logs and run metadata of servers specdash launched;
-  - ``bench/``: benchmark and sweep results as JSON.
+  - ``bench/``: benchmark and sweep results as JSON;
+  - ``screenshots/``: SVG screenshots of the console (its screenshot key, or the palette's "Save screenshot").
 
 Nothing here creates a folder: callers that write call :func:`ensure_dir`. Stdlib + platformdirs only.
 """
@@ -74,6 +75,11 @@ def bench_results_dir() -> Path:
     return state_dir() / "bench"
 
 
+def screenshots_dir() -> Path:
+    """SVG screenshots of the console: ``state_dir()/screenshots``."""
+    return state_dir() / "screenshots"
+
+
 def ensure_dir(path: Path) -> Path:
     """Create ``path`` (and parents) if missing, mode 0700 for new folders; return it.
 
@@ -97,7 +103,7 @@ def default_session_path(host: str = "local", now: datetime.datetime | None = No
 
 def locations() -> dict[str, Path]:
     """All locations by short name, in the order ``specdash locate`` prints them:
-    ``config``, ``themes``, ``state``, ``sessions``, ``runs``, ``bench``."""
+    ``config``, ``themes``, ``state``, ``sessions``, ``runs``, ``bench``, ``screenshots``."""
     return {
         "config": config_file(),
         "themes": themes_dir(),
@@ -105,4 +111,5 @@ def locations() -> dict[str, Path]:
         "sessions": sessions_dir(),
         "runs": runs_dir(),
         "bench": bench_results_dir(),
+        "screenshots": screenshots_dir(),
     }

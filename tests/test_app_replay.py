@@ -127,6 +127,30 @@ async def test_keys_pause_step_and_jump_to_findings(tmp_path):
         assert "released" in str(app.gpu_pane.query_one("#gpu-status").render())
 
 
+@pytest.mark.parametrize("target", ["0:00", "0:10"])
+async def test_a_seek_clears_the_log_filter(tmp_path, target):
+    from textual.widgets import Input
+
+    path = tmp_path / "s.yaml.gz"
+    write_session(path)
+    session = read_session(path)
+    app = ReplayApp(session, start_paused=True)
+    async with app.run_test(size=SIZE) as pilot:
+        app.player.seek(5.0)
+        view = app.log_pane.view
+        await wait_until(pilot, lambda: view.line_count > 0, what="lines")
+        app.log_pane.view.focus()
+        await pilot.press("slash", *"zzz-no-such-line")
+        status = app.log_pane.query_one("#log-status")
+        await wait_until(pilot, lambda: "filter: 0 lines" in str(status.render()), what="the filter applied")
+        await pilot.press("enter")
+        await pilot.press("g", *target, "enter")
+        box = app.log_pane.query_one("#log-filter", Input)
+        await wait_until(pilot, lambda: "filter:" not in str(status.render()), what="the filter gone after the seek")
+        assert box.value == "" and not box.display
+        await wait_until(pilot, lambda: view.row_count == view.line_count, what="every line shown")
+
+
 async def test_recorded_capture_progress_moves_the_start_up_bar(tmp_path, monkeypatch):
     from specdash.app.log.startup_bar import StartupBar
 
@@ -169,7 +193,7 @@ async def test_replay_is_read_only_kill_and_launch_are_refused(tmp_path):
         await pilot.press("l")
         await pilot.pause(0.1)
         messages = [n.message for n in app._notifications]
-        assert any("Read-only mode: killing is disabled" in m for m in messages)
+        assert any("Read-only session: killing is disabled" in m for m in messages)
         assert any("Read-only session: launching a server is disabled" in m for m in messages)
         assert len(app.gpu_pane.processes) == 2 and app.run_handle is None
 

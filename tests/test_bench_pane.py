@@ -68,7 +68,13 @@ async def test_b_benchmarks_the_server_and_shows_the_figures(state_dir):
             row = table.get_row_at(0)
             assert row[1] == "short-chat" and row[2] == "generate" and row[3] == "4/0"
             assert row[9] == "3.33 (meta_info)"
-            assert "4/4 requests" in str(app.query_one("#bench-live", Static).render())
+            live = str(app.query_one("#bench-live", Static).render())
+            assert "4/4 requests" in live
+            # the live line, the table and the saved JSON show one figure: tokens (3 per chunk here), not chunks
+            assert f"{result.total_output_tokens} tokens · {row[4]} output tokens/s" in live
+            saved = json.loads(app.finished[0].path.read_text())
+            assert saved["total_output_tokens"] == result.total_output_tokens
+            assert f"{saved['output_tokens_per_s']:.1f}" == row[4]
             assert "benchmark done" in pane.status
             assert app.finished and app.finished[0].path.parent == state_dir / "bench"
             assert json.loads(app.finished[0].path.read_text())["requests"][0]["chunk_offsets_ms"]

@@ -243,6 +243,24 @@ async def test_progress_reports_live_figures(timed_server):
     assert any(p.phase == "running" and 0 < p.done < 4 for p in seen)
 
 
+async def test_live_figures_count_tokens_not_chunks_and_end_on_the_result():
+    # 4 tokens per verify step and the usage only in the last chunk (a server ignoring continuous_usage_stats): a
+    # count of chunks would say 9 per request; the live figures count the result's 31 tokens of each request
+    config = {"ttft_s": 0.01, "chunk_delay_s": 0.01, "tokens_per_chunk": 4, "usage": "final"}
+    seen = []
+    with BenchServerProcess(config) as server:
+        result = await run_benchmark(settings(server.url, api="chat", num_requests=6, concurrency=2),
+                                     on_progress=seen.append)
+    assert result.total_output_tokens == 6 * 31
+    running = [p for p in seen if p.phase == "running"]
+    assert running and all(p.output_tokens % 31 == 0 and p.output_tokens <= 31 * p.done for p in running)
+    last = seen[-1]
+    assert last.phase == "finished"
+    assert last.output_tokens == result.total_output_tokens
+    assert last.output_tokens_per_s == result.output_tokens_per_s
+    assert last.elapsed_s == result.duration_s and last.ttft_p50_ms == result.ttft_ms.p50
+
+
 async def test_effective_configuration_merges_server_info_and_caller():
     args = {"speculative_algorithm": "EAGLE3", "speculative_num_steps": 3, "attention_backend": "fa3"}
     with BenchServerProcess({**FAST, "server_args": args}) as server:

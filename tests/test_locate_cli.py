@@ -27,6 +27,7 @@ def test_locate_prints_every_location_under_xdg_dirs(tmp_path):
         "sessions dir": f"{tmp_path}/st/specdash/sessions",
         "runs dir": f"{tmp_path}/st/specdash/runs",
         "bench results dir": f"{tmp_path}/st/specdash/bench",
+        "screenshots dir": f"{tmp_path}/st/specdash/screenshots",
     }
     assert not (tmp_path / "st").exists()  # locating creates nothing
 
@@ -53,5 +54,6 @@ def test_locate_json_is_one_object_of_paths(tmp_path):
         "sessions": f"{tmp_path}/st/sessions",
         "runs": f"{tmp_path}/st/runs",
         "bench": f"{tmp_path}/st/bench",
+        "screenshots": f"{tmp_path}/st/screenshots",
     }
     assert json.loads(locate("themes", "--json", env=env).stdout) == {"themes": f"{tmp_path}/cfg/specdash/themes"}

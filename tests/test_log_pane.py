@@ -286,3 +286,95 @@ def test_log_pane_snapshot(snap_compare, tmp_path, monkeypatch):
         await pilot.pause()
 
     assert snap_compare(PaneApp(tmp_path / "h.json"), terminal_size=SIZE, run_before=run_before)
+
+
+def _capturing_lines() -> list[str]:
+    """A 2025 single-GPU start, capturing CUDA graphs (30 %): real line formats (tests/data)."""
+    groups = (DATA.parent / "sglang-log-formats.txt").read_text(encoding="utf-8").split("# ==== Group ")
+    second = [line for line in groups[2].splitlines()[1:] if not line.startswith("#")]
+    upto = next(i for i, line in enumerate(second) if "Capture cuda graph bs" in line)
+    return second[: upto + 1] + [
+        "Capturing batches (bs=32 avail_mem=14.50 GB):  30%|███       | 3/10 [00:02<00:04,  1.52it/s]"]
+
+
+def _startup_bar_text(app) -> str:
+    from specdash.app.log.startup_bar import StartupBar
+
+    bar = app.query_one(StartupBar)
+    if not bar.display:
+        return ""
+    return " ".join(str(w.render()) for w in bar.query(Static) if w.display and w.parent.display)
+
+
+@pytest.mark.parametrize("how", ["crash in the log", "processes gone"])
+async def test_startup_bar_stops_after_a_crash(app, how):
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(_capturing_lines())
+        await wait_until(pilot, lambda: pane.analyzer.startup.active, what="capturing")
+        await wait_until(pilot, lambda: "30%" in _startup_bar_text(app), what="capture progress shown")
+        assert "ETA" in _startup_bar_text(app)
+        if how == "crash in the log":
+            pane.feed([
+                "[2025-08-12 16:03:01] Scheduler hit an exception: Traceback (most recent call last):",
+                '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 392, in '
+                "capture",
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity "
+                "of 79.19 GiB of which 1.06 GiB is free."])
+        else:  # killed: no line says so; the lifecycle poller finds the process group gone
+            pane.server_gone()
+        await wait_until(pilot, lambda: "ETA" not in _startup_bar_text(app), timeout_s=10,
+                         what="the start-up bar without capture progress and ETA")
+        text = _startup_bar_text(app)
+        assert "%" not in text and "starting" not in text
+        # the next start shows its own phases again
+        pane.feed(_capturing_lines()[:5])
+        await wait_until(pilot, lambda: _startup_bar_text(app).startswith("starting:"), what="the restart shown")
+        assert "ETA" not in _startup_bar_text(app)
+
+
+SMALL = (80, 24)
+
+
+async def test_at_80_columns_findings_start_hidden_and_F_toggles_them(app):
+    async with app.run_test(size=SMALL) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(fixture_lines())
+        panel = app.query_one(FindingsPanel)
+        status = pane.query_one("#log-status", Static)
+        await wait_until(pilot, lambda: "findings (F shows)" in str(status.render()) or
+                         "finding (F shows)" in str(status.render()), what="findings counted in the status line")
+        # the log gets the pane's whole width
+        await wait_until(pilot, lambda: pane.view.region.width >= 76 and not panel.region.width, what="full width")
+        pane.view.focus()
+        await pilot.press("F")
+        await wait_until(pilot, lambda: panel.region.width == 60, what="findings panel shown")
+        assert "F shows" not in str(status.render())
+        await pilot.press("F")
+        await wait_until(pilot, lambda: panel.region.width == 0, what="findings panel hidden again")
+
+
+async def test_at_160_columns_findings_are_shown_and_F_hides_them(app):
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(fixture_lines())
+        panel = app.query_one(FindingsPanel)
+        await wait_until(pilot, lambda: panel.region.width == 60, what="findings panel shown")
+        pane.view.focus()
+        await pilot.press("F")
+        await wait_until(pilot, lambda: panel.region.width == 0 and pane.view.region.width > 150, what="hidden")
+
+
+def test_log_pane_snapshot_80x24(snap_compare, tmp_path, monkeypatch):
+    from specdash.app.log.startup_bar import StartupBar
+
+    monkeypatch.setattr(StartupBar, "clock", staticmethod(lambda: 1000.0))
+
+    async def run_before(pilot):
+        pane = pilot.app.query_one(LogPane)
+        pane.feed(fixture_lines())
+        await wait_until(pilot, lambda: "(F shows)" in str(pane.query_one("#log-status", Static).render()),
+                         what="findings counted")
+        await pilot.pause(0.3)
+
+    assert snap_compare(PaneApp(tmp_path / "h.json"), terminal_size=SMALL, run_before=run_before)

@@ -191,3 +191,43 @@ def test_overrides_are_deduplicated_and_linked_to_flags():
 def test_startup_tracker_alone_ignores_steady_state_lines():
     tracker = StartupTracker()
     assert tracker.current is None and tracker.timeline()["phases"] == []
+
+
+def _server_args(steps: int, topk: int, draft_tokens: int) -> str:
+    return ("[2025-05-01 10:00:00] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3', "
+            f"speculative_num_steps={steps}, speculative_eagle_topk={topk}, "
+            f"speculative_num_draft_tokens={draft_tokens}, decode_log_interval=40)")
+
+
+def _decodes(minute: int, accept_len: float, n: int = 9) -> list[str]:
+    return [f"[2025-05-01 10:{minute:02d}:{s:02d}] Decode batch. #running-req: 4, #token: 900, token usage: 0.01, "
+            f"accept len: {accept_len:.2f}, accept rate: {accept_len / 4:.2f}, cuda graph: True, "
+            f"gen throughput (token/s): 300.00, #queue-req: 0, " for s in range(0, 2 * n, 2)]
+
+
+def test_acceptance_is_judged_against_the_configuration_that_produced_the_samples():
+    # one log, two servers: the first ran 3 steps (at most 4), the second 1 step (at most 2) and a good 1.8
+    analyzer = LogAnalyzer()
+    analyzer.feed_many([_server_args(3, 1, 4), "[2025-05-01 10:01:00] The server is fired up and ready to roll!",
+                        *_decodes(2, 2.86)])
+    analyzer.feed_many([_server_args(1, 1, 2), "[2025-05-01 10:04:00] The server is fired up and ready to roll!",
+                        *_decodes(5, 1.80)])
+    (acc,) = [f for f in analyzer.findings if f.key == "acceptance"]
+    assert acc.kind == "acceptance" and "1.80 of a possible 2" in acc.message
+    assert "2.86" not in acc.message and "(steady-state, 8 samples)" in acc.message
+    # the counts in the findings are this run's, the samples the strip shows
+    assert len(analyzer.metrics.values("accept_len")) == 9
+    untrusted = [f for f in analyzer.findings if f.kind == "untrusted_samples"]
+    assert untrusted and untrusted[0].message == "1 of 9 decode samples not trusted for trends"
+
+
+def test_accept_length_above_the_possible_maximum_is_an_error_not_good():
+    analyzer = LogAnalyzer()
+    analyzer.feed_many([_server_args(1, 1, 2), "[2025-05-01 10:01:00] The server is fired up and ready to roll!",
+                        *_decodes(2, 2.86)])
+    acc = [f for f in analyzer.findings if f.key == "acceptance"]
+    assert [f.kind for f in acc] == ["accept_above_max"]
+    assert acc[0].severity == "error"
+    assert acc[0].message.startswith("accept length 2.86 is above the possible 2 of the configuration in the log")
+    assert "9 of 9 decode samples" in acc[0].message and "not running what you think" in acc[0].message
+    assert not [f for f in analyzer.findings if "acceptance good" in f.message or "of a possible 2" in f.message]

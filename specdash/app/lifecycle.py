@@ -15,6 +15,7 @@ from textual import work
 from textual.binding import Binding
 
 from specdash.app.modals.confirm import ConfirmScreen
+from specdash.app.readonly_keys import refusal_text
 from specdash.hosts.base import Host
 from specdash.sglang.command import parse_command
 from specdash.text.display import markup
@@ -37,6 +38,7 @@ class LifecycleApp(Protocol):
     builder_pane: Any  # BuilderPane | None: the command and its validation report
     bench_pane: Any  # BenchPane | None: gets the server's URL
     gpu_pane: Any  # GpuPane | None: told which process group is the server
+    log_pane: Any  # LogPane | None: told when the server is gone (its start-up bar stops)
 
     def follow(self, path: str, *, reset: bool = True) -> None:
         """Follow ``path`` on the host in the log pane."""
@@ -52,7 +54,7 @@ class LifecycleActions:
 
     def _refuse_readonly(self, what: str) -> bool:
         if self.readonly:
-            self.notify(f"Read-only session: {what} is disabled.", severity="warning")
+            self.notify(refusal_text(what), severity="warning")
             return True
         return False
 
@@ -174,6 +176,8 @@ class LifecycleActions:
                                 "crashed server (every verified process of its group).", severity="error",
                                 timeout=20)
                 if status.state in (ServerState.CRASHED, ServerState.STOPPED):
+                    if self.log_pane is not None:
+                        self.log_pane.server_gone()  # no start-up progress or ETA for a server that is gone
                     return
             await asyncio.sleep(2.0)
 

@@ -7,6 +7,7 @@ lines to the log pane; each pane renders what the core computes.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from textual import on, work
@@ -32,6 +33,8 @@ from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
 from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
+from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
+from specdash.app.typing_focus import key_blocked, typing_widget
 from specdash.hosts.base import ConnectionStatus, Host, HostError, HostKeyChanged, HostKeyUnknown
 from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
@@ -56,6 +59,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         Binding("f3", "show_tab('builder')", "Builder", id="app.tab_builder"),
         Binding("f4", "show_tab('bench')", "Bench", id="app.tab_bench"),
         Binding("f5", "focus_gpus", "GPUs", id="app.focus_gpus"),
+        Binding("f12", "screenshot", "Screenshot", show=False, id="app.screenshot"),
         *LIFECYCLE_BINDINGS,
     ]
 
@@ -314,6 +318,26 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         self.status_bar.server_state = message.state
         self.status_bar.server_detail = message.detail
 
+    # -- keys ---------------------------------------------------------------------------------------
+    def on_key(self, event) -> None:
+        """Focus owns keys (:mod:`specdash.app.typing_focus`): a printable key typed into an input, the command
+        editor or a dropdown never runs a binding outside that widget. Runs before Textual's own key handling
+        (which runs the bindings); ``prevent_default`` keeps the binding from running, the widget got the key."""
+        if key_blocked(self.focused, event.key, event.character, self.screen.active_bindings):
+            event.prevent_default()
+            event.stop()
+            return
+        if self.readonly and typing_widget(self.focused) is None:
+            refused = refusal(event.key, self.keymap_overrides)
+            if refused:  # the key is hidden (check_action): say why nothing happens
+                event.prevent_default()
+                event.stop()
+                self.notify(refused, severity="warning")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Read-only sessions hide the keys that change the server (footer, help) — :mod:`specdash.app.readonly_keys`."""
+        return False if hidden(self.readonly, action) else True
+
     # -- actions ------------------------------------------------------------------------------------
     async def action_show_tab(self, tab: str) -> None:
         tabs = self.query_one(TabbedContent)
@@ -340,6 +364,23 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                 widget.focus()
                 return
 
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """Save an SVG screenshot under ``specdash locate screenshots`` (created when missing) and show its path
+        (F12 and the palette's "Save screenshot"; Textual's default folder, ~/Downloads, may not exist). Returns the
+        file's path, or None when it could not be written (the notice says why)."""
+        from specdash.paths import ensure_dir, screenshots_dir
+
+        folder = Path(path) if path else screenshots_dir()
+        try:
+            saved = self.save_screenshot(filename, str(ensure_dir(folder)), time_format)
+            os.chmod(saved, 0o600)  # the screen may show a command with a token in it
+        except OSError as exc:
+            self.notify(f"Screenshot not saved in {markup(folder)}: {markup(exc.strerror or exc)}", severity="error")
+            return None
+        self.notify(f"Screenshot saved: {markup(saved)}", title="Screenshot", timeout=15)
+        return saved
+
     def action_focus_gpus(self) -> None:
         pane = self.gpu_pane
         if pane is not None:
@@ -354,6 +395,9 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         for title, cls in (("Log pane", LogPane), ("Launch builder", deferred_class("builder")),
                            ("GPUs and processes", GpuPane), ("Benchmarks", deferred_class("bench"))):
             sections.append((title, list(getattr(cls, "BINDINGS", []))))
+        if self.readonly:  # the keys that change the server are off: not advertised
+            sections = [(title, [b for b in bindings if getattr(b, "id", None) not in MUTATING_BINDINGS])
+                        for title, bindings in sections]
         sections.append(("Command palette", [("ctrl+p", "noop", "Search every command")]))
         self.push_screen(HelpScreen(sections, keymap=self.keymap_overrides))
 

@@ -378,6 +378,8 @@ class ReplayApp(SpecdashApp):
             self.notify(markup(exc), severity="error")
             return
         self.player.seek(target)
+        if self.log_pane is not None:
+            self.log_pane.clear_filter()  # a filter typed for other lines would show "filter: 0 lines"
         self._close_seek()
         self._refresh_bar()
 

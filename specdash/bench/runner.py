@@ -113,9 +113,12 @@ class BenchSettings:
 @dataclasses.dataclass(frozen=True)
 class BenchProgress:
     """Live figures for a progress display. ``phase``: "warmup", "running", "finished" or "cancelled";
-    ``done``/``total``: finished (ok or failed) / planned requests; ``errors``; ``output_tokens``: tokens received
-    so far in the measured run; ``elapsed_s``; ``output_tokens_per_s``: output_tokens / elapsed_s;
-    ``ttft_p50_ms``: median TTFT of requests finished so far (None before the first)."""
+    ``done``/``total``: finished (ok or failed) / planned requests; ``errors``; ``output_tokens``: tokens (never
+    streamed chunks: a verify step sends several tokens in one chunk) of the successful finished requests, counted
+    as the result counts them, plus the server-reported counts of requests still streaming; ``elapsed_s``;
+    ``output_tokens_per_s``: output_tokens / elapsed_s; ``ttft_p50_ms``: median TTFT of requests finished so far
+    (None before the first). The last progress (``finished``/``cancelled``) is :meth:`of_result`: the very figures
+    of the table, the saved JSON and the session."""
 
     phase: str
     done: int
@@ -125,6 +128,13 @@ class BenchProgress:
     elapsed_s: float
     output_tokens_per_s: float
     ttft_p50_ms: float | None
+
+    @classmethod
+    def of_result(cls, phase: str, done: int, total: int, result: RunResult) -> BenchProgress:
+        """The final progress of a run: tokens, rate, duration and TTFT p50 read from its :class:`RunResult`."""
+        return cls(phase=phase, done=done, total=total, errors=result.errors,
+                   output_tokens=result.total_output_tokens, elapsed_s=result.duration_s,
+                   output_tokens_per_s=result.output_tokens_per_s, ttft_p50_ms=result.ttft_ms.p50)
 
 
 ProgressCallback = Callable[[BenchProgress], None]
@@ -216,7 +226,8 @@ class BenchRunner:
         self._phase = "warmup"
         self._done = 0
         self._errors = 0
-        self._tokens = 0
+        self._finished_tokens = 0  # output tokens of successful finished measured requests (RequestResult)
+        self._streaming_tokens: dict[int, int] = {}  # request index -> server-reported tokens so far
         self._ttfts: list[float] = []
         self._run_start = 0.0
         self._last_progress = 0.0
@@ -267,9 +278,11 @@ class BenchRunner:
             requests, duration_s = await self._measured(client, base, model)
             after = await self._counters(client, base)
         self._phase = "cancelled" if self.cancelled else "finished"
-        self._emit(force=True)
         pre_warmup = _accept.ServerCounters(_accept.avg_accept_length_of(info), server_info=info)
-        return self._result(requests, duration_s, started_at, model, info, before, after, pre_warmup)
+        result = self._result(requests, duration_s, started_at, model, info, before, after, pre_warmup)
+        if self.on_progress is not None:
+            self.on_progress(BenchProgress.of_result(self._phase, self._done, self.settings.num_requests, result))
+        return result
 
     # -- phases ---------------------------------------------------------------------------------------------------
 
@@ -418,7 +431,6 @@ class BenchRunner:
         times: list[float] = []
         cumulative: list[int | None] = []
         total_tokens: int | None = None
-        last_known = 0
         st = time.perf_counter()
         result.start_s = st - run_start
         result.sent_perf_s = st
@@ -457,10 +469,10 @@ class BenchRunner:
                             if event.has_text:
                                 times.append(now - st)
                                 cumulative.append(event.completion_tokens)
-                                if count:
-                                    new = (event.completion_tokens - last_known) if event.completion_tokens else 1
-                                    last_known = event.completion_tokens or last_known
-                                    self._tokens += max(new, 0)
+                                if count and event.completion_tokens is not None:
+                                    # the server's count; a chunk without one adds nothing until the request
+                                    # ends and its tokens are counted as the result counts them
+                                    self._streaming_tokens[index] = event.completion_tokens
                                     self._emit()
                     if result.error is None and not times:
                         result.error = "stream ended without any generated text"
@@ -488,6 +500,9 @@ class BenchRunner:
             result.tpot_ms = timings.tpot_s * 1000.0 if timings.tpot_s is not None else None
             result.itl_ms = [v * 1000.0 for v in timings.itl_s]
         if count:
+            self._streaming_tokens.pop(index, None)
+            if result.success:
+                self._finished_tokens += result.output_tokens
             self._done += 1
             if not result.success and not result.partial:
                 self._errors += 1
@@ -507,15 +522,16 @@ class BenchRunner:
         self._last_progress = now
         elapsed = now - self._run_start if self._run_start else 0.0
         ttft = Distribution.of(self._ttfts).p50
+        tokens = self._finished_tokens + sum(self._streaming_tokens.values())
         self.on_progress(
             BenchProgress(
                 phase=self._phase,
                 done=self._done,
                 total=self.settings.num_requests,
                 errors=self._errors,
-                output_tokens=self._tokens,
+                output_tokens=tokens,
                 elapsed_s=elapsed,
-                output_tokens_per_s=self._tokens / elapsed if elapsed > 0 else 0.0,
+                output_tokens_per_s=tokens / elapsed if elapsed > 0 else 0.0,
                 ttft_p50_ms=ttft,
             )
         )

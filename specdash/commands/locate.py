@@ -1,8 +1,8 @@
-"""``specdash locate [WHAT] [--json]``: print where specdash keeps its config, user themes, state, sessions, runs
-and bench results.
+"""``specdash locate [WHAT] [--json]``: print where specdash keeps its config, user themes, state, sessions, runs,
+bench results and screenshots.
 
 ``--json`` prints one object, location name -> absolute path (strings), with the keys ``config``, ``themes``,
-``state``, ``sessions``, ``runs``, ``bench`` (README, "JSON output").
+``state``, ``sessions``, ``runs``, ``bench``, ``screenshots`` (README, "JSON output").
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 import sys
 
 NAME = "locate"
-HELP = "print the config file path and the themes, state, sessions, runs and bench results folders"
+HELP = "print the config file path and the themes, state, sessions, runs, bench results and screenshots folders"
 DESCRIPTION = (
     "Print where specdash keeps its files (XDG locations; SPECDASH_CONFIG and SPECDASH_STATE_DIR override). "
     "With WHAT, print only that path, for scripts: e.g. ls \"$(specdash locate sessions)\"."
@@ -24,6 +24,7 @@ _LABELS = {
     "sessions": "sessions dir",
     "runs": "runs dir",
     "bench": "bench results dir",
+    "screenshots": "screenshots dir",
 }
 
 

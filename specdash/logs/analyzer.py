@@ -135,6 +135,7 @@ class LogAnalyzer:
         if self.engine.crash_events > crashes and self.server_state is not ServerState.CRASHED:
             worst = next((f for f in reversed(self.engine.order) if f.kind in ("crash", "oom")), None)
             self.ever_crashed = True
+            self.startup.start_ended()  # no capture progress or ETA after a crash
             self._set_state(ServerState.CRASHED, worst.message if worst else line.message[:120])
             return
         if changed and self.startup.active:

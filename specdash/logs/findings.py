@@ -10,6 +10,8 @@ Kinds (``Finding.kind``):
 * ``ready`` (success) — with time-to-ready;
 * ``low_acceptance`` (warning/error) — accept length against the draft tokens in use;
 * ``acceptance`` (info) — steady-state acceptance summary when it is not low;
+* ``accept_above_max`` (error) — an accept length above the most this run's configuration allows: the server is not
+  running what its server_args line says (replaces the acceptance summary);
 * ``depth_check`` (info/warning) — the accept-rate consistency check (metrics.Consistency);
 * ``untrusted_samples`` (info) — decode samples excluded from trends and why;
 * ``retractions`` (warning) — KV-pool-full retractions by rate (≥ 3 within 60 s), not by level;
@@ -432,10 +434,10 @@ class FindingsEngine:
 
     def _refresh_untrusted(self) -> None:
         at, self._untrusted_at = self._untrusted_at, None
-        if at is None:
+        m = self.metrics
+        if at is None or not m.untrusted_total:  # none, or only in a previous run of this log (LiveMetrics._new_run)
             return
         line, sample = at
-        m = self.metrics
         text = ", ".join(f"{n}× {r}" for r, n in m.untrusted_reasons.most_common())
         self._set("untrusted_samples", Finding(
             "untrusted_samples", "info", m.untrusted_lines[0] if m.untrusted_total <= 50 else line.number,
@@ -492,7 +494,7 @@ class FindingsEngine:
         trusted = basis == "steady-state"
         cons = m.consistency()
         depth = m.num_draft_tokens or (cons.n if cons and cons.formula == "accept_len/N" else None)
-        max_len = (m.num_steps + 1) if m.num_steps else depth
+        max_len = m.max_accept_len or depth  # the configuration of this run: the kept samples are all of it
         of = f" of a possible {max_len}" if max_len else ""
         rate, n_rates = m.mean("accept_rate", trusted_only=trusted)
         gen, n_gen = m.mean("gen_throughput", trusted_only=trusted)
@@ -503,6 +505,21 @@ class FindingsEngine:
         if n_gen:
             data["mean_gen_throughput"] = round(gen, 2)
         extra = mean - 1
+        if m.above_max_samples and m.above_max_peak is not None:
+            peak, peak_max, peak_line = m.above_max_peak
+            self._set("acceptance", Finding(
+                "accept_above_max", "error", peak_line,
+                f"accept length {peak:.2f} is above the possible {peak_max} of the configuration in the log "
+                f"({m.above_max_samples} of {m.total_samples} decode samples): the server is not running what you "
+                "think",
+                f"A verify step accepts at most speculative_num_steps draft tokens plus the bonus token, so this "
+                f"log's server_args allow an accept length of {peak_max} at most. A higher figure means the server "
+                "that wrote these lines runs another configuration: another server writing to this log, a command "
+                "changed after start, or a build that reads the flags otherwise. Check the process's command line "
+                "and /server_info before trusting any figure here.", sample.timestamp,
+                "--speculative-num-steps", data={**data, "above_max_samples": m.above_max_samples,
+                                                 "peak_accept_len": peak}))
+            return
         if mean <= 1.15:
             self._set("acceptance", Finding(
                 "low_acceptance", "error" if count >= LOW_ACCEPT_MIN_SAMPLES else "warning", line.number,

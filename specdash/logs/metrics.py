@@ -69,13 +69,15 @@ def _reason_label(reason: str) -> str:
 @dataclasses.dataclass(slots=True)
 class DecodeSample:
     """One decode line: ``line`` number, ``timestamp`` (or None), ``record``, ``trusted`` and the ``reason`` it is
-    not (empty when trusted)."""
+    not (empty when trusted), ``max_accept_len`` (:attr:`LiveMetrics.max_accept_len` when it was taken)."""
 
     line: int
     timestamp: datetime | None
     record: DecodeRecord
     trusted: bool = True
     reason: str = ""
+    #: the largest accept length the configuration in force when the line was written allows (None: unknown)
+    max_accept_len: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,6 +134,38 @@ class LiveMetrics:
         self.batch_state: Deque[tuple[int, int, float]] = collections.deque(maxlen=6)
         #: running sums over the kept samples: per summed metric (sum, n, trusted sum, trusted n), see _SUMMED
         self._acc: list[float] = [0.0] * (4 * len(_SUMMED))
+        #: samples whose accept length exceeds their max_accept_len: count, highest value, its line
+        self.above_max_samples = 0
+        self.above_max_peak: tuple[float, int, int] | None = None  # (accept len, its maximum, line number)
+
+    @property
+    def max_accept_len(self) -> int | None:
+        """The largest accept length the configuration from the last ``server_args=`` line allows: each verify step
+        accepts at most ``speculative_num_steps`` draft tokens (SGLang ``eagle_worker.py``: the verify output's
+        ``accept_length_per_req_cpu``, one per draft step at most) plus the bonus token, so ``num_steps + 1``;
+        ``num_draft_tokens`` when no step count is given (NGRAM verifies that many tokens); None when the log named
+        neither."""
+        if self.num_steps:
+            return self.num_steps + 1
+        return self.num_draft_tokens or None
+
+    def _new_run(self) -> None:
+        """A ``server_args=`` line after decode samples: a new server (maybe another configuration) writes to this
+        log. Its samples, means and counts start afresh, so a figure is never judged against another run's
+        configuration and the counts in the findings match the samples shown."""
+        self.samples.clear()
+        self._acc = [0.0] * (4 * len(_SUMMED))
+        self.total_samples = 0
+        self.untrusted_total = 0
+        self.untrusted_reasons.clear()
+        self.untrusted_lines.clear()
+        self.no_graph_samples = 0
+        self.above_max_samples = 0
+        self.above_max_peak = None
+        self._gaps_s.clear()
+        self._per_req.clear()
+        self._per_req_median = None
+        self.batch_state.clear()
 
     def observe(self, line: ParsedLine) -> DecodeSample | None:
         """Update from one line; returns the new :class:`DecodeSample` for decode lines, else None."""
@@ -149,6 +183,9 @@ class LiveMetrics:
             return None
         if kind is _K_server_args and line.info:
             info = line.info
+            if self.total_samples:
+                self._new_run()
+            self.num_draft_tokens = self.num_steps = self.topk = None  # this run's values, not the last run's
             self.decode_log_interval = int(info.get("decode_log_interval") or self.decode_log_interval)
             for attr, key in (("num_draft_tokens", "speculative_num_draft_tokens"),
                               ("num_steps", "speculative_num_steps"), ("topk", "speculative_eagle_topk")):
@@ -167,8 +204,13 @@ class LiveMetrics:
 
     def _decode(self, line: ParsedLine, rec: DecodeRecord) -> DecodeSample:
         ts = line.timestamp
-        sample = DecodeSample(line.number, ts, rec)
+        sample = DecodeSample(line.number, ts, rec, max_accept_len=self.max_accept_len)
         prev = self._last_decode_ts
+        if (sample.max_accept_len and rec.accept_len is not None
+                and rec.accept_len > sample.max_accept_len + 0.005):  # printed with 2 decimals
+            self.above_max_samples += 1
+            if self.above_max_peak is None or rec.accept_len > self.above_max_peak[0]:
+                self.above_max_peak = (rec.accept_len, sample.max_accept_len, line.number)
         if rec.engine == "sglang":
             reason = ""
             if ts is None and prev is None and self.total_samples == 0:

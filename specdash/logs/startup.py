@@ -170,6 +170,7 @@ class StartupTracker:
         self.engine_timings: dict[str, float] = {}
         self._previous: dict[str, float] | None = None
         self._active = False
+        self._ended = False  # the last start ended without a ready line (start_ended)
 
     @property
     def active(self) -> bool:
@@ -217,8 +218,8 @@ class StartupTracker:
         return phase
 
     def _new_start(self, ts: datetime | None, args: bool = False) -> None:
-        if self.ready_at is not None:
-            self._reset()  # a ready server logging start-up lines again: a restart
+        if self.ready_at is not None or self._ended:
+            self._reset()  # a ready (or failed) server logging start-up lines again: a restart
         if not self._active:
             self.starts += 1
             self._active = True
@@ -325,6 +326,16 @@ class StartupTracker:
     def serving_without_ready(self) -> None:
         """Decode batches arrive but no ready line was seen (the log was joined mid-way): the start is over."""
         self._active = False
+
+    def start_ended(self) -> None:
+        """The start ended without a ready line (a crash in the log, or the server's processes are gone): no phase
+        is running any more, there is no capture progress or ETA to show; the phases seen stay in the timeline and
+        the next start-up line begins a new start."""
+        if not self._active:
+            return
+        self._active = False
+        self.capture = None
+        self._ended = True
 
     def _remember(self) -> None:
         if self.history is None or not self.server_args:

@@ -28,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, ProgressBar, Select, Static
 from textual_plotext import PlotextPlot
 
+from specdash.app.readonly_keys import hidden
 from specdash.app.bench.render import RUN_COLUMNS, SWEEP_COLUMNS, progress_line, run_row, sweep_row
 from specdash.app.styles import load_tcss
 from specdash.bench.acceptance import low_acceptance_warning
@@ -184,6 +185,10 @@ class BenchPane(Widget, can_focus=True):
         self.query_one("#bench-live", Static).update(progress_line(progress))
 
     # -- actions --------------------------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Read-only: the mutating keys are hidden from the footer and help (:mod:`specdash.app.readonly_keys`)."""
+        return False if hidden(self.readonly, action) else True
 
     def action_run_bench(self) -> None:
         """``b``: benchmark the selected workload against ``server_url``."""

@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
+from specdash.app.readonly_keys import hidden, refusal_text
 from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.gpus.render import CLASS_VARIABLE, devices_markup, summary_markup
 from specdash.app.styles import load_tcss
@@ -304,10 +305,14 @@ class GpuPane(Widget, can_focus=False):
         self.tagged.clear()
         self._fill_table()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Read-only: the mutating keys are hidden from the footer and help (:mod:`specdash.app.readonly_keys`)."""
+        return False if hidden(self.readonly, action) else True
+
     def action_kill(self) -> None:
         """Kill the tagged processes (or the focused one) after confirmation. Disabled by ``--readonly``."""
         if self.readonly:
-            self.notify("Read-only mode: killing is disabled.", severity="warning")
+            self.notify(refusal_text("killing"), severity="warning")
             return
         if self._killing:
             self.notify("A kill is already in progress.", severity="warning")
@@ -339,7 +344,7 @@ class GpuPane(Widget, can_focus=False):
     async def kill(self, targets: list[ClassifiedProcess]) -> KillReport | None:
         """Run :func:`safe_kill` on ``targets`` and show progress and the before/after MiB."""
         if self.readonly:  # checked again here: no path around --readonly
-            self.notify("Read-only mode: killing is disabled.", severity="warning")
+            self.notify(refusal_text("killing"), severity="warning")
             return None
         self._killing = True
         sampler = make_sampler(self.host, self.interval_s, source=self.source)

@@ -4,7 +4,8 @@ The app feeds it decoded lines in batches (``feed``), inserts markers (``marker`
 It posts :class:`LogPane.ServerStateChanged` and :class:`LogPane.FindingAdded`.
 
 Keys: ``/`` live filter (plain text; a leading ``!`` makes it a regex), ``n``/``N`` next/previous hit,
-``w``/``W`` next/previous warning, ``e``/``E`` next/previous error, ``f`` follow on/off, ``tab`` to the findings
+``w``/``W`` next/previous warning, ``e``/``E`` next/previous error, ``f`` follow on/off, ``F`` shows/hides the
+findings panel (hidden by default below :data:`NARROW_WIDTH` columns, e.g. at 80×24), ``tab`` to the findings
 list where ``enter`` jumps to the finding's line.
 
 Memory: the view keeps at most :data:`specdash.app.log.view.MAX_LINES` lines (100 000); older lines are dropped with
@@ -38,6 +39,8 @@ from specdash.text.redaction import redact_text
 #: Seconds between redraws of the findings list, metrics strip and start-up bar (lines render immediately). While
 #: lines stream, the redraw rides on the log view's next frame; a timer covers quiet times (the ETA counts down).
 PANEL_REFRESH_S = 0.25
+#: below this pane width the findings panel (60 columns) starts hidden: F shows it
+NARROW_WIDTH = 120
 
 
 class LogPane(Widget):
@@ -56,6 +59,7 @@ class LogPane(Widget):
         Binding("E", "jump(-1, 'error')", "Prev error", show=False, id="log.prev_error"),
         Binding("f", "toggle_follow", "Follow", id="log.follow"),
         Binding("y", "copy_lines", "Copy lines", show=False, id="log.copy"),
+        Binding("F", "toggle_findings", "Findings", id="log.findings"),
     ]
 
     class ServerStateChanged(Message):
@@ -103,6 +107,8 @@ class LogPane(Widget):
         yield Static("", id="log-status")
 
     def on_mount(self) -> None:
+        #: the user's choice with F (True shown, False hidden); None: automatic, hidden below NARROW_WIDTH columns
+        self.findings_choice: bool | None = None
         self._view = self.query_one(LogView)
         self._startup_bar = self.query_one(StartupBar)
         self._panels_at = 0.0
@@ -142,11 +148,34 @@ class LogPane(Widget):
         self.view.append_marker(text)
         self._update_status()
 
+    def server_gone(self) -> None:
+        """The followed server's processes are gone (it crashed or was stopped): the start-up bar stops showing a
+        phase in progress, capture progress and an ETA (:meth:`StartupTracker.start_ended`)."""
+        self.analyzer.startup.start_ended()
+        self._dirty = True
+
+    def clear_filter(self) -> None:
+        """Drop the ``/`` filter: every line shows again, the filter box is emptied and hidden (a replay seek, a
+        new file: the lines it was typed for are gone)."""
+        box = self.query_one("#log-filter", Input)
+        if box.value:
+            with box.prevent(Input.Changed):
+                box.value = ""
+        box.remove_class("-invalid")
+        box.border_subtitle = ""
+        box.display = False
+        if box.has_focus:
+            self.view.focus()
+        self.view.set_filter("")
+        self._update_status()
+
     def reset(self, title: str) -> None:
-        """Start over for a different file titled ``title`` (lines, findings, metrics and start-up are cleared)."""
+        """Start over for a different file titled ``title`` (lines, findings, metrics, start-up and the ``/`` filter
+        are cleared)."""
         self.border_title = markup(title)
         self.analyzer = self._new_analyzer()
         self.view.clear()
+        self.clear_filter()
         self._dirty = True
         self._refresh_panels()
 
@@ -189,6 +218,30 @@ class LogPane(Widget):
         self.query_one(StartupBar).update_from(self.analyzer.startup)
         self._update_status()
 
+    @property
+    def findings_shown(self) -> bool:
+        """The findings panel is on screen: the user's choice (F), else whether the pane is at least
+        NARROW_WIDTH columns wide (below that the log lines would get too few columns beside the panel)."""
+        choice = getattr(self, "findings_choice", None)
+        return choice if choice is not None else self.size.width >= NARROW_WIDTH
+
+    def _apply_findings_layout(self) -> None:
+        shown = self.findings_shown
+        if self.has_class("-findings-hidden") == shown:
+            self.set_class(not shown, "-findings-hidden")
+            self._update_status()
+
+    def on_resize(self, event) -> None:
+        self._apply_findings_layout()
+
+    def action_toggle_findings(self) -> None:
+        """``F``: show or hide the findings panel (hidden: the log gets the whole width, the status line counts
+        the findings)."""
+        self.findings_choice = not self.findings_shown
+        self._apply_findings_layout()
+        if not self.findings_shown and self.query_one(FindingsPanel).has_focus_within:
+            self.view.focus()
+
     def _update_status(self) -> None:
         view = self.view
         parts = []
@@ -206,6 +259,9 @@ class LogPane(Widget):
             parts.append(f"{view.dropped:,} dropped (window {view.line_count:,})")
         if view.cursor_number is not None:
             parts.append(f"line {view.cursor_number}")
+        if self.has_class("-findings-hidden"):
+            count = len(self.analyzer.engine.order)
+            parts.append(f"[b]{count} finding{'s' if count != 1 else ''}[/b] (F shows)")
         self.query_one("#log-status", Static).update(" · ".join(parts))
 
     def on_log_view_follow_changed(self, event: LogView.FollowChanged) -> None:

@@ -1,0 +1,69 @@
+"""``--readonly``: the keys that change the server (l L x r, b S, K) are not advertised in the footer or the help
+screen, and pressing one says why nothing happens."""
+
+from __future__ import annotations
+
+import re
+
+from textual.widgets._footer import FooterKey
+
+from specdash.app.main import SpecdashApp
+from specdash.hosts.local import LocalHost
+from support.double import host_env
+
+MUTATING_KEYS = {"l", "L", "x", "r", "b", "S", "K"}
+
+
+async def _footer_keys_in_every_pane(app, pilot) -> set[str]:
+    seen: set[str] = set()
+    for key in ("f2", "f3", "f4", "f5"):
+        await pilot.press(key)
+        await pilot.pause(0.2)
+        seen |= {footer_key.key for footer_key in app.query(FooterKey)}
+    return seen
+
+
+async def _console(tmp_path, readonly: bool):
+    log = tmp_path / "server.log"
+    log.write_text("[2026-01-01 10:00:00] The server is fired up and ready to roll!\n")
+    return SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(log), readonly=readonly,
+                       gpu_interval_s=0.3)
+
+
+async def test_readonly_footer_and_help_do_not_advertise_mutating_keys(tmp_path):
+    app = await _console(tmp_path, readonly=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        shown = await _footer_keys_in_every_pane(app, pilot)
+        assert shown and not (shown & MUTATING_KEYS), shown & MUTATING_KEYS
+        await pilot.press("f2")
+        await pilot.press("f1")
+        await pilot.pause(0.2)
+        body = str(app.screen.query_one("#help-body").render())
+        for description in ("Launch", "Stop", "Restart", "Benchmark", "Depth sweep", "Kill tagged"):
+            assert not re.search(rf"^\s+\S+\s+{description}", body, re.M), description
+        assert re.search(r"^\s+/\s+Filter", body, re.M)  # the help still lists the other keys
+        await pilot.press("escape")
+        await pilot.press("l")
+        await pilot.pause(0.1)
+        assert any("Read-only session: launching a server is disabled" in str(n.message) for n in app._notifications)
+        assert app.run_handle is None
+
+
+async def test_writable_console_footer_shows_the_lifecycle_keys(tmp_path):
+    app = await _console(tmp_path, readonly=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        shown = await _footer_keys_in_every_pane(app, pilot)
+        assert {"l", "x", "r", "b", "S", "K"} <= shown
+
+
+async def test_f12_saves_a_screenshot_under_the_state_dir_and_shows_its_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/Downloads: Textual's default folder is absent
+    app = await _console(tmp_path, readonly=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("f12")
+        await pilot.pause(0.2)
+        shots = list((tmp_path / "state" / "screenshots").glob("*.svg"))
+        assert len(shots) == 1 and "specdash" in shots[0].read_text()
+        assert (shots[0].stat().st_mode & 0o777) == 0o600
+        assert any(f"Screenshot saved: {shots[0]}" == str(n.message) for n in app._notifications)
