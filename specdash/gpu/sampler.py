@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import threading
 import time
@@ -257,8 +258,9 @@ class GpuSampler:
                     yield _logged(snap)
                     await self._sleep(self.interval_s)
                     continue
-            async for snap in self._smi_stream():
-                yield _logged(snap)
+            async with contextlib.aclosing(self._smi_stream()) as stream:
+                async for snap in stream:
+                    yield _logged(snap)
             return
 
     async def close(self) -> None:

@@ -51,6 +51,7 @@ class LocalHost(Host):
                 await asyncio.wait_for(proc.wait(), 2)
             except BaseException:  # pragma: no cover - cancelled again, or a group that will not die
                 pass
+            _close_pipes(proc)
             raise
         return CommandResult(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
 
@@ -85,12 +86,25 @@ class LocalHost(Host):
                     await asyncio.wait_for(proc.wait(), 5)
                 except asyncio.TimeoutError:  # pragma: no cover
                     pass
+            _close_pipes(proc)
 
     async def send_signal(self, pid: int, signum: int, *, group: bool = False) -> None:
         if group:
             os.killpg(pid, signum)
         else:
             os.kill(pid, signum)
+
+
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    """Close a finished (or abandoned) subprocess's pipes now, while the event loop still runs: left to the garbage
+    collector, asyncio's transport closes them from ``__del__`` after the loop is gone and prints "Event loop is
+    closed". asyncio offers no public call for it; the transport is the documented base of ``Process``."""
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        try:
+            transport.close()
+        except Exception:  # noqa: BLE001 - best effort at teardown
+            pass
 
 
 def _kill_group(pgid: int) -> None:

@@ -9,6 +9,7 @@ is checked inside the action and again in the kill worker.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 from rich.text import Text
@@ -193,20 +194,21 @@ class GpuPane(Widget, can_focus=False):
         while True:
             sampler = make_sampler(self.host, self.interval_s, source=self.source)
             try:
-                async for snapshot in sampler.snapshots():
-                    if self.user is None and not snapshot.error:
+                async with contextlib.aclosing(sampler.snapshots()) as snapshots:
+                    async for snapshot in snapshots:
+                        if self.user is None and not snapshot.error:
+                            try:
+                                self.user = await current_user(self.host)
+                            except HostError as exc:
+                                self._set_status(f"cannot tell the remote user: {exc}")
                         try:
-                            self.user = await current_user(self.host)
+                            view = await inspect_host(self.host, snapshot, self.user or "", self._server_pgids,
+                                                      container=self.container)
                         except HostError as exc:
-                            self._set_status(f"cannot tell the remote user: {exc}")
-                    try:
-                        view = await inspect_host(self.host, snapshot, self.user or "", self._server_pgids,
-                                                  container=self.container)
-                    except HostError as exc:
-                        self._set_status(f"process table unavailable: {exc}")
-                        continue
-                    self._show(view)
-                    self.post_message(self.Sampled(view))
+                            self._set_status(f"process table unavailable: {exc}")
+                            continue
+                        self._show(view)
+                        self.post_message(self.Sampled(view))
                 return
             except Exception as exc:  # noqa: BLE001 - a GPU pane problem must not take the console down
                 self._set_status(f"GPU sampling failed: {exc}; retrying")
