@@ -1,7 +1,7 @@
 """Safe kill of GPU-holding processes: by PID or process group only, identity re-checked before every signal.
 
-Procedure (never by process name, never every PID nvidia-smi lists — the opposite of
-``pkill -9 python3; fuser -k /dev/nvidia*``):
+Procedure (never by process name, never every PID nvidia-smi lists — the opposite of killing every python process
+and every holder of the GPU device files, which takes healthy servers and other people's jobs with them):
 
 1. refuse ``foreign``/``unknown`` rows, rows of another user, rows without a start time, rows that are not a
    target on their own (0 MiB), PID/PGID <= 1 and specdash's own process group;
