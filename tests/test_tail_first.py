@@ -27,10 +27,10 @@ DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()
 
 
 def decode_line(i: int) -> str:
-    second = i % 60
-    return (f"[2025-08-12 16:{10 + i // 3600 % 40:02d}:{second:02d}] Decode batch. #running-req: 4, #token: {1000 + i}, "
-            f"token usage: 0.01, accept len: 2.{i % 90 + 10:02d}, cuda graph: True, gen throughput (token/s): "
-            f"{200 + i % 50}.00, #queue-req: 0, ")
+    stamp = f"2025-08-12 16:{10 + i // 3600 % 40:02d}:{i % 60:02d}"
+    return (f"[{stamp}] Decode batch. #running-req: 4, #token: {1000 + i}, token usage: 0.01, "
+            f"accept len: 2.{i % 90 + 10:02d}, cuda graph: True, gen throughput (token/s): {200 + i % 50}.00, "
+            f"#queue-req: 0, ")
 
 
 def big_log(tmp_path: Path, decode_lines: int = 8000) -> tuple[Path, list[str]]:
@@ -113,7 +113,7 @@ async def test_scrolling_to_the_top_reads_the_earlier_lines_back_from_the_file(t
             before = view.line_count
             view.scroll_to(y=0, animate=False, immediate=True)
             await pilot.press("home")
-            await wait_until(pilot, lambda: view.line_count > before or view.text_at_row(0) == lines[0],
+            await wait_until(pilot, lambda n=before: view.line_count > n or view.text_at_row(0) == lines[0],
                              what="more earlier lines")
         assert [view.text_at_row(r) for r in range(view.row_count)] == lines
         assert not view.earlier_exists
