@@ -285,6 +285,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
             pane.start_history(start)
             self.record_marker(f"history: bytes 0-{start} of {path} analysed in place, not recorded")
         history_at = start  # analysed once the first lines of the tail are painted
+        first_batch = True
         async with LogFollower(self.host, path, start_offset=start) as follower:
             async for event in follower:
                 if pane is None:
@@ -293,6 +294,9 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                     texts = [line.decode("utf-8", "replace").rstrip("\r") for line in event.lines]
                     self.record_log_batch(texts, event.offsets, path)
                     pane.feed(texts)
+                    if first_batch:  # painted with the next frame, not one sync interval later
+                        first_batch = False
+                        pane.view.sync_now()
                     if history_at and (event.end_offset >= size or len(event.lines) < follower.max_batch_lines):
                         # the tail is read (a batch short of full: caught up): analyse the history once it is painted
                         pane.view.sync_now()

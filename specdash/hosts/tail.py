@@ -209,7 +209,8 @@ class LogFollower:
     fails for good (then a last ``stopped: reason`` marker).
 
     Batching: lines that arrive within ``batch_window_s`` (50 ms) of the first are delivered together, at most
-    ``max_batch_lines`` (1000) per batch. Backpressure: at most ~64 frames are buffered; beyond that reading
+    ``max_batch_lines`` (1000) per batch; the very first batch is delivered without waiting (what the file holds
+    when it is opened goes on screen at once). Backpressure: at most ~64 frames are buffered; beyond that reading
     pauses (SSH flow control then pauses the remote side).
 
     After a connection drop it emits ``connection lost: reconnecting``, waits for the host to reconnect
@@ -239,6 +240,7 @@ class LogFollower:
         self._held: collections.deque[object] = collections.deque()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        self._delivered = False  # a batch of lines was delivered (the first one is not held for the window)
 
     @property
     def offset(self) -> int:
@@ -261,7 +263,9 @@ class LogFollower:
             return item
         lines, starts, end_offsets = list(item[0]), list(item[1]), list(item[2])  # type: ignore[index]
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.batch_window_s
+        # the first lines go out at once (what is on screen when a log is opened); then batches gather a window
+        deadline = loop.time() + (self.batch_window_s if self._delivered else 0.0)
+        self._delivered = True
         while len(lines) < self.max_batch_lines:
             if self._held:
                 nxt = self._held.popleft()
