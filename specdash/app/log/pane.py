@@ -115,7 +115,7 @@ class LogPane(Widget):
         self._host = host
         self._dirty = False
         self.analyzer = self._new_analyzer()
-        self._history: HistoryProgress | None = None
+        self._progress: HistoryProgress | None = None
         #: ``async (offset) -> TailLines``: the lines just before byte ``offset`` of the followed file (set by the
         #: app for a tail-first log; None: nothing to scroll back into)
         self.earlier_reader: Callable[[int], Awaitable[Any]] | None = None
@@ -162,7 +162,7 @@ class LogPane(Widget):
         being analysed (:meth:`start_history`) they are shown at once and analysed after the history."""
         if not lines:
             return
-        history = self._history
+        history = self._progress
         if history is not None and not history.finished:
             parsed = history.display_parser.feed_many(lines)
             history.pending.extend(lines)
@@ -180,7 +180,7 @@ class LogPane(Widget):
         history) are analysed in the background through :meth:`feed_history`, then :meth:`finish_history`. Until
         then the lines shown are numbered from the first one fed, the analyzer sees nothing of them (they are
         analysed after the history, in file order) and the status line shows the progress."""
-        self._history = HistoryProgress(history_bytes)
+        self._progress = HistoryProgress(history_bytes)
         self._first_offset = history_bytes
         self.view.earlier_exists = history_bytes > 0 and self.earlier_reader is not None
         self._update_status()
@@ -188,12 +188,12 @@ class LogPane(Widget):
     @property
     def history(self) -> HistoryProgress | None:
         """The background analysis of the history (None when the whole file was fed from its start)."""
-        return self._history
+        return self._progress
 
     def feed_history(self, lines: list[str], offsets: list[int], done_bytes: int) -> None:
         """Analyse a batch of history lines (in file order, each with its byte offset); ``done_bytes``: bytes of the
         history analysed once this batch is."""
-        history = self._history
+        history = self._progress
         if history is None or history.finished or not lines:
             return
         self.analyzer.feed_many(lines)
@@ -205,7 +205,7 @@ class LogPane(Widget):
         """The history is analysed: analyse the lines shown meanwhile (at most ``batch_lines`` of them per call;
         0: all), then number the lines shown as the file numbers them. Returns True once done (call again until
         then)."""
-        history = self._history
+        history = self._progress
         if history is None or history.finished:
             return True
         if not history.counted:
@@ -291,7 +291,7 @@ class LogPane(Widget):
         are cleared)."""
         self.border_title = markup(title)
         self.analyzer = self._new_analyzer()
-        self._history = None
+        self._progress = None
         self._first_offset = None
         self.view.clear()
         self.view.earlier_exists = False
@@ -374,7 +374,7 @@ class LogPane(Widget):
         hits = view.filter_hits
         if hits is not None:
             parts.append(f"filter: {hits:,} lines")
-        history = self._history
+        history = self._progress
         if history is not None and not history.finished:
             parts.append(f"[b]history: {history.percent} % analysed[/b]")
         parts.append(f"{view.received:,} lines received")
