@@ -159,3 +159,18 @@ def test_line_index_is_bounded_and_points_at_the_right_lines(batches, step, max_
         assert number <= line < number + index.step
         assert offset == offsets_of_line[number - 1]
     assert index.locate(0) is None and index.locate(total + 1) is None
+
+
+async def test_over_ssh_the_tail_comes_first_and_the_history_is_read_through_the_host(sshd, tmp_path):
+    log, lines = big_log(tmp_path)
+    app = GatedApp(sshd.make_host(), log_path=str(log), gpu_interval_s=3600)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.log_pane
+        view = pane.view
+        await wait_until(pilot, lambda: view.row_count and view.text_at_row(view.row_count - 1) == lines[-1],
+                         what="the last line on screen")
+        assert pane.history is not None and not pane.history.finished and view.line_count < len(lines) // 2
+        app.gate.set()
+        await wait_until(pilot, lambda: pane.history.finished, what="history analysed")
+        assert pane.analyzer.lines == len(lines)
+        assert view.first_number == len(lines) - view.line_count + 1
