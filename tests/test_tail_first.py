@@ -174,3 +174,23 @@ async def test_over_ssh_the_tail_comes_first_and_the_history_is_read_through_the
         await wait_until(pilot, lambda: pane.history.finished, what="history analysed")
         assert pane.analyzer.lines == len(lines)
         assert view.first_number == len(lines) - view.line_count + 1
+
+
+async def test_a_history_that_cannot_be_read_is_said_and_the_lines_shown_are_still_analysed(tmp_path):
+    from specdash.hosts.base import HostError
+
+    class FailingApp(GatedApp):
+        async def analyse_range(self, path, start, end, pane) -> None:
+            raise HostError("connection lost")
+
+    log, lines = big_log(tmp_path)
+    app = FailingApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.log_pane
+        view = pane.view
+        await wait_until(pilot, lambda: pane.history is not None and pane.history.finished, what="history given up")
+        shown = [view.text_at_row(r) for r in range(view.row_count)]
+        assert any("history not analysed (connection lost)" in text for text in shown)
+        assert shown[-1] == lines[-1] or shown[-2] == lines[-1]
+        assert pane.analyzer.lines == view.received  # the lines shown, analysed
+        assert "history:" not in status_text(app)

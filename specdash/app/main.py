@@ -325,8 +325,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         try:
             await self.analyse_range(path, 0, end, pane)
         except HostError as exc:
-            self._log_marker(f"history not analysed: {exc}")
-            return
+            self._log_marker(f"history not analysed ({exc}): line numbers count from the first line shown")
+            pane.abandon_history()
         while not pane.finish_history(self.HISTORY_CATCH_UP_LINES):
             await asyncio.sleep(0)
 

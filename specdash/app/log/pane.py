@@ -58,6 +58,7 @@ class HistoryProgress:
     done_bytes: int = 0
     finished: bool = False
     counted: bool = False
+    abandoned: bool = False
     history_lines: int = 0
     pending: list[str] = dataclasses.field(default_factory=list)
     index: LineIndex = dataclasses.field(default_factory=LineIndex)
@@ -210,7 +211,7 @@ class LogPane(Widget):
             return True
         if not history.counted:
             history.counted = True
-            history.history_lines = self.analyzer.lines
+            history.history_lines = 0 if history.abandoned else self.analyzer.lines
             history.done_bytes = history.total_bytes
         pending = history.pending
         take = len(pending) if batch_lines <= 0 else min(batch_lines, len(pending))
@@ -224,6 +225,12 @@ class LogPane(Widget):
         self._dirty = True
         self._update_status()
         return True
+
+    def abandon_history(self) -> None:
+        """The history cannot be read (the host failed): stop waiting for it. The lines shown are analysed from
+        here on (:meth:`finish_history`), numbered from the first one shown."""
+        if self._progress is not None and not self._progress.finished:
+            self._progress.abandoned = True
 
     def on_log_view_need_earlier(self, event: LogView.NeedEarlier) -> None:
         event.stop()
