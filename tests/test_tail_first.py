@@ -194,3 +194,24 @@ async def test_a_history_that_cannot_be_read_is_said_and_the_lines_shown_are_sti
         assert shown[-1] == lines[-1] or shown[-2] == lines[-1]
         assert pane.analyzer.lines == view.received  # the lines shown, analysed
         assert "history:" not in status_text(app)
+
+
+async def test_a_finding_in_the_history_is_shown_on_its_line_read_back_through_the_index(tmp_path):
+    from specdash.app.log.findings_panel import FindingsPanel
+
+    log, lines = big_log(tmp_path)
+    app = GatedApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)
+    app.gate.set()
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.log_pane
+        view = pane.view
+        await wait_until(pilot, lambda: pane.history is not None and pane.history.finished, what="history analysed")
+        ready = next(f for f in pane.analyzer.findings if f.kind == "ready")
+        assert ready.line < view.first_number  # in the history, not in the window
+        pane.post_message(FindingsPanel.JumpTo(ready.line))
+        await wait_until(pilot, lambda: view.cursor_number == ready.line, what="the finding's line")
+        assert view.text_at_row(view.cursor_row()) == lines[ready.line - 1]
+        assert "fired up and ready" in lines[ready.line - 1]
+        # the window now runs from the indexed line before it to the end of the file, each line in its place
+        first = view.first_number
+        assert [view.text_at_row(r) for r in range(view.row_count)] == lines[first - 1:]

@@ -268,6 +268,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
             TailMarker,
             TailPartial,
             lines_before,
+            read_range,
             recent_start_offset,
         )
 
@@ -282,6 +283,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         if start > 0 and pane is not None:
             host = self.host
             pane.earlier_reader = lambda offset: lines_before(host, path, offset)
+            pane.range_reader = lambda first, last: read_range(host, path, first, last)
             pane.start_history(start)
             self.record_marker(f"history: bytes 0-{start} of {path} analysed in place, not recorded")
         history_at = start  # analysed once the first lines of the tail are painted

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from textual.app import ComposeResult
@@ -46,6 +46,9 @@ from specdash.text.redaction import redact_text
 PANEL_REFRESH_S = 0.25
 #: below this pane width the findings panel (60 columns) starts hidden: F shows it
 NARROW_WIDTH = 120
+#: A jump to a finding above the window reads the history between them when it is at most this many lines (the
+#: window holds MAX_LINES); further up the notice says the line is not in the window.
+HISTORY_JUMP_LINES = 50_000
 
 
 @dataclasses.dataclass
@@ -120,6 +123,9 @@ class LogPane(Widget):
         #: ``async (offset) -> TailLines``: the lines just before byte ``offset`` of the followed file (set by the
         #: app for a tail-first log; None: nothing to scroll back into)
         self.earlier_reader: Callable[[int], Awaitable[Any]] | None = None
+        #: ``(start, end) -> async iterator of TailLines``: bytes ``start..end`` of the followed file, as lines (set by
+        #: the app with :attr:`earlier_reader`); a jump to a finding in the history reads through it
+        self.range_reader: Callable[[int, int], AsyncIterator[Any]] | None = None
         self._first_offset: int | None = None  # byte offset of the first line in the window, when known
         self._reading_earlier = False
 
@@ -226,6 +232,47 @@ class LogPane(Widget):
         self._update_status()
         return True
 
+    def _history_span(self, line: int) -> tuple[int, int, int] | None:
+        """``(line_number, start_offset, end_offset)``: the history lines to read so that ``line`` joins the top
+        of the window (from the indexed line at or before it up to the first line shown); None when the history
+        is not indexed yet, ``line`` is not above the window, or more than :data:`HISTORY_JUMP_LINES` away."""
+        history, first, end = self._progress, self.view.first_number, self._first_offset
+        if history is None or not history.finished or history.abandoned or first is None or end is None \
+                or self.range_reader is None or not 0 < line < first:
+            return None
+        located = history.index.locate(line)
+        if located is None or first - located[0] > HISTORY_JUMP_LINES:
+            return None
+        return located[0], located[1], end
+
+    async def _jump_into_history(self, line: int) -> None:
+        """Read the history from the indexed line before ``line`` up to the window, put it above, jump to it."""
+        span = self._history_span(line)
+        reader = self.range_reader
+        if span is None or reader is None:
+            return
+        number, start, end = span
+        texts: list[str] = []
+        offsets: list[int] = []
+        try:
+            async for batch in reader(start, end):
+                texts.extend(raw.decode("utf-8", "replace").rstrip("\r") for raw in batch.lines)
+                offsets.extend(batch.offsets)
+        except Exception as exc:  # noqa: BLE001 - a host error: say it, keep the pane
+            self.notify(f"cannot read line {line}: {markup(str(exc))}", severity="warning", timeout=5)
+            return
+        if end != self._first_offset or not texts:
+            return
+        parsed = LogParser().feed_many(texts)
+        for i, parsed_line in enumerate(parsed):
+            parsed_line.number = number + i
+        if self.view.prepend(parsed):
+            self._first_offset = offsets[0]
+            self.view.earlier_exists = offsets[0] > 0
+        if not self.view.jump_to_number(line):
+            self.notify(f"line {line} is no longer in the window", timeout=3)
+        self._update_status()
+
     def abandon_history(self) -> None:
         """The history cannot be read (the host failed): stop waiting for it. The lines shown are analysed from
         here on (:meth:`finish_history`), numbered from the first one shown."""
@@ -300,6 +347,7 @@ class LogPane(Widget):
         self.analyzer = self._new_analyzer()
         self._progress = None
         self._first_offset = None
+        self.earlier_reader = self.range_reader = None
         self.view.clear()
         self.view.earlier_exists = False
         self.clear_filter()
@@ -469,6 +517,9 @@ class LogPane(Widget):
     def on_findings_panel_jump_to(self, event: FindingsPanel.JumpTo) -> None:
         event.stop()
         if not self.view.jump_to_number(event.line):
+            if self._history_span(event.line) is not None:
+                self.run_worker(self._jump_into_history(event.line), group="earlier", exclusive=True)
+                return
             self.notify(f"line {event.line} is no longer in the window", timeout=3)
         else:
             box = self.query_one("#log-filter", Input)
