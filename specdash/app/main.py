@@ -280,6 +280,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                 start = await recent_start_offset(self.host, path, self.TAIL_FIRST_BYTES, size=size)
             except HostError:
                 start = 0  # the follower reports what is wrong with the file
+            if start >= size:  # the last 256 KiB hold no line start (one huge last line): read it all
+                start = 0
         if start > 0 and pane is not None:
             host = self.host
             pane.earlier_reader = lambda offset: lines_before(host, path, offset)
