@@ -214,8 +214,8 @@ CASES: dict[str, Case] = {
         outside=(f"{LAUNCH} --model-path /model/Qwen3-14B --speculative-algorithm EAGLE3 "
                  "--speculative-draft-model-path /model/mx/eagle/qwen3-14b_eagle3 --speculative-num-steps 1 "
                  "--speculative-eagle-topk 1 --speculative-num-draft-tokens 2 --attention-backend fa3", "0.5.9")),
-    # SGLang PR #35872 (ROCm EAGLE topk=1), with the AMD launch of SGLang PR #23146
-    "rocm-aiter-greedy-sample-oov": Case(
+    # SGLang PR #35872 (ROCm EAGLE topk=1, fixed in 0.5.21), with the AMD launch of SGLang PR #23146
+    "rocm-eagle-topk1-full-softmax-draft": Case(
         "command", "SGLANG_USE_AITER_UNIFIED_ATTN=1 SGLANG_USE_AITER=1 SGLANG_AITER_UNIFIED_VERIFY=1 \\\n"
                    "python3 -m sglang.launch_server \\\n  --model-path /data2/Qwen/Qwen3.5-397B-A17B-FP8 --tp 8 \\\n"
                    "  --attention-backend aiter --trust-remote-code \\\n  --watchdog-timeout 1200 "
@@ -529,6 +529,26 @@ CASES: dict[str, Case] = {
         "0.5.18", "info",
         outside=(f"{LAUNCH} --model-path Qwen/Qwen3-8B --device xpu --tp-size 1 --speculative-algorithm EAGLE3 "
                  f"--speculative-draft-model-path /models/qwen3-8b-eagle3 {DEPTH}", "0.5.18")),
+    # SGLang issue #14368's log line
+    "pd-prefill-spec-topk-length-mismatch": Case(
+        "log", "[2025-12-03 15:11:43 TP0] length of new_indices: 5 != length of topk_p: 7, this should not happen",
+        None, "info", outside=("[2025-12-03 15:11:42 TP0] Cache flushed successfully!", None)),
+    # SGLang PR #34191: NEXTN (3 steps, 4 draft tokens) on a hybrid GDN target's prefill server
+    "pd-prefill-hybrid-spec-verify-scratch": Case(
+        "command", f"{LAUNCH} --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --disaggregation-mode prefill "
+                   "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 "
+                   "--speculative-num-draft-tokens 4",
+        "0.5.18", "info", config={"architectures": ["Qwen3NextForCausalLM"]},
+        outside=(f"{LAUNCH} --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp-size 4 --disaggregation-mode decode "
+                 "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 "
+                 "--speculative-num-draft-tokens 4", "0.5.18")),
+    # SGLang PR #39378: GLM-5.2 disaggregated PP prefill with MTP
+    "pp-prefill-mtp-rejected": Case(
+        "command", f"{LAUNCH} --model-path zai-org/GLM-5.2-FP8 --tp-size 8 --pp-size 2 --disaggregation-mode prefill "
+                   f"--disaggregation-transfer-backend nixl --speculative-algorithm EAGLE {DEPTH}",
+        "0.5.23", "info",
+        outside=(f"{LAUNCH} --model-path zai-org/GLM-5.2-FP8 --tp-size 8 --disaggregation-mode prefill "
+                 f"--disaggregation-transfer-backend nixl --speculative-algorithm EAGLE {DEPTH}", "0.5.23")),
 }
 
 
@@ -630,11 +650,11 @@ def test_an_architecture_limited_entry_is_only_info_when_the_architecture_is_unk
 def test_an_amd_only_entry_needs_amd_evidence_in_the_command():
     plain = validate_command(f"{LAUNCH} --model-path m --speculative-algorithm EAGLE --speculative-draft-model-path d "
                              f"{DEPTH}", "0.5.18")
-    assert plain.find("known-issue:rocm-aiter-greedy-sample-oov") is None
+    assert plain.find("known-issue:rocm-eagle-topk1-full-softmax-draft") is None
     assert plain.find("known-issues-gpu-dependent") is None
     amd = validate_command(f"SGLANG_USE_AITER=1 {LAUNCH} --model-path m --speculative-algorithm EAGLE "
                            f"--speculative-draft-model-path d {DEPTH}", "0.5.18")
-    assert amd.find("known-issue:rocm-aiter-greedy-sample-oov") is not None
+    assert amd.find("known-issue:rocm-eagle-topk1-full-softmax-draft") is not None
 
 
 def test_a_gpu_family_the_command_cannot_show_is_named_in_one_info():
@@ -707,3 +727,12 @@ def test_the_log_pane_and_scan_get_the_same_findings_as_objects():
     assert (finding.line, finding.count, finding.last_line) == (2, 2, 3)
     assert finding.data["link"] == "https://github.com/sgl-project/sglang/pull/33892"
     assert finding.as_dict() == scanner.findings()[0]
+
+
+def test_a_fix_release_read_from_the_wheels_is_said():
+    """The ROCm topk=1 draft path changed in 0.5.21 (PR #35872): 0.5.21 is told the issue is fixed, 0.5.20 is not."""
+    case = CASES["rocm-eagle-topk1-full-softmax-draft"]
+    fixed = validate_command(case.text, "0.5.21").find("known-issue:rocm-eagle-topk1-full-softmax-draft")
+    assert fixed is not None and fixed.severity == "info" and "fixed in 0.5.21 (this is 0.5.21)" in fixed.message
+    before = validate_command(case.text, "0.5.20").find("known-issue:rocm-eagle-topk1-full-softmax-draft")
+    assert before is not None and "fixed in 0.5.21" in before.message and "this is" not in before.message

@@ -245,15 +245,21 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         CommandPattern(EAGLE_FAMILY, {"attention_backend": ("ascend",)})),
     # ---- AMD / ROCm ------------------------------------------------------------------------------------------------
     KnownIssue(
-        "rocm-aiter-greedy-sample-oov", "amd-rocm",
-        "ROCm EAGLE topk=1 draft: AITER greedy_sample returns out-of-vocabulary ids",
-        "AITER greedy_sample has an unmasked vector-tail bug: on MI355X it returned an out-of-vocabulary index for "
-        "a vocabulary of 151,666; the PR switches ROCm EAGLE topk=1 drafts to the masked Triton split-argmax",
-        (_P + "35872",),
-        "use a build with PR #35872",
+        "rocm-eagle-topk1-full-softmax-draft", "amd-rocm",
+        "ROCm EAGLE topk=1 draft runs a full-vocabulary softmax every draft step (before 0.5.21)",
+        "On ROCm the topk=1 draft took softmax over the whole vocabulary and then the top entry; PR #35872 replaces it "
+        "with a masked Triton split-argmax (the PR measured it against the full-softmax selector on MI355X). The PR "
+        "did not use AITER greedy_sample because it returned an out-of-vocabulary index for a 151,666-token "
+        "vocabulary; SGLang's all-greedy sampler does use greedy_sample when SGLANG_USE_AITER is set (0.5.20's "
+        "sampler.py offers SGLANG_DISABLE_AITER_GREEDY_SAMPLE=1 for rows it gets wrong)",
+        (_P + "35872", _P + "25251"),
+        "use 0.5.21 or newer for the cheaper draft step; if outputs contain an empty or out-of-range token with "
+        "SGLANG_USE_AITER, set SGLANG_DISABLE_AITER_GREEDY_SAMPLE=1",
         CommandPattern(EAGLE_FAMILY, {"speculative_eagle_topk": (1,)}, hardware="AMD ROCm (MI300/MI355)",
                        hardware_evidence=_AMD, evidence_required=True),
-        fixed_by="PR #35872 (merged)"),
+        # eagle_worker_v2.py: 0.5.21's draft extend has "elif self.topk == 1 and _is_hip: draft_topk1_argmax_only";
+        # 0.5.20's falls through to renorm_draft_probs + fast_topk on ROCm (PyPI wheels compared)
+        severity="info", first_fixed="0.5.21", fixed_by="PR #35872 (merged)", status="fixed"),
     KnownIssue(
         "rocm-eagle-dsa-tilelang", "amd-rocm",
         "EAGLE with the DSA tilelang backends crashes on MI355X",
@@ -483,6 +489,37 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         (_I + "33642",),
         "compare with a decode node without --speculative-algorithm; warm the kernel caches before routing traffic",
         CommandPattern(EAGLE_FAMILY, {"disaggregation_mode": ("decode",), "attention_backend": ("dsa", "nsa")})),
+    KnownIssue(
+        "pd-prefill-spec-topk-length-mismatch", "pd-disaggregation",
+        "speculative flags on a PD prefill node: 'length of new_indices != length of topk_p'",
+        "With speculative decoding configured on the prefill side of a PD deployment the log reported \"length of "
+        "new_indices: 5 != length of topk_p: 7, this should not happen\" on requests after a cache flush",
+        (_I + "14368",),
+        "compare the prefill node's speculative flags with the decode node's; report the log lines with the release",
+        logs=(LogPattern("length of new_indices", r"length of new_indices: \d+ != length of topk_p: \d+"),),
+        severity="info"),
+    KnownIssue(
+        "pd-prefill-hybrid-spec-verify-scratch", "pd-disaggregation",
+        "PD prefill with speculative decoding on a hybrid (GDN/KDA) target allocates verify-only mamba snapshots",
+        "A prefill server never runs TARGET_VERIFY, but with speculative decoding on a hybrid linear-attention target "
+        "it still allocated num_draft_tokens x the mamba pool (~24 GB per rank for 4 draft tokens and a 256-slot "
+        "pool), captured verify graphs and warmed up in verify mode; deep-PP prefill layouts hit OOM at CUDA graph "
+        "capture",
+        (_P + "34191",),
+        "use a build with PR #34191, or lower --mem-fraction-static / the mamba pool on the prefill node",
+        CommandPattern(EAGLE_FAMILY, {"disaggregation_mode": ("prefill",)},
+                       architectures=("Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration")),
+        fixed_by="PR #34191 (merged)"),
+    KnownIssue(
+        "pp-prefill-mtp-rejected", "pipeline",
+        "PD prefill with pipeline parallelism and MTP (GLM-5.2) refused or broken before PR #39378",
+        "PP + speculative decoding was rejected outside NPU; the NextN draft on the last PP stage lacked the target "
+        "embedding, the PP ring dropped the DSA dsa_topk_indices seed (eager and CUDA-graph decode could diverge), "
+        "and NIXL could not map heterogeneous PP prefill stages; decode-side PP + speculative stays rejected",
+        (_P + "39378", _I + "23162"),
+        "use a build with PR #39378 for PP on the prefill node only; keep the decode node at --pp-size 1",
+        CommandPattern(EAGLE_FAMILY, {"disaggregation_mode": ("prefill",), "pp_size": AtLeast(2)}),
+        fixed_by="PR #39378 (merged)"),
     # ---- SpecV2 / overlap and structured output ---------------------------------------------------------------------
     KnownIssue(
         "spec-v2-xgrammar-garbled", "spec-v2",
