@@ -655,6 +655,8 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         (_I + "17935",),
         "serve the target without speculative decoding, or a release whose Qwen3-VL MoE wrapper implements both",
         CommandPattern(EAGLE_FAMILY, {}, architectures=("Qwen3VLMoeForConditionalGeneration",)),
+        # only EAGLE as a condition: without the architecture it would be a note on every EAGLE command
+        when=lambda ctx: ctx.arch is not None,
         logs=(LogPattern("object has no attribute '",
                          r"object has no attribute '(get_embed_and_head|set_eagle3_layers_to_capture)'"),),
         reported_in=("0.5.7",)),
