@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from typing import AsyncIterator
+from typing import AsyncGenerator
 
 from specdash.hosts.base import CommandResult, ConnectionStatus, ConnState, Host
 from specdash.hosts.wrapper import wrap_command
@@ -53,9 +53,10 @@ class LocalHost(Host):
                 pass
             _close_pipes(proc)
             raise
-        return CommandResult(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+        code = proc.returncode if proc.returncode is not None else -1  # communicate() waited: never None
+        return CommandResult(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
 
-    async def stream(self, command: str) -> AsyncIterator[bytes]:  # type: ignore[override]
+    async def stream(self, command: str) -> AsyncGenerator[bytes, None]:
         proc = await asyncio.create_subprocess_shell(
             wrap_command(command),  # ends with our stdin pipe: no orphan even if specdash is SIGKILLed
             stdin=asyncio.subprocess.PIPE,  # kept open, never written

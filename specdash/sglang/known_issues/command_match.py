@@ -115,7 +115,8 @@ def match_command(ctx, version: str | None, table: tuple[KnownIssue, ...] = KNOW
         message = _message(entry) + (" — " + "; ".join(notes) if notes else "")
         ctx.add(severity, code, flags, message, link=entry.link)
     if gpu_dependent:
-        listed = "; ".join(f"{e.title} (only on {e.command.hardware} GPUs: {e.link})" for e in gpu_dependent)
+        listed = "; ".join(f"{e.title} (only on {e.command.hardware if e.command else 'some'} GPUs: {e.link})"
+                           for e in gpu_dependent)
         ctx.add("info", "known-issues-gpu-dependent", (),
                 f"{len(gpu_dependent)} known SGLang issue(s) match this command on some GPUs only, and the command "
                 f"does not show this host's GPU family: {listed}", link=gpu_dependent[0].link)
