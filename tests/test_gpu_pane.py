@@ -34,6 +34,9 @@ class PaneApp(App):
         await self.host.connect()
         self.query_one(GpuPane).focus()
 
+    async def on_unmount(self) -> None:
+        await self.host.close()  # as the console does: ends the sampler's stream while the loop runs
+
 
 async def wait_for(pilot, predicate, timeout_s: float = 10.0) -> None:
     deadline = asyncio.get_running_loop().time() + timeout_s
