@@ -25,10 +25,10 @@ from specdash.app.deferred_tabs import (
     deferred_class,
 )
 from specdash.app.gc_policy import apply_streaming_gc_policy
-from specdash.app.gpus.commands import GpuCommands
+from specdash.app.palette import PaneActions
 from specdash.app.gpus.pane import GpuPane
 from specdash.app.log.pane import LogPane
-from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, ServerCommands
+from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
 from specdash.app.recording import RecordingMixin
@@ -47,7 +47,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
     CSS_PATH = "app.tcss"
     #: a replay must not record its replayed start-ups as new ones in the start-up history
     readonly_history = False
-    COMMANDS = App.COMMANDS | {ServerCommands, GpuCommands}
+    COMMANDS = App.COMMANDS | {PaneActions}
     TITLE = "specdash"
     #: False in a replay: the GPU pane shows recorded samples instead of sampling the host.
     gpu_sampling = True

@@ -13,7 +13,10 @@ and the crash reason when crashed.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 from specdash.logs.findings import Finding, FindingsEngine
 from specdash.logs.metrics import LiveMetrics
@@ -69,7 +72,7 @@ class LogAnalyzer:
         self.ever_crashed = False
         self.lines = 0
         #: timestamp of the latest timestamped line seen outside the decode short path (None: none yet)
-        self.last_ts = None
+        self.last_ts: datetime | None = None
 
     @property
     def findings(self) -> list[Finding]:

@@ -501,9 +501,9 @@ class FindingsEngine:
         data = {"mean_accept_len": round(mean, 3), "samples": count, "basis": basis, "max_accept_len": max_len,
                 "draft_tokens": depth}
         if n_rates:
-            data["mean_accept_rate"] = round(rate, 4)
+            data["mean_accept_rate"] = round(rate or 0.0, 4)
         if n_gen:
-            data["mean_gen_throughput"] = round(gen, 2)
+            data["mean_gen_throughput"] = round(gen or 0.0, 2)
         extra = mean - 1
         if m.above_max_samples and m.above_max_peak is not None:
             peak, peak_max, peak_line = m.above_max_peak

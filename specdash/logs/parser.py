@@ -576,7 +576,7 @@ class LogParser:
     def _classify(self, parsed: ParsedLine, message: str) -> None:
         m = _START.match(message)
         if m is not None:
-            name = m.lastgroup
+            name = str(m.lastgroup)  # every alternative of _START is a named group
             kind = _KIND_BY_NAME[name]
             parsed.kind = kind
             if kind is LineKind.error:
