@@ -131,3 +131,23 @@ async def test_log_pane_says_fixed_for_a_release_with_the_fix_and_reset_clears_i
         pane.feed(["[2026-07-09 03:12:40 TP0] Decode batch. #running-req: 1, accept len: 2.10"])
         await pilot.pause()
         assert not any(f.kind == "known_issue" for f in pane.findings)
+
+
+async def test_console_keys_log_matches_to_the_configured_release(tmp_path):
+    """The release named in config.yaml (``sglang_version``) reaches the log pane: a log line of an issue fixed in
+    a later release is a warning with "fixed in", not an info note about an unknown release."""
+    from specdash.app.main import SpecdashApp
+    from specdash.hosts.local import LocalHost
+    from support.double import host_env
+
+    log = tmp_path / "server.log"
+    log.write_text("[2026-07-09 03:12:40 TP0] Init torch distributed begin.\n" + ADAPTIVE_LINE + "\n")
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(log), gpu_interval_s=0.3,
+                      sglang_version="0.5.17")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: any(f.kind == "known_issue" for f in app.log_pane.findings),
+                         what="the known issue among the findings")
+        finding = next(f for f in app.log_pane.findings if f.kind == "known_issue")
+        assert finding.severity == "warning"
+        assert finding.data["link"] == ADAPTIVE_LINK
+        assert "fixed in 0.5.19" in finding.explanation
