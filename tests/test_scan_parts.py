@@ -92,7 +92,8 @@ def test_variables_in_an_earlier_fence_resolve_and_a_broken_continuation_is_an_e
     assert out.returncode == 1
     shown = out.stdout.decode()
     assert "line 4-5" not in shown
-    assert "lines 4-5: shell commands → no SGLang launch command in these lines: not checked" in shown
+    assert ("lines 4-5: shell commands → no SGLang launch command in these lines: not checked; its 2 variable "
+            "assignments are read by the launch commands after it") in shown
     assert "lines 11-13: launch command → validate" in shown
     assert "ERROR broken-continuation [" in shown and "line 11 ends the command" in shown
     assert "lines 19-24: log excerpt → scan: 6 lines, server state crashed; CRASHED" in shown

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -134,9 +135,17 @@ def _bench(part: Part, seg: Segmentation, version: str | None) -> dict[str, Any]
             "details": details, "failed": False, "result": to_dict() if callable(to_dict) else None}
 
 
+_ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?[A-Za-z_]\w*=")
+
+
 def _shell(part: Part, seg: Segmentation, version: str | None) -> dict[str, Any]:
-    return {"analyzer": None, "summary": "no SGLang launch command in these lines: not checked", "details": [],
-            "failed": False, "result": None}
+    used = any(p.kind == "command" and p.first_line > part.last_line for p in seg.parts)
+    assignments = sum(1 for line in part.lines if _ASSIGNMENT.match(line))
+    summary = "no SGLang launch command in these lines: not checked"
+    if assignments and used:
+        summary += (f"; its {assignments} variable assignment{'s' if assignments != 1 else ''} "
+                    f"{'are' if assignments != 1 else 'is'} read by the launch commands after it")
+    return {"analyzer": None, "summary": summary, "details": [], "failed": False, "result": None}
 
 
 def _prose(part: Part, seg: Segmentation, version: str | None) -> dict[str, Any]:
