@@ -108,12 +108,21 @@ def test_a_plain_log_is_still_scanned_as_a_log_and_stdin_is_read_whole():
 
 def test_file_argument_and_crash_exit_status(tmp_path):
     path = tmp_path / "issue.md"
-    path.write_text("Command:\n\n    $ python3 -m sglang.launch_server --model-path /m --tp 1\n\n" + CRASH + "\n")
+    path.write_text("Command:\n```\n$ python3 -m sglang.launch_server --model-path /m --tp 1\n```\n" + CRASH + "\n")
     out = subprocess.run([sys.executable, "-m", "specdash", "scan", str(path)], capture_output=True, timeout=180)
     shown = out.stdout.decode()
     assert out.returncode == 1, shown
     assert "line 3: launch command → validate" in shown
     assert "lines 5-10: log excerpt → scan: 6 lines, server state crashed; CRASHED" in shown
+
+
+def test_a_log_with_its_command_on_top_and_no_markdown_stays_a_log_scan(tmp_path):
+    path = tmp_path / "server.log"
+    path.write_text("python3 -m sglang.launch_server --model-path /m --tp 1\n" + CRASH + "\n")
+    out = subprocess.run([sys.executable, "-m", "specdash", "scan", "--json", str(path)], capture_output=True,
+                         timeout=180)
+    doc = json.loads(out.stdout)
+    assert out.returncode == 1 and "parts" not in doc and doc["crashed"] is True
 
 
 def test_detectors_are_a_table_a_plugged_detector_claims_its_lines_first(monkeypatch):

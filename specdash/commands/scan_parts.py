@@ -6,8 +6,8 @@
 :class:`specdash.logs.analyzer.LogAnalyzer`, an nvidia-smi output to :mod:`specdash.gpu.pasted`, a benchmark output
 to :mod:`specdash.bench.imported` (when present). Line numbers are those of the whole text.
 
-Used when the text holds a part that is not a log (a command, a GPU table, a benchmark output); a plain log keeps
-the streaming log scan. Exit status: 1 when a log part shows a crash or a launch command has an error, else 0.
+Used when :func:`is_mixed` says so; a log (with or without its launch command on top) keeps the streaming log
+scan. Exit status: 1 when a log part shows a crash or a launch command has an error, else 0.
 """
 
 from __future__ import annotations
@@ -22,14 +22,21 @@ from specdash.text.segments import Part, Segmentation, segment
 
 #: Largest input read whole to look for parts (a bigger file is a server log, scanned streaming).
 MAX_MIXED_BYTES = 8 * 1024 * 1024
-#: kinds that make a text "mixed" (a text of only log and prose lines is scanned as a log)
-MIXED_KINDS = frozenset({"command", "shell", "gpu", "bench"})
 #: detail lines shown per part in text output
 MAX_DETAIL_LINES = 12
 
 
 def is_mixed(seg: Segmentation) -> bool:
-    return any(p.kind in MIXED_KINDS for p in seg.parts)
+    """True when ``seg`` is read part by part: it holds an nvidia-smi or benchmark output, or a command and markdown
+    (fences, quotes, ``<details>``), or a command and no log. A log with its launch command on top and no markdown
+    (``cmd 2>&1 | tee server.log`` with the command echoed first) stays a log: the log scan reads the command
+    itself."""
+    kinds = {p.kind for p in seg.parts}
+    if kinds & {"gpu", "bench"}:
+        return True
+    if kinds & {"command", "shell"}:
+        return seg.markdown or "log" not in kinds
+    return False
 
 
 def _validate(part: Part, seg: Segmentation, version: str | None) -> dict[str, Any]:

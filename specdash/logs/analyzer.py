@@ -23,21 +23,27 @@ from specdash.logs.state import ServerState
 
 # LineKind members as module constants (an Enum attribute lookup costs ~10x a global), shared with startup.py
 from specdash.logs.startup import (  # noqa: E402
-    _K_capacity, _K_decode, _K_graph_begin, _K_graph_end, _K_graph_progress, _K_http, _K_kv_cache, _K_override,
-    _K_plain, _K_prefill, _K_ready, _K_server_args, _K_timings, _K_weights_begin, _K_weights_end,
+    _K_capacity, _K_decode, _K_dist_begin, _K_dist_end, _K_graph_begin, _K_graph_end, _K_graph_progress, _K_http,
+    _K_kv_cache, _K_override, _K_plain, _K_prefill, _K_ready, _K_server_args, _K_timings, _K_weights_begin,
+    _K_weights_end,
 )
 
 _LABELS = dict(PHASES)
 #: The running phase in words, for the stall finding.
-_PHASE_WORDS = {"args": "start-up before weight loading (distributed/NCCL init)", "weights": "weight loading",
+_PHASE_WORDS = {"args": "start-up before weight loading (distributed/NCCL init)",
+                "dist": "NCCL init (torch distributed)", "weights": "weight loading",
                 "kv_cache": "KV cache allocation", "graph_target": "CUDA graph capture (target)",
                 "graph_draft": "CUDA graph capture (draft)", "warmup": "warmup"}
 #: Seconds a CUDA graph capture may take before it counts as stalled when nothing better is known.
 CAPTURE_EXPECTED_S = 600.0
+#: Seconds the NCCL init may take before it counts as stalled when nothing better is known: once every rank has
+#: joined it takes seconds (SGLang logs ``Init torch distributed ends. elapsed=13.00 s`` for 8 GPUs); longer, it
+#: waits on a rank or node that has not joined (it gives up only at --dist-timeout / torch's own timeout).
+DIST_EXPECTED_S = 300.0
 #: States in which a decode line changes nothing but metrics and sample findings (see LogAnalyzer.observe).
 _SERVING_STATES = (ServerState.READY, ServerState.CRASHED)
 _STARTUP_KINDS = (  # a tuple: membership by identity, no Enum.__hash__ call
-    _K_server_args, _K_weights_begin, _K_weights_end, _K_kv_cache, _K_graph_begin,
+    _K_server_args, _K_dist_begin, _K_dist_end, _K_weights_begin, _K_weights_end, _K_kv_cache, _K_graph_begin,
     _K_graph_end, _K_graph_progress, _K_capacity, _K_timings, _K_ready,
     _K_override, _K_prefill,
 )
@@ -178,6 +184,8 @@ class LogAnalyzer:
                 total = float(cap["elapsed_s"]) + float(cap["eta_s"])
                 return max(2 * total, total + 60.0), f"twice tqdm's estimate of {total:.0f} s"
             return CAPTURE_EXPECTED_S, "SGLang's notice: 'This can take up to several minutes'"
+        if phase == "dist":
+            return DIST_EXPECTED_S, "specdash's bound: it takes seconds once every rank has joined"
         return None, ""
 
     def coverage(self) -> dict[str, Any]:

@@ -55,6 +55,8 @@ _STALL_HINTS = {
     "weight loading": "Weight loading hangs on a slow or stuck filesystem (network storage, a full disk) or a "
                       "download that stopped. ",
     "CUDA graph capture": "A capture that stops usually ran out of GPU memory or waits on another rank (NCCL). ",
+    "NCCL init": "NCCL init waits for every rank to join: a rank or node that never started or cannot connect "
+                 "(wrong --nnodes/--node-rank/--dist-init-addr, a firewall, another node not started yet). ",
     "start-up before weight loading": "Before weight loading the ranks initialise NCCL; a hang there is a rank "
                                       "that never joined (wrong --nnodes/--dist-init-addr, a firewall, a GPU "
                                       "already in use). ",
