@@ -170,6 +170,40 @@ class LogAnalyzer:
         self.engine.startup_unfinished(self.lines, _PHASE_WORDS.get(cur, _LABELS.get(cur, cur)),
                                        tracker.running_s(cur), expected, basis, tracker.last_ts)
 
+    def live_stall(self, silent_s: float) -> dict[str, Any] | None:
+        """A start-up phase that has run past what is expected of it, judged live while the log is silent.
+
+        ``silent_s``: seconds since the last line (or partial line) arrived, measured by the caller's clock (wall
+        time, not log time: a phase that hangs writes nothing, so log time stands still). The phase has run its log
+        time (begin line to last line) plus ``silent_s``; the expectation is the same as for a scanned log
+        (:meth:`end_of_input`: start-up history, tqdm's estimate, SGLang's capture notice, the NCCL-init bound).
+
+        Returns None when no phase runs, nothing is expected of it, the server crashed, or it is within the
+        expectation; else ``{"phase", "label", "running_s", "silent_s", "expected_s", "basis", "text"}`` where
+        ``text`` is one line such as ``CUDA graph capture (target) has run 1354 s, 700 s without a new line
+        (expected at most 600 s, ...): stalled?``.
+        """
+        tracker = self.startup
+        cur = tracker.current
+        if self.ever_crashed or not tracker.active or cur is None or tracker.phases[cur].state != "running":
+            return None
+        expected, basis = self._expected_s(cur)
+        if expected is None:
+            return None
+        if self.last_ts is not None and (tracker.last_ts is None or self.last_ts > tracker.last_ts):
+            tracker.last_ts = self.last_ts  # any timestamped line moves log time on, as in end_of_input
+        logged = tracker.running_s(cur)
+        silent = max(0.0, float(silent_s))
+        running = (logged or 0.0) + silent
+        if running <= expected:
+            return None
+        label = _PHASE_WORDS.get(cur, _LABELS.get(cur, cur))
+        at_least = "" if logged is not None else "at least "
+        text = (f"{label} has run {at_least}{running:.0f} s, {silent:.0f} s without a new line (expected at most "
+                f"{expected:.0f} s, {basis}): stalled?")
+        return {"phase": cur, "label": label, "running_s": running, "silent_s": silent, "expected_s": expected,
+                "basis": basis, "text": text}
+
     def _expected_s(self, phase: str) -> tuple[float | None, str]:
         """The longest ``phase`` should take, and from what: twice its duration at the previous start of the same
         configuration (start-up history), tqdm's own estimate of the capture, or SGLang's capture notice ("This
