@@ -164,8 +164,9 @@ def render_text(summary: dict) -> str:
         out.append("")
         out.append("Metrics (mean over trusted samples; last; samples)")
         for name, m in metrics.items():
+            of_all = ", mean of all (none trusted)" if m.get("mean_of") == "all" else ""
             out.append(f"  {name:<16} mean {m['mean']:<10g} last {m['last']:<10g} samples {m['samples']} "
-                       f"(trusted {m['trusted_samples']})")
+                       f"(trusted {m['trusted_samples']}){of_all}")
     if summary.get("consistency"):
         out.append(f"  check: {summary['consistency']['text']}")
     out.append("")
