@@ -250,6 +250,6 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-def prefixed(head: bytes, rest) -> io.BufferedReader:
+def prefixed(head: bytes, rest) -> Any:
     """``head`` followed by the rest of the binary stream ``rest``, as one line-iterable binary stream."""
     return io.BufferedReader(_Prefixed(head, rest))
