@@ -165,6 +165,8 @@ def test_csv_apps_with_header_units_in_any_order_and_without_header():
     assert [(p["pid"], p["name"], p["used_mib"], p["class"]) for p in data["processes"]] == [
         (4242, "sglang::scheduler_TP0", 70000, "unknown"), (99, "[Not Found]", None, "unknown")]
     assert "another PID namespace" in data["processes"][1]["reason"]
+    assert data["summary"].startswith("no GPU rows in the paste; 2 processes (1 SGLang worker, 1 unnamed) hold at "
+                                      "least 68.4 GiB")
     bare = pasted_json(parse_pasted_smi("4242, /usr/bin/python3, 70000\n4243, sglang::detokenizer, 0\n"))
     assert [(p["pid"], p["used_mib"]) for p in bare["processes"]] == [(4242, 70000), (4243, 0)]
     assert any("without its header line" in n for n in bare["notes"])

@@ -110,7 +110,7 @@ def unlisted_mib(smi: PastedSmi) -> dict[int, int]:
 def summary_line(smi: PastedSmi, verdicts: list[PastedVerdict]) -> str:
     """One line: how many GPUs and processes, what the processes look like, and the two facts a paste cannot give,
     e.g. ``2 GPUs; 3 processes (2 SGLang worker, 1 graphics) hold at least 140.2 GiB; server, orphan ...``."""
-    parts = [f"{len(smi.gpus)} GPU{'s' if len(smi.gpus) != 1 else ''}"]
+    parts = [f"{len(smi.gpus)} GPU{'s' if len(smi.gpus) != 1 else ''}" if smi.gpus else "no GPU rows in the paste"]
     if not smi.processes_listed:
         parts.append("no process list in the paste")
     elif not verdicts:
