@@ -20,8 +20,15 @@ from typing import Any
 
 from specdash.text.segments import Part, Segmentation, segment
 
-#: Largest input read whole to look for parts (a bigger file is a server log, scanned streaming).
-MAX_MIXED_BYTES = 8 * 1024 * 1024
+#: Largest input read whole to look for parts (a bigger file is a server log, scanned streaming; a GitHub issue
+#: body holds at most 65 536 characters).
+MAX_MIXED_BYTES = 1024 * 1024
+#: A text without any of these is not split (a plain log skips the segmenter's pass): markdown fences, quotes and
+#: tags, nvidia-smi's table and CSV headers, shell lines, benchmark output and tables.
+_CANDIDATE = re.compile(
+    rb"^[ \t]*(?:```|~~~|>|<details|<summary|\+-{3}|\|[^\n]*\||pid, |index, |export |[A-Za-z_]\w*=|\$ |"
+    rb"(?:sudo |nohup )?(?:python3?(?:\.\d+)? |docker |podman |srun |torchrun |sglang |vllm |pip3? |uv ))"
+    rb"|NVIDIA-SMI|Benchmark Result|[Ss]peed: ", re.MULTILINE)
 #: detail lines shown per part in text output
 MAX_DETAIL_LINES = 12
 
@@ -223,6 +230,8 @@ def read_mixed(path: str, stdin) -> tuple[Segmentation | None, bytes]:
             data = handle.read(MAX_MIXED_BYTES + 1)
         head = b""
     if data[:2] == b"\x1f\x8b" or b"specdash_version" in data[:256] or data.lstrip().startswith(b"--- # size"):
+        return None, head
+    if not _CANDIDATE.search(data):
         return None, head
     seg = segment(data.decode("utf-8", "replace"))
     return (seg if is_mixed(seg) else None), head
