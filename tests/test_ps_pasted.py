@@ -229,3 +229,33 @@ def test_fuzz_any_text_never_raises(text):
     smi = parse_pasted_smi(text)
     json.dumps(pasted_json(smi))
     pasted_text(smi)
+
+
+def test_the_fake_nvidia_smi_csv_outputs_read_back_as_the_live_parser_reads_them(tmp_path):
+    from support.gpu import FakeGpuState
+
+    from specdash.gpu import smi
+
+    state = FakeGpuState(tmp_path / "gpu.json", gpus=2)
+    state.add_process(4242, 0, 70000, name="sglang::scheduler_TP0", keep_when_dead=True)
+    state.add_process(4243, 1, 1200, name="/usr/bin/python3", keep_when_dead=True)
+    env = state.env()
+
+    def run(*args: str) -> str:
+        return subprocess.run(["nvidia-smi", *args], capture_output=True, text=True, env=env, timeout=60).stdout
+
+    apps_query = "--query-compute-apps=" + ",".join(smi.APP_FIELDS)
+    gpu_query = "--query-gpu=" + ",".join(smi.GPU_FIELDS)
+    live_gpus = smi.parse_gpu_csv(run(gpu_query, "--format=csv,noheader,nounits"))
+    live_apps = smi.parse_apps_csv(run(apps_query, "--format=csv,noheader,nounits"), live_gpus)
+    pasted = parse_pasted_smi(run(gpu_query, "--format=csv") + "\n" + run(apps_query, "--format=csv"))
+    assert [(g.index, g.name, g.memory_used_mib, g.memory_total_mib) for g in pasted.gpus] == [
+        (g.index, g.name, g.memory_used_mib, g.memory_total_mib) for g in live_gpus]
+    assert [(p.pid, p.gpu_index, p.used_mib, p.name) for p in pasted.processes] == [
+        (p.pid, p.gpu_index, p.used_mib, p.name) for p in live_apps] == [
+        (4242, 0, 70000, "sglang::scheduler_TP0"), (4243, 1, 1200, "/usr/bin/python3")]
+    bare = parse_pasted_smi(run(gpu_query, "--format=csv,noheader,nounits") + "\n"
+                            + run(apps_query, "--format=csv,noheader,nounits"))
+    assert [(p.pid, p.gpu_index, p.used_mib, p.name) for p in bare.processes] == [
+        (p.pid, p.gpu_index, p.used_mib, p.name) for p in live_apps]
+    assert [(g.index, g.memory_used_mib) for g in bare.gpus] == [(0, None), (1, None)]  # no units: not guessed

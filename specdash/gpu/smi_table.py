@@ -406,6 +406,9 @@ def _guess_row(cells: list[str]) -> dict[str, str] | None:
         if kinds[0] != "int":
             return None
         row["index"], row["name"] = cells[0], name
+        gpu_uuid = next((c for c, k in zip(cells, kinds, strict=False) if k == "uuid"), "")
+        if gpu_uuid:
+            row["uuid"] = gpu_uuid
         mibs = sorted((int(_mib(c) or 0) for c, k in zip(cells, kinds, strict=False) if k == "mib"))
         if len(mibs) == 2:
             row["memory.used"], row["memory.total"] = f"{mibs[0]} MiB", f"{mibs[1]} MiB"
