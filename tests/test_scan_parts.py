@@ -137,6 +137,13 @@ def test_detectors_are_a_table_a_plugged_detector_claims_its_lines_first(monkeyp
     assert seg.parts[0].data == "RESULT"
 
 
+def test_prose_with_log_words_is_not_a_log():
+    text = ("Speculative decoding is disabled by default here.\nThe flag has been removed in 0.5.\n"
+            "I get a CUDA error sometimes, Warning: not always.\n\n" + LOG + "\n")
+    seg = segment(text)
+    assert [(p.kind, p.first_line, p.last_line) for p in seg.parts] == [("prose", 1, 3), ("log", 5, 9)]
+
+
 def test_without_the_benchmark_reader_its_lines_are_not_lost():
     text = "```\n============ Serving Benchmark Result ============\nSuccessful requests:  100\n```\n"
     seg = segment(text)

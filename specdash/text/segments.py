@@ -205,9 +205,20 @@ _LOG_START = re.compile(
 _EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Warning)(?::|$)")
 
 
+#: line kinds that make a line without a log prefix a log line; warnings, overrides and error phrases are not
+#: among them, since prose says "is disabled by default" or "a CUDA error" too
+_LOG_KINDS = frozenset({
+    LineKind.traceback, LineKind.decode, LineKind.prefill, LineKind.dist_begin, LineKind.dist_end,
+    LineKind.weights_begin, LineKind.weights_end, LineKind.kv_cache, LineKind.graph_begin, LineKind.graph_end,
+    LineKind.graph_progress, LineKind.progress, LineKind.ready, LineKind.retract, LineKind.server_args,
+    LineKind.capacity, LineKind.timings, LineKind.http,
+})
+
+
 def detect_logs(content: list[str | None], region: list[int]) -> list[tuple[int, int, object]]:
-    """Log lines: lines :class:`specdash.logs.parser.LogParser` reads as something other than plain text, lines with
-    a log timestamp prefix, traceback lines and exception lines; indented lines and up to two other lines between
+    """Log lines: lines with a log timestamp prefix, traceback and exception lines, and lines
+    :class:`specdash.logs.parser.LogParser` reads as SGLang's own (:data:`_LOG_KINDS`: decode, start-up, tqdm,
+    uvicorn ...); indented lines and up to two other lines between
     log lines of the same region stay in the part (a traceback's source lines, a wrapped message)."""
     parser = LogParser()
     is_log: list[bool] = []
@@ -216,8 +227,7 @@ def detect_logs(content: list[str | None], region: list[int]) -> list[tuple[int,
             is_log.append(False)
             continue
         kind = parser.feed(line).kind
-        is_log.append(bool(_LOG_START.match(line) or _EXCEPTION_LINE.match(line.strip()) or
-                           kind not in (LineKind.plain, LineKind.marker)))
+        is_log.append(bool(_LOG_START.match(line) or _EXCEPTION_LINE.match(line.strip()) or kind in _LOG_KINDS))
     found: list[tuple[int, int, object]] = []
     i, n = 0, len(content)
     while i < n:
