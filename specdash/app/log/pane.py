@@ -225,14 +225,15 @@ class LogPane(Widget):
 
     def _refresh_panels(self) -> None:
         self._panels_at = time.monotonic()
-        if self.analyzer.startup.active:
-            self.query_one(StartupBar).update_from(self.analyzer.startup)  # the ETA counts down between lines
+        bar = self.query_one(StartupBar)
+        if self.analyzer.startup.active:  # the ETA counts down and a silent phase turns into a stall between lines
+            bar.update_from(self.analyzer.startup, self.analyzer.live_stall(bar.silent_s()))
         if not self._dirty:
             return
         self._dirty = False
         self.query_one(FindingsPanel).show(self.findings)
         self.query_one(MetricsStrip).update_from(self.analyzer.metrics)
-        self.query_one(StartupBar).update_from(self.analyzer.startup)
+        bar.update_from(self.analyzer.startup, self.analyzer.live_stall(bar.silent_s()))
         self._update_status()
 
     @property
