@@ -139,7 +139,8 @@ def _demote_unseen(ctx: Context) -> None:
         return
     where = ", ".join(hidden[:3]) + (" ..." if len(hidden) > 3 else "")
     shown = {ctx.option(dest) for dest in ctx.parsed.typed}
-    shown |= {w.text.split("=", 1)[0] for w in ctx.command.args if w.text.startswith("-")}  # as typed, any engine
+    typed_command = ctx.notes.get("typed_command", ctx.command)  # before other engines' flags were renamed
+    shown |= {w.text.split("=", 1)[0] for w in typed_command.args if w.text.startswith("-")}
     for i, diag in enumerate(ctx.diagnostics):
         if diag.severity not in ("error", "warning") or diag.code in _OWN_CODES:
             continue
