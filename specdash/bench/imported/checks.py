@@ -63,20 +63,22 @@ def _fmt(value: float) -> str:
 
 
 def _relation(record: ImportedRecord, key: str, label: str, computed: Interval | None, how: str, unit: str = "",
-              scale: float = 1.0) -> None:
-    """Store the recomputed value of ``key``; a finding when the pasted one disagrees beyond rounding."""
+              scale: float = 1.0, central: float | None = None) -> None:
+    """Store the recomputed value of ``key`` (``central``: computed from the values as pasted, else the middle
+    of ``computed``); a finding when the pasted one disagrees beyond rounding."""
     if computed is None:
         return
     computed = (computed[0] * scale, computed[1] * scale)
+    value = _mid(computed) if central is None else central * scale
     pasted = _interval(record, key)
     if pasted is None:
-        record.derived[key] = _mid(computed)
+        record.derived[key] = value
         return
     if not _meets(pasted, computed):
         record.findings.append(Finding(
             "warning", "derived-mismatch",
             f"pasted {label} {record.raw.get(key, _fmt(record.metrics[key]))}{unit}; recomputed "
-            f"{_fmt(_mid(computed))}{unit} from {how}: the pasted figure is wrong or belongs to another run",
+            f"{_fmt(value)}{unit} from {how}: the pasted figure is wrong or belongs to another run",
             record.line))
 
 
@@ -91,31 +93,41 @@ def check_record(record: ImportedRecord) -> None:
             ("input_tokens_per_s", "total_input_tokens", "input throughput", " tok/s"),
         ):
             src = iv.get(source)
-            if src is not None:
+            if src is not None and record.metrics["duration_s"] > 0:
                 _relation(record, key, label, _div(src, dur),
-                          f"{record.raw.get(source)} / {record.raw.get('duration_s')} s", unit)
+                          f"{record.raw.get(source)} / {record.raw.get('duration_s')} s", unit,
+                          central=record.metrics[source] / record.metrics["duration_s"])
         if iv.get("total_input_tokens") and iv.get("total_output_tokens"):
             total = _add(iv["total_input_tokens"], iv["total_output_tokens"])  # type: ignore[arg-type]
             _relation(record, "total_tokens_per_s", "total throughput", _div(total, dur),
-                      "(input + output tokens) / duration", " tok/s")
-    drafts, accepted, draft_tokens = iv.get("drafts"), iv.get("accepted_tokens"), iv.get("draft_tokens")
+                      "(input + output tokens) / duration", " tok/s",
+                      central=(record.metrics["total_input_tokens"] + record.metrics["total_output_tokens"])
+                      / record.metrics["duration_s"])
+    m = record.metrics
+    positive = {k: iv.get(k) if (m.get(k) or 0) > 0 else None for k in ("drafts", "draft_tokens", "step_time_ms")}
+    drafts, draft_tokens, accepted = positive["drafts"], positive["draft_tokens"], iv.get("accepted_tokens")
     if drafts and accepted:
         per = _div(accepted, drafts)
         if per:
             _relation(record, "accept_length", "acceptance length", (1 + per[0], 1 + per[1]),
-                      f"1 + {record.raw.get('accepted_tokens')} accepted / {record.raw.get('drafts')} drafts")
+                      f"1 + {record.raw.get('accepted_tokens')} accepted / {record.raw.get('drafts')} drafts",
+                      central=1 + record.metrics["accepted_tokens"] / record.metrics["drafts"])
+    if drafts and draft_tokens:
+        per_draft = record.metrics["draft_tokens"] / record.metrics["drafts"]
+        if per_draft == int(per_draft) and per_draft >= 1:  # vLLM proposes num_speculative_tokens per draft
+            record.config.setdefault("num_speculative_tokens", int(per_draft))
     if draft_tokens and accepted:
         _relation(record, "accept_rate_pct", "acceptance rate", _div(accepted, draft_tokens),
                   f"{record.raw.get('accepted_tokens')} accepted / {record.raw.get('draft_tokens')} draft tokens",
-                  "%", scale=100.0)
-    speed, step, acc = iv.get("speed_tokens_per_s"), iv.get("step_time_ms"), iv.get("accept_length")
+                  "%", scale=100.0, central=record.metrics["accepted_tokens"] / record.metrics["draft_tokens"])
+    speed, step, acc = iv.get("speed_tokens_per_s"), positive["step_time_ms"], iv.get("accept_length")
     if step and acc:
         rate = _div(acc, (step[0] / 1000.0, step[1] / 1000.0))
         _relation(record, "speed_tokens_per_s", "speed", rate,
                   f"accept length {record.raw.get('accept_length')} / step time {_fmt(record.metrics['step_time_ms'])}"
-                  " ms", " token/s")
+                  " ms", " token/s", central=record.metrics["accept_length"] / record.metrics["step_time_ms"] * 1000.0)
     elif step and speed and acc is None:
-        record.derived["accept_length"] = _mid(speed) * _mid(step) / 1000.0
+        record.derived["accept_length"] = m["speed_tokens_per_s"] * m["step_time_ms"] / 1000.0
         iv["accept_length_derived"] = (speed[0] * step[0] / 1000.0, speed[1] * step[1] / 1000.0)
     _rate_vs_length(record)
     _accept_max(record, iv.get("accept_length") or iv.get("accept_length_derived"))
@@ -142,8 +154,11 @@ def _accept_max(record: ImportedRecord, length: Interval | None) -> None:
         return
     steps = record.config.get("speculative_num_steps")
     ndt = record.config.get("speculative_num_draft_tokens")
+    k = record.config.get("num_speculative_tokens")
     if steps:
         limit, why = steps + 1, f"steps {steps} + 1 bonus token"
+    elif k:
+        limit, why = k + 1, f"{k} speculative tokens per draft + 1 bonus token"
     elif ndt:
         limit, why = ndt, f"{ndt} draft tokens"
     elif record.baseline:
@@ -225,20 +240,20 @@ def _speedup(record: ImportedRecord, base: ImportedRecord) -> None:
         if mine is None or theirs is None:
             continue
         ratio = _div(theirs, mine) if invert else _div(mine, theirs)
-        if ratio is None:
+        if ratio is None or not record.metrics[key] or not base.metrics[key]:
             return
+        central = (base.metrics[key] / record.metrics[key] if invert
+                   else record.metrics[key] / base.metrics[key])
         mine_raw, base_raw = record.raw.get(key), base.raw.get(key)
         how = f"{base_raw}/{mine_raw} {label}" if invert else f"{mine_raw}/{base_raw} {label}"
         pasted = _interval(record, "speedup")
-        if pasted is None:
-            record.derived["speedup"] = _mid(ratio)
-        elif not _meets(pasted, ratio):
+        if pasted is not None and not _meets(pasted, ratio):
             record.findings.append(Finding(
                 "warning", "speedup-mismatch",
-                f"pasted speedup {record.raw.get('speedup')}x; recomputed {_mid(ratio):.2f}x from {how} against "
+                f"pasted speedup {record.raw.get('speedup')}x; recomputed {central:.2f}x from {how} against "
                 f"the baseline row (line {base.line})", record.line))
         else:
-            record.derived["speedup"] = _mid(ratio)
+            record.derived["speedup"] = central
         return
 
 

@@ -46,6 +46,10 @@ def number(value: float | None, unit: str = "") -> str:
     return f"{text} {unit}".rstrip()
 
 
+def _plain(raw: str) -> bool:
+    return bool(raw) and all(c.isdigit() or c == "." for c in raw) and raw.count(".") <= 1 and len(raw) < 20
+
+
 def config_text(record: ImportedRecord) -> str:
     """Every configuration key with its value or ``unknown`` (never guessed)."""
     parts = []
@@ -56,6 +60,8 @@ def config_text(record: ImportedRecord) -> str:
         value = record.config.get(key)
         shown = "unknown" if value is None else ("on" if value is True else "off" if value is False else value)
         parts.append(f"{_CONFIG_NAMES[key]} {shown}")
+    parts.extend(f"{key.replace('_', ' ')} {value}" for key, value in record.config.items()
+                 if key not in CONFIG_KEYS and value is not None)
     return ", ".join(parts)
 
 
@@ -66,7 +72,10 @@ def record_lines(record: ImportedRecord, indent: str = "  ") -> list[str]:
     figures = []
     for key, label, unit in SHOWN:
         if key in record.metrics:
-            figures.append(f"{label} {number(record.metrics[key], unit)}")
+            raw = record.raw.get(key)
+            shown = number(record.metrics[key], unit) if raw is None or not _plain(raw) else (
+                raw + "x" if unit == "x" else f"{raw} {unit}".rstrip())
+            figures.append(f"{label} {shown}")
         elif key in record.derived:
             figures.append(f"{label} {number(record.derived[key], unit)} (recomputed)")
     out.append(f"{indent}  " + ("; ".join(figures) if figures else "no figures"))

@@ -69,7 +69,7 @@ SGLANG_ONLY = frozenset({"backend", "total generated tokens (retokenized)", "acc
                          "max request concurrency", "input token throughput (tok/s)", "traffic request rate"})
 VLLM_ONLY = frozenset({"failed requests", "maximum request concurrency", "request rate configured (rps)",
                        "peak output token throughput (tok/s)", "peak concurrent requests", "acceptance length",
-                       "acceptance rate (%)", "drafts", "accepted tokens"})
+                       "acceptance rate (%)", "drafts", "accepted tokens", "vllm total token throughput"})
 _FLOAT_2 = re.compile(r"^-?\d+\.\d\d$")
 _INT = re.compile(r"^\d+$")
 
@@ -141,6 +141,8 @@ def _record(lines: list[str], start: int, end: int, complete: int) -> ImportedRe
         if spec is None:
             continue
         labels.add(" ".join(label.lower().split()))
+        if label.strip() == "Total Token throughput (tok/s)":  # capital T: vLLM's benchmark_serving.py
+            labels.add("vllm total token throughput")
         key, kind = spec
         cut = index >= complete
         if kind == "float":

@@ -12,6 +12,7 @@ its ``Finish`` is a configuration that did not finish.
 
 from __future__ import annotations
 
+import decimal
 import json
 import re
 
@@ -30,7 +31,7 @@ def _config(record: ImportedRecord, batch: int, steps: int, topk: int, ndt: int)
     record.settings["batch_size"] = batch
     if steps == topk == ndt == 0:
         record.baseline = True
-        record.config["speculative_algorithm"] = None
+        record.config.update(speculative_num_steps=0, speculative_eagle_topk=0, speculative_num_draft_tokens=0)
         return
     record.config.update(speculative_algorithm="EAGLE", speculative_num_steps=steps, speculative_eagle_topk=topk,
                          speculative_num_draft_tokens=ndt, cuda_graph=True)
@@ -57,7 +58,8 @@ def _from_json(text: str, number: int) -> ImportedRecord | None:
         value = data.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and abs(value) < 1e300:
             record.metrics[target] = float(value) * scale
-            record.raw[target] = repr(value)
+            # the value as written, in the record's unit (its last digit tells the rounding)
+            record.raw[target] = format(decimal.Decimal(repr(value)).scaleb(3 if scale == 1000.0 else 0), "f")
     return record
 
 
