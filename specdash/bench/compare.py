@@ -60,13 +60,13 @@ def side_of_run(name: str, run: RunResult) -> Side:
 
 
 def side_of_record(name: str, record: ImportedRecord) -> Side:
-    """An imported record as a :class:`Side` (recomputed figures fill what the text did not print)."""
+    """An imported record as a :class:`Side`: recomputed figures fill what the text did not print and replace
+    pasted derived figures that disagree with their raw ones."""
     figures = dict(record.metrics)
     recomputed = set()
-    for key, value in record.derived.items():
-        if key not in figures:
-            figures[key] = value
-            recomputed.add(key)
+    for key, value in record.derived.items():  # missing from the text, or stated wrongly there
+        figures[key] = value
+        recomputed.add(key)
     config = dict(record.config)
     if record.baseline:
         config["speculative_algorithm"] = None

@@ -75,6 +75,7 @@ def _relation(record: ImportedRecord, key: str, label: str, computed: Interval |
         record.derived[key] = value
         return
     if not _meets(pasted, computed):
+        record.derived[key] = value  # the pasted figure is not trusted: comparisons and rankings use this one
         record.findings.append(Finding(
             "warning", "derived-mismatch",
             f"pasted {label} {record.raw.get(key, _fmt(record.metrics[key]))}{unit}; recomputed "
@@ -248,11 +249,12 @@ def _speedup(record: ImportedRecord, base: ImportedRecord) -> None:
         how = f"{base_raw}/{mine_raw} {label}" if invert else f"{mine_raw}/{base_raw} {label}"
         pasted = _interval(record, "speedup")
         if pasted is not None and not _meets(pasted, ratio):
+            record.derived["speedup"] = central
             record.findings.append(Finding(
                 "warning", "speedup-mismatch",
                 f"pasted speedup {record.raw.get('speedup')}x; recomputed {central:.2f}x from {how} against "
                 f"the baseline row (line {base.line})", record.line))
-        else:
+        elif pasted is None:
             record.derived["speedup"] = central
         return
 

@@ -90,10 +90,11 @@ class ImportedRecord:
     findings: list[Finding] = dataclasses.field(default_factory=list)
 
     def value(self, key: str) -> float | None:
-        """The pasted value of ``key``, else the recomputed one, else None."""
-        if key in self.metrics:
-            return self.metrics[key]
-        return self.derived.get(key)
+        """The value of ``key`` to compare and rank by: the recomputed one when there is one (a pasted derived figure
+        that disagrees with its raw figures is not trusted), else the pasted one, else None."""
+        if key in self.derived:
+            return self.derived[key]
+        return self.metrics.get(key)
 
     def depth_text(self) -> str:
         """``"steps 3, topk 1, draft tokens 4"`` with ``?`` for what is unknown; ``"no speculative decoding"``

@@ -75,6 +75,8 @@ def record_lines(record: ImportedRecord, indent: str = "  ") -> list[str]:
             raw = record.raw.get(key)
             shown = number(record.metrics[key], unit) if raw is None or not _plain(raw) else (
                 raw + "x" if unit == "x" else f"{raw} {unit}".rstrip())
+            if key in record.derived:
+                shown += f" (recomputed {number(record.derived[key], unit)})"
             figures.append(f"{label} {shown}")
         elif key in record.derived:
             figures.append(f"{label} {number(record.derived[key], unit)} (recomputed)")
