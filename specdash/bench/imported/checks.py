@@ -86,7 +86,7 @@ def _relation(record: ImportedRecord, key: str, label: str, computed: Interval |
 def check_record(record: ImportedRecord) -> None:
     """Recompute what one record's own raw values allow and add its sanity findings (in place)."""
     iv = {k: _interval(record, k) for k in list(record.metrics)}
-    dur = iv.get("duration_s")
+    dur = iv.get("duration_s") if record.metrics.get("duration_s", 0) > 0 else None
     if dur is not None:
         for key, source, label, unit in (
             ("output_tokens_per_s", "total_output_tokens", "output throughput", " tok/s"),

@@ -14,7 +14,7 @@ import re
 from specdash.bench.imported.record import ImportedRecord
 
 _NUM = r"(\d+(?:\.\d+)?)"
-SPEED = re.compile(r"(?i)\b(speed|throughput|output throughput|decode throughput)\s*[:=]\s*" + _NUM
+SPEED = re.compile(r"(?i)\b(speed|throughput|output throughput|decode throughput)\s*:\s*" + _NUM
                    + r"\s*(?:token|tok|tokens)/s\b")
 ACCEPT = re.compile(r"(?i)\b(accept(?:ance)? length|acc_length|avg accept length|mean accept length)\s*[:=]\s*"
                     + _NUM + r"(?=\s*(?:,|$))")
