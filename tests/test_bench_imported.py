@@ -256,3 +256,42 @@ def test_one_line_reports_and_log_lines_are_not_results():
            "cuda graph: True, gen throughput (token/s): 48.85, #queue-req: 0\n")
     assert find_results(log * 3) == []
     assert find_results("accept length: 1.6") == []  # may be cut from 1.65
+
+
+def _sglang_result_json(**changes) -> str:
+    """The dict SGLang bench_serving appends to its --output-file, as json.dumps writes it."""
+    duration = 90.01234
+    result = {"backend": "sglang", "dataset_name": "random", "request_rate": "inf", "max_concurrency": 8,
+              "duration": duration, "completed": 200, "total_input_tokens": 41263, "total_output_tokens": 51200,
+              "total_output_tokens_retokenized": 50990, "request_throughput": 200 / duration,
+              "input_throughput": 41263 / duration, "output_throughput": 51200 / duration,
+              "mean_e2e_latency_ms": 3578.1, "median_e2e_latency_ms": 3561.4, "mean_ttft_ms": 95.3,
+              "median_ttft_ms": 88.1, "p99_ttft_ms": 210.0, "mean_itl_ms": 27.2, "p95_itl_ms": 31.0,
+              "concurrency": 7.95, "accept_length": 3.1}
+    return json.dumps(result | changes)
+
+
+def test_bench_serving_result_json_lines():
+    result = only("cat sglang_1201_200_1024_1024.jsonl\n" + _sglang_result_json() + "\n")
+    assert (result.tool, result.first_line, result.last_line) == ("sglang bench_serving (JSON)", 2, 2)
+    rec = result.records[0]
+    assert rec.config == {"concurrency": 8} and rec.metrics["accept_length"] == 3.1
+    assert rec.metrics["ttft_ms.p50"] == 88.1 and rec.findings == []
+    assert "output throughput 568.81 tok/s" in result_text(result)
+    rec = only(_sglang_result_json(output_throughput=700.0) + "\n").records[0]
+    assert [f.message for f in rec.findings] == [
+        "pasted output throughput 700.0 tok/s; recomputed 568.81 tok/s from 51200 / 90.01234 s: the pasted figure "
+        "is wrong or belongs to another run"]
+    assert rec.value("output_tokens_per_s") == 51200 / 90.01234
+
+
+def test_vllm_saved_result_with_long_per_request_lists():
+    data = {"duration": 40.0, "completed": 100, "failed": 0, "total_input_tokens": 25600,
+            "total_output_tokens": 12800, "request_throughput": 2.5, "output_throughput": 320.0,
+            "total_token_throughput": 960.0, "max_output_tokens_per_s": 410.0, "mean_tpot_ms": 12.2,
+            "spec_decode_acceptance_length": 3.2, "spec_decode_acceptance_rate": 55.0, "spec_decode_num_drafts": 4000,
+            "spec_decode_draft_tokens": 16000, "spec_decode_accepted_tokens": 8800,
+            "itls": [[0.01] * 50] * 100, "generated_texts": ["x" * 100] * 100}
+    rec = only(json.dumps(data) + "\n").records[0]
+    assert rec.tool == "vllm bench serve (JSON)" and rec.metrics["accept_length"] == 3.2
+    assert rec.config["num_speculative_tokens"] == 4 and rec.findings == []

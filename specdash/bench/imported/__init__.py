@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import dataclasses
 
-from specdash.bench.imported import oneline, serving, speculative, table
+from specdash.bench.imported import oneline, result_json, serving, speculative, table
 from specdash.bench.imported.checks import check_group, rank
 from specdash.bench.imported.record import Finding, ImportedRecord
 
 __all__ = ["Finding", "ImportedRecord", "ImportedResult", "find_results", "split_lines"]
 
 #: Parsers in order of precedence: a line claimed by an earlier one is not offered to a later one.
-_PARSERS = (serving.parse, speculative.parse, table.parse, oneline.parse)
-#: Longest line looked at (longer ones are not benchmark output).
+_PARSERS = (serving.parse, result_json.parse, speculative.parse, table.parse, oneline.parse)
+#: Longest line looked at (longer ones are not benchmark output), except a JSON object line (a result file with
+#: per-request lists can be long) up to :data:`MAX_JSON_LINE`.
 MAX_LINE = 2000
+MAX_JSON_LINE = 20_000_000
 
 
 @dataclasses.dataclass
@@ -56,13 +58,14 @@ class ImportedResult:
 
 def split_lines(text: str) -> tuple[list[str], int]:
     """``(lines, complete)``: the lines of ``text`` (``\\r`` dropped; lines over :data:`MAX_LINE` characters
-    blanked) and how many of them are whole: all when the text ends with a newline, else all but the last (which
-    may be cut)."""
+    blanked unless they are JSON objects) and how many of them are whole: all when the text ends with a newline,
+    else all but the last (which may be cut)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     ends_whole = text.endswith(("\n", "\r"))
     if ends_whole:
         lines.pop()
-    lines = [line if len(line) <= MAX_LINE else "" for line in lines]
+    lines = [line if len(line) <= MAX_LINE or (len(line) <= MAX_JSON_LINE and line.lstrip().startswith("{"))
+             else "" for line in lines]
     return lines, len(lines) if ends_whole else max(len(lines) - 1, 0)
 
 

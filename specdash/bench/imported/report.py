@@ -47,7 +47,9 @@ def number(value: float | None, unit: str = "") -> str:
 
 
 def _plain(raw: str) -> bool:
-    return bool(raw) and all(c.isdigit() or c == "." for c in raw) and raw.count(".") <= 1 and len(raw) < 20
+    """A plain decimal with at most 3 decimals: shown as pasted (else formatted with 2 decimals)."""
+    return (bool(raw) and all(c.isdigit() or c == "." for c in raw) and raw.count(".") <= 1 and len(raw) < 20
+            and len(raw.partition(".")[2]) <= 3)
 
 
 def config_text(record: ImportedRecord) -> str:

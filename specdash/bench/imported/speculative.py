@@ -81,7 +81,8 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
 
     for index, text in enumerate(lines):
         record = None
-        if (match := FINISH.search(text)) and (index < complete or text.rstrip().endswith(" ms")):
+        short = len(text) <= 2000
+        if short and (match := FINISH.search(text)) and (index < complete or text.rstrip().endswith(" ms")):
             i, batch, steps, topk, ndt = (int(g) for g in match.groups()[:5])
             started.pop(match.group(1), None)
             record = ImportedRecord(tool=TOOL, line=index + 1)
@@ -91,7 +92,7 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
             record.metrics["step_time_ms"] = float(match.group(7))
             record.raw["step_time_ms"] = match.group(7)
             record.settings["config_index"] = i
-        elif (match := START.search(text)) and index < complete:
+        elif short and (match := START.search(text)) and index < complete:
             if first < 0:
                 first = index
             started[match.group(1)] = index

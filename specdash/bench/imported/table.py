@@ -157,6 +157,9 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
     i, n = 0, len(lines)
     while i < n:
         text = lines[i]
+        if len(text) > 2000:
+            i += 1
+            continue
         if "|" in text and i + 1 < n and _SEPARATOR.match(lines[i + 1]) and "-" in lines[i + 1]:
             header = _cells(text)
             rows: list[tuple[int, list[str]]] = []
