@@ -295,3 +295,26 @@ def test_vllm_saved_result_with_long_per_request_lists():
     rec = only(json.dumps(data) + "\n").records[0]
     assert rec.tool == "vllm bench serve (JSON)" and rec.metrics["accept_length"] == 3.2
     assert rec.config["num_speculative_tokens"] == 4 and rec.findings == []
+
+
+LAUNCH = ("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct \\\n"
+          "  --speculative-algorithm EAGLE3 --speculative-draft-model-path /models/eagle3 \\\n"
+          "  --speculative-num-steps 2 --speculative-eagle-topk 1 --speculative-num-draft-tokens 3 "
+          "--disable-cuda-graph\n")
+
+
+def test_depth_from_the_only_launch_command_in_the_same_text():
+    rec = only(LAUNCH + "\nbenchmark:\n" + sglang_bench_serving(accept_length=3.6)).records[0]
+    assert rec.config["speculative_num_steps"] == 2 and rec.config["cuda_graph"] is False
+    assert rec.config["speculative_algorithm"] == "EAGLE3" and rec.config["concurrency"] == 8
+    messages = [f.message for f in rec.findings]
+    assert messages[0] == ("algorithm, num steps, eagle topk, num draft tokens, cuda graph taken from the launch "
+                           "command on line 1, the only one in the text")
+    assert messages[1].startswith("accept length 3.60 is above the most this configuration can accept (steps 2 + 1 "
+                                  "bonus token = 3)")
+    two = LAUNCH + LAUNCH.replace("num-steps 2", "num-steps 5") + sglang_bench_serving(accept_length=3.6)
+    rec = only(two).records[0]
+    assert "speculative_num_steps" not in rec.config and rec.findings == []
+    unresolved = LAUNCH.replace("num-steps 2", "num-steps $STEPS") + sglang_bench_serving(accept_length=3.6)
+    rec = only(unresolved).records[0]
+    assert "speculative_num_steps" not in rec.config and rec.config["speculative_num_draft_tokens"] == 3

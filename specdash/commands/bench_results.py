@@ -72,7 +72,7 @@ def _import(args: argparse.Namespace) -> int:
                 for record in result.records:
                     if record.metrics:
                         saved.append(save_imported(record, args.file).stem)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             sys.stderr.write(f"specdash bench import: results not saved: {exc}\n")
     if args.json:
         json.dump({"results": [r.to_dict() for r in results], "saved": saved}, sys.stdout, indent=1, default=str)

@@ -13,6 +13,7 @@ import dataclasses
 
 from specdash.bench.imported import oneline, result_json, serving, speculative, table
 from specdash.bench.imported.checks import check_group, rank
+from specdash.bench.imported.context import attach
 from specdash.bench.imported.record import Finding, ImportedRecord
 
 __all__ = ["Finding", "ImportedRecord", "ImportedResult", "find_results", "split_lines"]
@@ -84,6 +85,12 @@ def find_results(text: str) -> list[ImportedResult]:
             tools = sorted({r.tool for r in records})
             found.append(ImportedResult(first, last, tools[0] if len(tools) == 1 else " + ".join(tools), records))
     found.sort(key=lambda r: r.first_line)
+    if found:
+        rest = "\n".join("" if claimed[i] else line for i, line in enumerate(lines))
+        try:
+            attach(rest, [r for result in found for r in result.records])
+        except (ValueError, RecursionError, OSError):  # the command reader never raises on text; belt and braces
+            pass
     for result in found:
         check_group(result.records)
     return found

@@ -21,6 +21,7 @@ Relations used (each tool's own definition):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 from specdash.bench.imported.record import Finding, ImportedRecord, half_unit
@@ -232,6 +233,8 @@ def check_group(records: Sequence[ImportedRecord]) -> None:
         base = bases[0]
         for record in members:
             _speedup(record, base)
+    for record in records:  # an overflow from absurd pasted figures is no figure
+        record.derived = {k: v for k, v in record.derived.items() if math.isfinite(v)}
 
 
 def _speedup(record: ImportedRecord, base: ImportedRecord) -> None:
