@@ -318,3 +318,27 @@ def test_depth_from_the_only_launch_command_in_the_same_text():
     unresolved = LAUNCH.replace("num-steps 2", "num-steps $STEPS") + sglang_bench_serving(accept_length=3.6)
     rec = only(unresolved).records[0]
     assert "speculative_num_steps" not in rec.config and rec.config["speculative_num_draft_tokens"] == 3
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 8), st.floats(1.0, 6.0), st.one_of(st.none(), st.floats(1.0, 1000.0))),
+                min_size=2, max_size=8))
+def test_ranking_follows_throughput_never_accept_length(rows):
+    table = "| steps | topk | accept length | throughput (tok/s) |\n|---|---|---|---|\n" + "".join(
+        f"| {s} | 1 | {al:.2f} | {'N/A' if tp is None else f'{tp:.1f}'} |\n" for s, al, tp in rows)
+    [result] = find_results(table)
+    groups = result.ranking()
+    known = [r for r in result.records if r.value("output_tokens_per_s") is not None]
+    if len(known) < 2:
+        return
+    [group] = groups
+    values = [r.value("output_tokens_per_s") for r in group["order"]]
+    assert values == sorted(values, reverse=True) and len(group["unranked"]) == len(rows) - len(known)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=200), st.text(max_size=200))
+def test_comparing_any_two_texts_as_commands_never_raises(a, b):
+    from specdash.bench.compare import commands_text, compare_commands
+
+    commands_text(compare_commands("python -m sglang.launch_server " + a, "sglang serve " + b))
