@@ -40,10 +40,18 @@ def number(value: float | None, unit: str = "") -> str:
     """``142.1 tok/s``-style text; ``unknown`` for None."""
     if value is None:
         return "unknown"
-    text = f"{int(value)}" if value == int(value) and abs(value) < 1e15 else f"{value:.2f}"
     if unit == "x":
-        return text + "x"
+        return f"{value:.2f}x"
+    text = f"{int(value)}" if value == int(value) and abs(value) < 1e15 else f"{value:.2f}"
     return f"{text} {unit}".rstrip()
+
+
+def pasted(record: ImportedRecord, key: str, unit: str) -> str:
+    """The pasted value of ``key`` as the text wrote it (when plain), with its unit."""
+    raw = record.raw.get(key)
+    if raw is None or not _plain(raw):
+        return number(record.metrics[key], unit)
+    return raw + "x" if unit == "x" else f"{raw} {unit}".rstrip()
 
 
 def _plain(raw: str) -> bool:
@@ -74,9 +82,7 @@ def record_lines(record: ImportedRecord, indent: str = "  ") -> list[str]:
     figures = []
     for key, label, unit in SHOWN:
         if key in record.metrics:
-            raw = record.raw.get(key)
-            shown = number(record.metrics[key], unit) if raw is None or not _plain(raw) else (
-                raw + "x" if unit == "x" else f"{raw} {unit}".rstrip())
+            shown = pasted(record, key, unit)
             if key in record.derived:
                 shown += f" (recomputed {number(record.derived[key], unit)})"
             figures.append(f"{label} {shown}")
@@ -107,8 +113,11 @@ def ranking_lines(groups: Sequence[dict]) -> list[str]:
         where = "" if group["concurrency"] is None else f" at concurrency {group['concurrency']}"
         out.append(f"  ranking{where} by {group['basis_text']}:")
         for n, record in enumerate(group["order"], 1):
-            shown = next((u for k, _, u in SHOWN if k == group["basis"]), "")
-            out.append(f"    {n}. {record.title()}: {number(record.value(group['basis']), shown)}")
+            key = group["basis"]
+            unit = next((u for k, _, u in SHOWN if k == key), "")
+            value = (pasted(record, key, unit) if key in record.metrics and key not in record.derived
+                     else number(record.value(key), unit) + " (recomputed)")
+            out.append(f"    {n}. {record.title()}: {value}")
         if group["unranked"]:
             out.append("    not ranked (figure unknown): " + "; ".join(r.title() for r in group["unranked"]))
         if group["note"]:

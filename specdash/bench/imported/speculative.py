@@ -31,7 +31,8 @@ def _config(record: ImportedRecord, batch: int, steps: int, topk: int, ndt: int)
     record.settings["batch_size"] = batch
     if steps == topk == ndt == 0:
         record.baseline = True
-        record.config.update(speculative_num_steps=0, speculative_eagle_topk=0, speculative_num_draft_tokens=0)
+        record.config.update(speculative_num_steps=0, speculative_eagle_topk=0, speculative_num_draft_tokens=0,
+                             cuda_graph=True)
         return
     record.config.update(speculative_algorithm="EAGLE", speculative_num_steps=steps, speculative_eagle_topk=topk,
                          speculative_num_draft_tokens=ndt, cuda_graph=True)
