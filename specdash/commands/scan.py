@@ -19,7 +19,7 @@ DESCRIPTION = (
 #: Lines read and analysed per batch (the file is streamed; memory stays bounded).
 BATCH_LINES = 4096
 #: Texts up to this many lines are also searched for benchmark output (bench_serving, tables, ...).
-BENCH_MAX_LINES = 50_000
+BENCH_MAX_LINES = 20_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -22,11 +22,15 @@ QUESTIONS = re.compile(r"#questions:\s*(\d+),")
 TOOL = "one-line report"
 
 
+_SPEED_HINT = re.compile(r"(?:speed|throughput)\s*:")
+
+
 def _read(text: str, cut: bool) -> dict[str, str]:
     found: dict[str, str] = {}
-    if match := SPEED.search(text):
+    low = text.lower()
+    if _SPEED_HINT.search(low) and (match := SPEED.search(text)):
         found["output_tokens_per_s"] = match.group(2)
-    if (match := ACCEPT.search(text)) and not (cut and match.end() >= len(text.rstrip())):
+    if "length" in low and (match := ACCEPT.search(text)) and not (cut and match.end() >= len(text.rstrip())):
         found["accept_length"] = match.group(2)
     if found and (match := QUESTIONS.search(text)):
         found["completed"] = match.group(1)
@@ -40,7 +44,7 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
     record: ImportedRecord | None = None
     first = last = 0
     for index, text in enumerate(lines):
-        if len(text) > 400:
+        if len(text) > 400 or ("/s" not in text and "ength" not in text):
             values = {}
         else:
             values = _read(text, index >= complete)

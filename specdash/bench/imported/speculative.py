@@ -82,7 +82,7 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
 
     for index, text in enumerate(lines):
         record = None
-        short = len(text) <= 2000
+        short = len(text) <= 2000 and " i=" in text
         if short and (match := FINISH.search(text)) and (index < complete or text.rstrip().endswith(" ms")):
             i, batch, steps, topk, ndt = (int(g) for g in match.groups()[:5])
             started.pop(match.group(1), None)

@@ -52,6 +52,9 @@ for _names, _key, _kind in (
     for _name in _names:
         COLUMNS[_name] = (_key, _kind)
 
+#: a header names at least one of these (cheap test before a line is split as a CSV header)
+_HINT = re.compile("|".join(sorted({re.escape(name.split()[0].split("_")[0]) for name in COLUMNS}, key=len,
+                                   reverse=True)))
 _UNIT = re.compile(r"\s*[\(\[]([^\)\]]*)[\)\]]\s*")
 _BASELINE = re.compile(r"(?i)^\s*(baseline|no[ -]?spec\w*|w/o\b.*|without\b.*|vanilla|ar|autoregressive|none|off)\s*$")
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -173,9 +176,11 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
                 found.append((i + 1, j, records))
                 i = j
                 continue
-        elif text.count(",") >= 1 and i + 1 < n and "|" not in text:
+        elif (text.count(",") >= 1 and i + 1 < n and "|" not in text and ":" not in text
+              and lines[i + 1].count(",") == text.count(",")
+              and text.count(",") < 40 and _HINT.search(text.lower())):
             header = next(csv.reader([text]))
-            if sum(1 for c in header if _header(c)) >= 2:
+            if all(len(c) <= 60 for c in header) and sum(1 for c in header if _header(c)) >= 2:
                 rows = []
                 j = i + 1
                 while j < n and lines[j].strip() and lines[j].count(",") == text.count(","):
