@@ -18,7 +18,9 @@ DESCRIPTION = (
     "Stream a workload to a running server (OpenAI-compatible /v1/chat/completions or /v1/completions, or SGLang's "
     "/generate) and print output tokens/s, requests/s, TTFT / ITL / TPOT percentiles (ITL per token, so "
     "multi-token speculative chunks count right) and the accept length of this run with its source. The result, "
-    "with raw per-request data, is stored as JSON under the state dir (see 'specdash locate')."
+    "with raw per-request data, is stored as JSON under the state dir (see 'specdash locate'). Without --url, an "
+    "ACTION works on results: 'import FILE|-' reads pasted benchmark output, 'list' ranks stored results, "
+    "'compare A B' compares two results or two launch commands."
 )
 
 
