@@ -202,8 +202,9 @@ def test_csv_table_units_any_order_and_unknown_cells():
     messages = [f.message for f in five.findings]
     assert any(m.startswith("accept length 9.5 is above the most this configuration can accept (steps 5 + 1 "
                             "bonus token = 6)") for m in messages)
-    assert any(m.startswith("pasted accept rate 90.00% does not match accept length 9.5 with 5 steps, topk 1")
-               for m in messages)
+    assert any(m.startswith("pasted accept rate 90.00% does not match accept length 9.5 under any definition in use "
+                            "((9.5 - 1) / 5 steps = 170.00%; chain-model alpha at 5 steps = 100.00%; 9.5 / 6 draft "
+                            "tokens = 158.33%)") for m in messages)
     [group] = result.ranking()
     assert group["basis"] == "output_tokens_per_s" and [r.line for r in group["order"]] == [3, 2]
     assert group["unranked"] == [five]
@@ -342,3 +343,21 @@ def test_comparing_any_two_texts_as_commands_never_raises(a, b):
     from specdash.bench.compare import commands_text, compare_commands
 
     commands_text(compare_commands("python -m sglang.launch_server " + a, "sglang serve " + b))
+
+
+def test_accept_rate_under_any_definition_in_use_and_loose_draft_token_bound():
+    table = """| steps | topk | draft tokens | accept length | acceptance rate |
+|---|---|---|---|---|
+| 3 | 1 | 4 | 2.95 | 0.80 |
+| 3 | 1 | 4 | 2.95 | 0.65 |
+| 3 | 1 | 4 | 2.95 | 0.74 |
+| 3 | 1 | 4 | 2.95 | 0.30 |
+| | | 3 | 3.50 | |
+| | | 3 | 4.20 | |
+"""
+    alpha, nemo, sglang, wrong, k_tokens, above = only(table).records
+    assert alpha.findings == nemo.findings == sglang.findings == []  # chain alpha, (L-1)/steps, L/draft tokens
+    assert wrong.findings[0].code == "accept-rate-mismatch"
+    assert k_tokens.findings == []  # 3 draft tokens may be vLLM's k: 3.5 is possible
+    assert above.findings[0].message.startswith("accept length 4.20 is above the most this configuration can "
+                                                "accept (3 draft tokens + 1 = 4)")

@@ -137,18 +137,35 @@ def check_record(record: ImportedRecord) -> None:
 
 
 def _rate_vs_length(record: ImportedRecord) -> None:
+    """A pasted accept rate must match its accept length under one of the definitions in use: ``(accept length -
+    1) / steps`` (accepted drafts per drafted position; SGLang before ~0.5.3, NVIDIA NeMo), ``accept length / draft
+    tokens`` (SGLang's field from ~0.5.3) or the chain model's per-token acceptance alpha (Leviathan et al. 2023,
+    :func:`specdash.bench.acceptance.estimate_alpha`). Only chains (topk 1) are judged."""
+    from specdash.bench.acceptance import estimate_alpha
+
     rate = _interval(record, "accept_rate_pct")
     length = _interval(record, "accept_length")
     steps = record.config.get("speculative_num_steps")
-    if rate is None or length is None or not steps or record.config.get("speculative_eagle_topk") != 1:
+    ndt = record.config.get("speculative_num_draft_tokens")
+    if rate is None or length is None or record.config.get("speculative_eagle_topk") != 1 or not (steps or ndt):
         return
-    computed = ((length[0] - 1) / steps * 100.0, (length[1] - 1) / steps * 100.0)
-    if not _meets(rate, computed):
-        record.findings.append(Finding(
-            "warning", "accept-rate-mismatch",
-            f"pasted accept rate {_fmt(record.metrics['accept_rate_pct'])}% does not match accept length "
-            f"{record.raw.get('accept_length')} with {steps} steps, topk 1: ({record.raw.get('accept_length')} - 1) / "
-            f"{steps} = {_fmt(_mid(computed))}% of the proposed draft tokens accepted", record.line))
+    lo, hi = max(length[0], 1.0), max(length[1], 1.0)
+    candidates: list[tuple[str, Interval]] = []
+    if steps:
+        candidates.append((f"({record.raw.get('accept_length')} - 1) / {steps} steps",
+                           ((lo - 1) / steps * 100.0, (hi - 1) / steps * 100.0)))
+        candidates.append((f"chain-model alpha at {steps} steps",
+                           (estimate_alpha(lo, steps) * 100.0, estimate_alpha(hi, steps) * 100.0)))
+    if ndt:
+        candidates.append((f"{record.raw.get('accept_length')} / {ndt} draft tokens",
+                           (length[0] / ndt * 100.0, length[1] / ndt * 100.0)))
+    if any(_meets(rate, iv) for _, iv in candidates):
+        return
+    shown = "; ".join(f"{how} = {_fmt(_mid(iv))}%" for how, iv in candidates)
+    record.findings.append(Finding(
+        "warning", "accept-rate-mismatch",
+        f"pasted accept rate {_fmt(record.metrics['accept_rate_pct'])}% does not match accept length "
+        f"{record.raw.get('accept_length')} under any definition in use ({shown})", record.line))
 
 
 def _accept_max(record: ImportedRecord, length: Interval | None) -> None:
@@ -161,8 +178,8 @@ def _accept_max(record: ImportedRecord, length: Interval | None) -> None:
         limit, why = steps + 1, f"steps {steps} + 1 bonus token"
     elif k:
         limit, why = k + 1, f"{k} speculative tokens per draft + 1 bonus token"
-    elif ndt:
-        limit, why = ndt, f"{ndt} draft tokens"
+    elif ndt:  # "draft tokens" may count the root (SGLang) or not (vLLM's num_speculative_tokens): the looser bound
+        limit, why = ndt + 1, f"{ndt} draft tokens + 1"
     elif record.baseline:
         limit, why = 1, "no speculative decoding"
     else:
