@@ -100,9 +100,12 @@ def test_compare_two_commands_lists_every_differing_flag(tmp_path):
 def test_user_errors_are_one_line(tmp_path):
     table = tmp_path / "table.md"
     table.write_text(MARKDOWN)
-    out = specdash("bench", "compare", str(table), str(table), state=tmp_path)
+    single = tmp_path / "one.txt"
+    single.write_text("speed: 56.8 token/s\n")
+    out = specdash("bench", "compare", str(table), str(single), state=tmp_path)
     assert out.returncode == 2
-    assert out.stderr.strip().endswith(f"{table} holds 3 results (lines 5, 6, 7): pick one as {table}:LINE")
+    assert out.stderr.strip().endswith(f"{table} holds 3 results (lines 5, 6, 7): pick one as {table}:LINE, or "
+                                       "compare it with another file of several results")
     out = specdash("bench", "compare", "no-such-id", f"{table}:5", state=tmp_path)
     assert out.returncode == 2 and "no such file and no stored result with this id" in out.stderr
     out = specdash("bench", "compare", f"{table}:5", "python3 -m sglang.launch_server --tp 2", state=tmp_path)
@@ -112,3 +115,22 @@ def test_user_errors_are_one_line(tmp_path):
     out = specdash("bench", "import", "-", state=tmp_path, stdin="nothing here\n")
     assert out.returncode == 1 and out.stdout.startswith("no benchmark output found")
     assert len(out.stderr.splitlines()) == 0
+
+
+def test_compare_two_depth_tables_pairs_their_configurations(tmp_path):
+    from test_bench_imported import CSV
+
+    table, csv_file = tmp_path / "table.md", tmp_path / "results.csv"
+    table.write_text(MARKDOWN)
+    csv_file.write_text(CSV)
+    out = specdash("bench", "compare", str(table), str(csv_file), state=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "2 configurations in both files"
+    assert "== eagle3 (steps 3, topk 1, draft tokens 4) ==" in lines
+    assert "  concurrency: A unknown, B 1" in lines
+    assert lines[-1] == f"only in {csv_file}: line 4 steps 5, topk 1, draft tokens 6"
+    data = json.loads(specdash("bench", "compare", str(table), str(csv_file), "--json", state=tmp_path).stdout)
+    assert data["kind"] == "result sets" and data["only_a"] == [7] and data["only_b"] == [4]
+    assert [p["title"] for p in data["pairs"]] == ["baseline (no speculative decoding)",
+                                                   "eagle3 (steps 3, topk 1, draft tokens 4)"]

@@ -202,3 +202,28 @@ def commands_text(report: dict) -> str:
                    f"B {row['b'] if row['b'] is not None else 'not set'}")
     out.append(f"{len(report['same'])} flags are the same on both")
     return "\n".join(out) + "\n"
+
+
+def _depth_key(record: ImportedRecord) -> tuple:
+    c = record.config
+    return (record.baseline, c.get("speculative_num_steps"), c.get("speculative_eagle_topk"),
+            c.get("speculative_num_draft_tokens"))
+
+
+def pair_records(a: list[ImportedRecord], b: list[ImportedRecord]) -> tuple[
+        list[tuple[ImportedRecord, ImportedRecord]], list[ImportedRecord], list[ImportedRecord]]:
+    """Match two sets of results (e.g. two depth tables) by configuration: baseline, steps, topk and draft tokens
+    equal (unknowns equal only to unknowns), and concurrency equal or unknown on one side (the comparison then
+    shows that difference). A record with more than one candidate on the other side is not matched. Returns
+    ``(pairs, only_a, only_b)``."""
+    def compatible(ra: ImportedRecord, rb: ImportedRecord) -> bool:
+        ca, cb = ra.config.get("concurrency"), rb.config.get("concurrency")
+        return _depth_key(ra) == _depth_key(rb) and (ca is None or cb is None or ca == cb)
+
+    pairs: list[tuple[ImportedRecord, ImportedRecord]] = []
+    for ra in a:
+        candidates = [rb for rb in b if compatible(ra, rb)]
+        if len(candidates) == 1 and sum(1 for other in a if compatible(other, candidates[0])) == 1:
+            pairs.append((ra, candidates[0]))
+    paired = {id(r) for pair in pairs for r in pair}
+    return pairs, [r for r in a if id(r) not in paired], [r for r in b if id(r) not in paired]

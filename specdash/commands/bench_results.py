@@ -171,8 +171,7 @@ def _operand(text: str):
         if len(records) == 1:
             return "result", side_of_record(f"{path} line {records[0].line} ({records[0].tool})", records[0])
         if len(records) > 1:
-            where = ", ".join(str(r.line) for r in records[:12])
-            raise UsageError(f"{path} holds {len(records)} results (lines {where}): pick one as {path}:LINE")
+            return "results", (path, records)
         return "command", body
     if "\n" not in text and not text.lstrip().startswith("-") and " " not in text.strip():
         item = find_stored(text)
@@ -191,6 +190,14 @@ def _compare(args: argparse.Namespace) -> int:
 
     kind_a, a = _operand(args.a)
     kind_b, b = _operand(args.b)
+    if kind_a == kind_b == "results":
+        return _compare_sets(a, b, args.json)
+    for kind, operand in ((kind_a, a), (kind_b, b)):
+        if kind == "results":
+            path, records = operand
+            where = ", ".join(str(r.line) for r in records[:12])
+            raise UsageError(f"{path} holds {len(records)} results (lines {where}): pick one as {path}:LINE, or "
+                             "compare it with another file of several results")
     if kind_a != kind_b:
         raise UsageError(f"A is a {kind_a} and B is a {kind_b}: compare two results or two launch commands")
     if kind_a == "command":
@@ -210,4 +217,30 @@ def _compare(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         sys.stdout.write(clean(results_text(report), newlines=True))
+    return 0
+
+
+def _compare_sets(a: tuple, b: tuple, as_json: bool) -> int:
+    """Two files of several results each: the configurations both hold, compared pair by pair."""
+    from specdash.bench.compare import compare_sides, pair_records, results_text, side_of_record
+    from specdash.text.display import clean
+
+    (path_a, records_a), (path_b, records_b) = a, b
+    pairs, only_a, only_b = pair_records(records_a, records_b)
+    reports = [{"title": ra.title()} | compare_sides(side_of_record(f"{path_a} line {ra.line} ({ra.tool})", ra),
+                                                     side_of_record(f"{path_b} line {rb.line} ({rb.tool})", rb))
+               for ra, rb in pairs]
+    if as_json:
+        json.dump({"kind": "result sets", "pairs": reports, "only_a": [r.line for r in only_a],
+                   "only_b": [r.line for r in only_b]}, sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+        return 0
+    out = [f"{len(pairs)} configuration{'s' if len(pairs) != 1 else ''} in both files"]
+    for report in reports:
+        out.append(f"\n== {report['title']} ==")
+        out.append(results_text(report).rstrip("\n"))
+    for path, rest in ((path_a, only_a), (path_b, only_b)):
+        if rest:
+            out.append(f"\nonly in {path}: " + "; ".join(f"line {r.line} {r.title()}" for r in rest))
+    sys.stdout.write(clean("\n".join(out), newlines=True) + "\n")
     return 0
