@@ -29,7 +29,8 @@ def test_sglang_bench_serving_2025_inside_a_terminal_capture():
     result = only(text)
     assert result.tool == "sglang bench_serving"
     lines = text.split("\n")
-    assert "Serving Benchmark Result" in lines[result.first_line - 1]
+    assert lines[result.first_line - 1] == "100%|####| 200/200"  # tqdm's bar printed before the block is claimed
+    assert "Serving Benchmark Result" in lines[result.records[0].line - 1]
     assert lines[result.last_line - 1] == "=" * 50
     rec = result.records[0]
     assert rec.metrics["completed"] == 200 and rec.metrics["duration_s"] == 90.0
@@ -82,7 +83,7 @@ def test_vllm_bench_serve_with_speculative_section():
     assert rec.metrics["accept_rate_pct"] == 55.0 and rec.metrics["errors"] == 0
     assert rec.config["num_speculative_tokens"] == 4 and rec.config["concurrency"] == 4
     assert rec.findings == []
-    assert result.last_line == result.first_line + 35
+    assert (result.first_line, result.last_line) == (1, 37)  # the concurrency line vLLM prints first included
 
 
 def test_vllm_acceptance_length_that_does_not_follow_from_its_counts():
@@ -361,3 +362,14 @@ def test_accept_rate_under_any_definition_in_use_and_loose_draft_token_bound():
     assert k_tokens.findings == []  # 3 draft tokens may be vLLM's k: 3.5 is possible
     assert above.findings[0].message.startswith("accept length 4.20 is above the most this configuration can "
                                                 "accept (3 draft tokens + 1 = 4)")
+
+
+def test_vllm_lines_printed_before_the_result_block_belong_to_it():
+    text = ("$ vllm bench serve --max-concurrency 4\nStarting initial single prompt test run...\n"
+            "Traffic request rate: inf\nBurstiness factor: 1.0 (Poisson process)\nMaximum request concurrency: 4\n"
+            "100%|##########| 100/100 [00:40<00:00,  2.50it/s]\n" + vllm_bench_serve("old", spec=None))
+    result = only(text)
+    assert (result.tool, result.first_line, result.records[0].line) == ("vllm bench serve", 2, 7)
+    assert result.records[0].config == {"concurrency": 4} and result.records[0].settings["request_rate"] == "inf"
+    cut = only(text.replace("Maximum request concurrency: 4\n", "Maximum request concurrency: 4"))
+    assert "concurrency" not in cut.records[0].config or cut.records[0].config["concurrency"] == 4

@@ -27,6 +27,11 @@ FOOTER = re.compile(r"^\s*={20,}\s*$")
 SECTION = re.compile(r"^\s*-{3,}\s*[A-Za-z][A-Za-z0-9 .()\-]*?\s*-{3,}\s*$")
 LINE = re.compile(r"^\s*([A-Za-z#][^:]{1,60}):\s+(\S.*?)\s*$")
 POSITION = re.compile(r"^\s*Position \d+:\s+")
+#: lines vLLM prints before the run (``print(f"Traffic request rate: {request_rate}")`` ...) and tqdm's progress bar
+PRELUDE = re.compile(r"^\s*(Traffic request rate: \S+|Burstiness factor: .*|Maximum request concurrency: \S+|"
+                     r".*\d+%\|.*\|.*|Starting initial single prompt test run\.\.\.|Initial test run completed\..*|"
+                     r"Starting main benchmark run\.\.\.)\s*$")
+_PRELUDE_VALUE = re.compile(r"^\s*(Traffic request rate|Maximum request concurrency): (\S+)\s*$")
 
 #: label -> (key, kind): kind "int", "float" (printed .2f), "text" (settings/config), "rate"
 LABELS: dict[str, tuple[str, str]] = {
@@ -69,7 +74,8 @@ SGLANG_ONLY = frozenset({"backend", "total generated tokens (retokenized)", "acc
                          "max request concurrency", "input token throughput (tok/s)", "traffic request rate"})
 VLLM_ONLY = frozenset({"failed requests", "maximum request concurrency", "request rate configured (rps)",
                        "peak output token throughput (tok/s)", "peak concurrent requests", "acceptance length",
-                       "acceptance rate (%)", "drafts", "accepted tokens", "vllm total token throughput"})
+                       "acceptance rate (%)", "drafts", "accepted tokens", "vllm total token throughput",
+                       "vllm prelude"})
 _FLOAT_2 = re.compile(r"^-?\d+\.\d\d$")
 _INT = re.compile(r"^\d+$")
 
@@ -106,6 +112,10 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
         start = i
         if HEADER.match(lines[i]):
             j = i + 1
+            while start > 0 and start - 1 < complete and (PRELUDE.match(lines[start - 1]) or (
+                    not lines[start - 1].strip() and start - 2 >= 0 and PRELUDE.match(lines[start - 2]))):
+                start -= 1
+            start = next((k for k in range(start, i) if lines[k].strip()), i)
         elif sum(1 for k in range(i, min(i + 3, n)) if (m := LINE.match(lines[k])) and _key(m.group(1))) == 3:
             j = i
         else:
@@ -132,7 +142,20 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
 def _record(lines: list[str], start: int, end: int, complete: int) -> ImportedRecord | None:
     record = ImportedRecord(tool="", line=start + 1)
     labels: set[str] = set()
+    header = next((k for k in range(start, end + 1) if HEADER.match(lines[k])), None)
+    if header is not None:
+        record.line = header + 1
     for index in range(start, end + 1):
+        prelude = _PRELUDE_VALUE.match(lines[index]) if header is not None and index < header else None
+        if prelude:
+            value = prelude.group(2)
+            if prelude.group(1) == "Maximum request concurrency" and value.isdigit():
+                record.config["concurrency"] = int(value)
+                labels.add("vllm prelude")
+            elif prelude.group(1) == "Traffic request rate":
+                number = parse_number(value)
+                record.settings["request_rate"] = value if number is None else number
+            continue
         match = LINE.match(lines[index])
         if not match:
             continue
