@@ -24,12 +24,13 @@ def only(text: str):
 
 
 def test_sglang_bench_serving_2025_inside_a_terminal_capture():
-    text = "$ python3 -m sglang.bench_serving --backend sglang --num-prompts 200\n100%|####| 200/200\n" + \
-        sglang_bench_serving("2025") + "$ exit\n"
+    text = ("$ python3 -m sglang.bench_serving --backend sglang --num-prompts 200\n"
+            "100%|####| 200/200 [01:30<00:00,  2.22it/s]\n" + sglang_bench_serving("2025") + "$ exit\n")
     result = only(text)
     assert result.tool == "sglang bench_serving"
     lines = text.split("\n")
-    assert lines[result.first_line - 1] == "100%|####| 200/200"  # tqdm's bar printed before the block is claimed
+    # tqdm's bar printed before the block is claimed with it
+    assert lines[result.first_line - 1] == "100%|####| 200/200 [01:30<00:00,  2.22it/s]"
     assert "Serving Benchmark Result" in lines[result.records[0].line - 1]
     assert lines[result.last_line - 1] == "=" * 50
     rec = result.records[0]

@@ -29,8 +29,8 @@ LINE = re.compile(r"^\s*([A-Za-z#][^:]{1,60}):\s+(\S.*?)\s*$")
 POSITION = re.compile(r"^\s*Position \d+:\s+")
 #: lines vLLM prints before the run (``print(f"Traffic request rate: {request_rate}")`` ...) and tqdm's progress bar
 PRELUDE = re.compile(r"^\s*(Traffic request rate: \S+|Burstiness factor: .*|Maximum request concurrency: \S+|"
-                     r".*\d+%\|.*\|.*|Starting initial single prompt test run\.\.\.|Initial test run completed\..*|"
-                     r"Starting main benchmark run\.\.\.)\s*$")
+                     r".*\d+%\|.*\| *\d+/\d+ \[.*|Starting initial single prompt test run\.\.\.|"
+                     r"Initial test run completed\..*|Starting main benchmark run\.\.\.)\s*$")
 _PRELUDE_VALUE = re.compile(r"^\s*(Traffic request rate|Maximum request concurrency): (\S+)\s*$")
 
 #: label -> (key, kind): kind "int", "float" (printed .2f), "text" (settings/config), "rate"
