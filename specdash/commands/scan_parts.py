@@ -245,7 +245,7 @@ class _Prefixed(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer) -> int:
         if len(self._head):
             n = min(len(buffer), len(self._head))
             buffer[:n] = self._head[:n]
