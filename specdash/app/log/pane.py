@@ -38,6 +38,7 @@ from specdash.logs.line_index import LineIndex
 from specdash.logs.parser import LogParser
 from specdash.logs.startup import StartupHistory
 from specdash.logs.state import ServerState
+from specdash.sglang.known_issues import KnownIssueLogScanner
 from specdash.text.display import markup
 from specdash.text.redaction import redact_text
 
@@ -118,6 +119,7 @@ class LogPane(Widget):
         self._history = history if history is not None else StartupHistory()
         self._host = host
         self._dirty = False
+        self._sglang_version: str | None = None
         self.analyzer = self._new_analyzer()
         self._progress: HistoryProgress | None = None
         #: ``async (offset) -> TailLines``: the lines just before byte ``offset`` of the followed file (set by the
@@ -130,6 +132,8 @@ class LogPane(Widget):
         self._reading_earlier = False
 
     def _new_analyzer(self) -> LogAnalyzer:
+        #: known SGLang issues matched line by line (:mod:`specdash.sglang.known_issues`), listed with the findings
+        self.known_issues = KnownIssueLogScanner(self._sglang_version)
         return LogAnalyzer(
             on_finding=self._on_finding,
             on_state=self._on_state,
@@ -174,12 +178,20 @@ class LogPane(Widget):
             parsed = history.display_parser.feed_many(lines)
             history.pending.extend(lines)
         else:
-            parsed = self.analyzer.feed_many(lines)
+            parsed = self._analyse(lines)
         self.view.append(parsed)
         bar = getattr(self, "_startup_bar", None)
         if bar is not None:
             bar.line_arrived()
         self._dirty = True
+
+    def _analyse(self, lines: list[str]) -> list:
+        """The analyzer and the known-issue scanner read ``lines`` (the next lines of the file, in order)."""
+        parsed = self.analyzer.feed_many(lines)
+        feed_issue = self.known_issues.feed
+        for line in parsed:
+            feed_issue(line.number, line.text)
+        return parsed
 
     # ---- tail first, history behind ----------------------------------------------------------------------------
     def start_history(self, history_bytes: int) -> None:
@@ -203,7 +215,7 @@ class LogPane(Widget):
         history = self._progress
         if history is None or history.finished or not lines:
             return
-        self.analyzer.feed_many(lines)
+        self._analyse(lines)
         history.index.add(offsets)
         history.done_bytes = min(done_bytes, history.total_bytes)
         self._dirty = True
@@ -222,7 +234,7 @@ class LogPane(Widget):
         pending = history.pending
         take = len(pending) if batch_lines <= 0 else min(batch_lines, len(pending))
         if take:
-            self.analyzer.feed_many(pending[:take])
+            self._analyse(pending[:take])
             del pending[:take]
         if pending:
             return False
@@ -340,6 +352,17 @@ class LogPane(Widget):
         self.view.set_filter("")
         self._update_status()
 
+    def set_sglang_version(self, version: str | None) -> None:
+        """The SGLang release that writes this log (None: not known), for the known-issue matches: an issue fixed
+        before it is then said to be fixed. Takes effect for the lines that follow."""
+        self._sglang_version = version
+        self.known_issues.set_version(version)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """What the findings panel lists: the analyzer's findings, then the known SGLang issues the log matched."""
+        return self.analyzer.findings + self.known_issues.finding_objects()
+
     def reset(self, title: str) -> None:
         """Start over for a different file titled ``title`` (lines, findings, metrics, start-up and the ``/`` filter
         are cleared)."""
@@ -383,14 +406,15 @@ class LogPane(Widget):
 
     def _refresh_panels(self) -> None:
         self._panels_at = time.monotonic()
-        if self.analyzer.startup.active:
-            self.query_one(StartupBar).update_from(self.analyzer.startup)  # the ETA counts down between lines
+        bar = self.query_one(StartupBar)
+        if self.analyzer.startup.active:  # the ETA counts down and a silent phase turns into a stall between lines
+            bar.update_from(self.analyzer.startup, self.analyzer.live_stall(bar.silent_s()))
         if not self._dirty:
             return
         self._dirty = False
-        self.query_one(FindingsPanel).show(self.analyzer.findings)
+        self.query_one(FindingsPanel).show(self.findings)
         self.query_one(MetricsStrip).update_from(self.analyzer.metrics)
-        self.query_one(StartupBar).update_from(self.analyzer.startup)
+        bar.update_from(self.analyzer.startup, self.analyzer.live_stall(bar.silent_s()))
         self._update_status()
 
     @property
@@ -438,7 +462,7 @@ class LogPane(Widget):
         if view.cursor_number is not None and (history is None or history.finished):
             parts.append(f"line {view.cursor_number}")
         if self.has_class("-findings-hidden"):
-            count = len(self.analyzer.engine.order)
+            count = len(self.analyzer.engine.order) + self.known_issues.matched
             parts.append(f"[b]{count} finding{'s' if count != 1 else ''}[/b] (F shows)")
         self.query_one("#log-status", Static).update(" · ".join(parts))
 
