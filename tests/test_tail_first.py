@@ -190,7 +190,7 @@ async def test_a_history_that_cannot_be_read_is_said_and_the_lines_shown_are_sti
         view = pane.view
         await wait_until(pilot, lambda: pane.history is not None and pane.history.finished, what="history given up")
         shown = [view.text_at_row(r) for r in range(view.row_count)]
-        assert any("history not analysed (connection lost)" in text for text in shown)
+        assert any("history analysis stopped (connection lost)" in text for text in shown)
         assert shown[-1] == lines[-1] or shown[-2] == lines[-1]
         assert pane.analyzer.lines == view.received  # the lines shown, analysed
         assert "history:" not in status_text(app)
@@ -215,3 +215,26 @@ async def test_a_finding_in_the_history_is_shown_on_its_line_read_back_through_t
         # the window now runs from the indexed line before it to the end of the file, each line in its place
         first = view.first_number
         assert [view.text_at_row(r) for r in range(view.row_count)] == lines[first - 1:]
+
+
+async def test_a_live_log_faster_than_the_history_stops_the_history_and_memory_stays_bounded(tmp_path, monkeypatch):
+    import specdash.app.log.pane as pane_module
+
+    monkeypatch.setattr(pane_module, "HISTORY_PENDING_MAX", 2000)  # more than the tail, less than tail + 3000
+    log, lines = big_log(tmp_path)
+    app = GatedApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.log_pane
+        view = pane.view
+        await wait_until(pilot, lambda: view.row_count and view.text_at_row(view.row_count - 1) == lines[-1],
+                         what="the last line on screen")
+        more = [decode_line(100_000 + i) for i in range(3000)]
+        with log.open("a") as out:  # the server writes on while the history waits
+            out.write("\n".join(more) + "\n")
+        await wait_until(pilot, lambda: pane.history.abandoned, what="history given up")
+        app.gate.set()  # the worker reads no history now: it analyses the lines waiting, then the live ones
+        await wait_until(pilot, lambda: pane.history.finished and view.received >= view.line_count - 5
+                         and pane.analyzer.lines == view.received, what="the lines shown analysed")
+        texts = [view.text_at_row(r) for r in range(view.row_count)]
+        assert any("history analysis stopped at 0 %" in text for text in texts)
+        assert texts[-1] == more[-1]

@@ -331,7 +331,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         try:
             await self.analyse_range(path, 0, end, pane)
         except HostError as exc:
-            self._log_marker(f"history not analysed ({exc}): line numbers count from the first line shown")
+            self._log_marker(f"history analysis stopped ({exc}): line numbers from here on are not the file's")
             pane.abandon_history()
         while not pane.finish_history(self.HISTORY_CATCH_UP_LINES):
             await asyncio.sleep(0)
@@ -344,6 +344,9 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         from specdash.hosts.tail import read_range
 
         async for batch in read_range(self.host, path, start, end):
+            history = pane.history
+            if history is None or history.abandoned:
+                return  # given up (the live log outran it): the lines shown are analysed next
             texts = [line.decode("utf-8", "replace").rstrip("\r") for line in batch.lines]
             pane.feed_history(texts, batch.offsets, batch.end_offset)
             await asyncio.sleep(0)

@@ -50,6 +50,9 @@ NARROW_WIDTH = 120
 #: A jump to a finding above the window reads the history between them when it is at most this many lines (the
 #: window holds MAX_LINES); further up the notice says the line is not in the window.
 HISTORY_JUMP_LINES = 50_000
+#: Live lines kept waiting for the analyzer while the history is read; beyond this the history analysis stops
+#: where it is (memory stays bounded; the live log matters more than the oldest lines).
+HISTORY_PENDING_MAX = 200_000
 
 
 @dataclasses.dataclass
@@ -177,6 +180,10 @@ class LogPane(Widget):
         if history is not None and not history.finished:
             parsed = history.display_parser.feed_many(lines)
             history.pending.extend(lines)
+            if len(history.pending) > HISTORY_PENDING_MAX and not history.abandoned:
+                history.abandoned = True  # the history worker stops at its next batch and catches up
+                self.marker(f"history analysis stopped at {history.percent} %: the live log comes faster than the "
+                            f"history is read; line numbers from here on are not the file's")
         else:
             parsed = self._analyse(lines)
         self.view.append(parsed)
@@ -213,7 +220,7 @@ class LogPane(Widget):
         """Analyse a batch of history lines (in file order, each with its byte offset); ``done_bytes``: bytes of the
         history analysed once this batch is."""
         history = self._progress
-        if history is None or history.finished or not lines:
+        if history is None or history.finished or history.abandoned or not lines:
             return
         self._analyse(lines)
         history.index.add(offsets)
@@ -229,7 +236,7 @@ class LogPane(Widget):
             return True
         if not history.counted:
             history.counted = True
-            history.history_lines = 0 if history.abandoned else self.analyzer.lines
+            history.history_lines = self.analyzer.lines  # abandoned: the lines analysed, not the file's count
             history.done_bytes = history.total_bytes
         pending = history.pending
         take = len(pending) if batch_lines <= 0 else min(batch_lines, len(pending))
@@ -286,8 +293,9 @@ class LogPane(Widget):
         self._update_status()
 
     def abandon_history(self) -> None:
-        """The history cannot be read (the host failed): stop waiting for it. The lines shown are analysed from
-        here on (:meth:`finish_history`), numbered from the first one shown."""
+        """Stop analysing the history where it is (the host failed, or the live log comes faster than the history
+        is read: :data:`HISTORY_PENDING_MAX`). The lines shown are analysed from here on (:meth:`finish_history`),
+        numbered as if they followed the last history line analysed."""
         if self._progress is not None and not self._progress.finished:
             self._progress.abandoned = True
 
