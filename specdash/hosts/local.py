@@ -26,6 +26,14 @@ class LocalHost(Host):
     async def connect(self) -> None:
         self._set_status(ConnectionStatus(ConnState.CONNECTED))
 
+    async def file_size(self, path: str) -> int | None:
+        """Size of ``path`` in bytes (None when it does not exist), read here without a subprocess: opening a log
+        asks it first, before anything is on screen."""
+        try:
+            return os.stat(path).st_size
+        except (OSError, ValueError):
+            return None
+
     async def close(self) -> None:
         """Stop every stream still running (its process group killed, its pipes closed now, while the loop runs):
         a stream whose consumer was abandoned without closing it must not outlive the app."""
