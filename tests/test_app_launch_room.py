@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import pathlib
 
+from support.double import harness, host_env
+from support.pilot import wait_until
+
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.gpu.launch_room import launch_devices, launch_room
 from specdash.gpu.model import GpuInfo, GpuSnapshot
 from specdash.hosts.local import LocalHost
-from support.double import harness, host_env
-from support.pilot import wait_until
 
 
 def _fill_gpu0(env: dict[str, str], used_mib: int) -> None:
