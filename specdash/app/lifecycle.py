@@ -137,6 +137,7 @@ class LifecycleActions:
             return
         try:
             bench.server_url = await self.host.forward_port(handle.port)
+            bench.server_address = f"{self.host.name}:{handle.port}"  # the tunnel's local port is not the server's
         except Exception as exc:  # noqa: BLE001 - benchmarks unavailable, the rest works
             self.notify(f"Benchmarks cannot reach the server: {markup(exc)}", severity="warning")
 
