@@ -255,3 +255,65 @@ def test_shipped_demo_session_tells_the_whole_story_and_says_it_is_a_demonstrati
     assert sweep.baseline == "baseline" and len(sweep.points) >= 3 and sweep.recommendation
     first_event = session.events[0].t
     assert session.duration_s - first_event < 300  # a few minutes at 1x
+
+
+def _low_accept_session(path: Path) -> None:
+    """The demo log with every accept length at 1.05 (a low-acceptance finding, which raises a notice), recorded
+    with a tab switch to the builder (F3) early on, as a user looking at the builder would leave it."""
+    import re
+
+    low = [re.sub(r"accept len: [\d.]+", "accept len: 1.05", line) for line in DEMO_LOG]
+    now = [0.0]
+    rec = Recorder(path, {"host": "gpu1.example.com", "note": "test session"}, clock=lambda: now[0], timer=False)
+    rec.record("connection", state="connected", detail="")
+    now[0] += 0.5
+    rec.record("action", binding="app.tab_builder")
+    offset = 0
+    for start in range(0, len(low), 40):
+        now[0] += 1.0
+        lines = []
+        for text in low[start:start + 40]:
+            lines.append([offset, text])
+            offset += len(text.encode()) + 1
+        rec.record("log", lines=lines, source="/var/log/sglang/server.log")
+    rec.close()
+
+
+async def test_replay_keeps_the_viewers_tab_and_seeks_do_not_stack_notices(tmp_path):
+    from textual.widgets import TabbedContent
+
+    path = tmp_path / "low.yaml"
+    _low_accept_session(path)
+    app = ReplayApp(read_session(path), start_paused=True)
+    async with app.run_test(size=SIZE) as pilot:
+        tabs = app.query_one(TabbedContent)
+        app.player.seek(app.player.duration_s)
+        await wait_until(pilot, lambda: app.log_pane.view.line_count == len(DEMO_LOG), what="whole log")
+        await pilot.pause(0.1)
+        assert tabs.active == "log"  # the recorded F3 did not switch the viewer's pane ...
+        await pilot.press("f4")  # ... and the viewer's own choice holds through the replay and seeks
+        low = [n for n in app._notifications if "Low acceptance" in n.message]
+        assert len(low) == 1
+        for target in ("0:00", "0:02", "0:00"):
+            await pilot.press("g")
+            await pilot.press(*target, "enter")
+            app.player.seek(app.player.duration_s)
+            await wait_until(pilot, lambda: app.log_pane.view.line_count == len(DEMO_LOG), what="whole log again")
+            await pilot.pause(0.1)
+        assert tabs.active == "bench"
+        assert [n.message for n in app._notifications].count(low[0].message) <= 1
+        assert len([n for n in app._notifications if "Low acceptance" in n.message]) <= 1
+
+
+async def test_a_recorded_tab_switch_is_named_in_the_replay_bar(tmp_path):
+    from textual.widgets import TabbedContent
+
+    path = tmp_path / "low.yaml"
+    _low_accept_session(path)
+    app = ReplayApp(read_session(path), start_paused=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right_square_bracket", "right_square_bracket")  # connection, then the recorded F3
+        await pilot.pause(0.1)
+        assert app.query_one(TabbedContent).active == "log"
+        bar = str(app.query_one("#replay-status").render())
+        assert "key: app.tab_builder (F3 shows it — the recorded user looked at the builder pane)" in bar
