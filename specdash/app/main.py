@@ -27,15 +27,21 @@ from specdash.app.deferred_tabs import (
 from specdash.app.gc_policy import apply_streaming_gc_policy
 from specdash.app.gpus.commands import GpuCommands
 from specdash.app.gpus.pane import GpuPane
-from specdash.app.log.pane import LogPane
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, ServerCommands
+from specdash.app.log.pane import LogPane
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
+from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
 from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
-from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
 from specdash.app.typing_focus import key_blocked, typing_widget
-from specdash.hosts.base import ConnectionStatus, Host, HostError, HostKeyChanged, HostKeyUnknown
+from specdash.hosts.base import (
+    ConnectionStatus,
+    Host,
+    HostError,
+    HostKeyChanged,
+    HostKeyUnknown,
+)
 from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
 
@@ -49,16 +55,21 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
     readonly_history = False
     COMMANDS = App.COMMANDS | {ServerCommands, GpuCommands}
     TITLE = "specdash"
+    #: screen classes for small terminals (app.tcss): -narrow below 120 columns, -short below 36 rows
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
     #: False in a replay: the GPU pane shows recorded samples instead of sampling the host.
     gpu_sampling = True
     BINDINGS = [
         Binding("q", "quit", "Quit", show=False, id="app.quit"),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit_ctrl"),
+        # the footer shows help and the keys of the pane in view; quitting and the pane keys are written on the tabs
+        # and the GPU pane's title (:meth:`SpecdashApp.key_label`) and listed by help
+        Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit_ctrl"),
         Binding("f1,question_mark", "help", "Help", id="app.help"),
-        Binding("f2", "show_tab('log')", "Log", id="app.tab_log"),
-        Binding("f3", "show_tab('builder')", "Builder", id="app.tab_builder"),
-        Binding("f4", "show_tab('bench')", "Bench", id="app.tab_bench"),
-        Binding("f5", "focus_gpus", "GPUs", id="app.focus_gpus"),
+        Binding("f2", "show_tab('log')", "Log", show=False, id="app.tab_log"),
+        Binding("f3", "show_tab('builder')", "Builder", show=False, id="app.tab_builder"),
+        Binding("f4", "show_tab('bench')", "Bench", show=False, id="app.tab_bench"),
+        Binding("f5", "focus_gpus", "GPUs", show=False, id="app.focus_gpus"),
         Binding("f12", "screenshot", "Screenshot", show=False, id="app.screenshot"),
         *LIFECYCLE_BINDINGS,
     ]
@@ -96,13 +107,27 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         yield self._status_bar
         with Vertical(id="main"):
             with TabbedContent(id="tabs", initial="log"):
-                with TabPane("Log", id="log"):
+                with TabPane(self.key_label("app.tab_log", "Log"), id="log"):
                     yield LogPane(title=self.log_path or "log", host=self.host.name,
                                   history=StartupHistory(read_only=self.readonly_history))
                 for tab_id, label, *_ in DEFERRED_TABS:
-                    yield TabPane(label, id=tab_id)  # its pane is mounted later (specdash.app.deferred_tabs)
-            yield GpuPane(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly, sample=self.gpu_sampling)
-        yield Footer()
+                    yield TabPane(self.key_label(f"app.tab_{tab_id}", label), id=tab_id)  # its pane is mounted later (specdash.app.deferred_tabs)
+            gpus = GpuPane(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly,
+                           sample=self.gpu_sampling)
+            gpus.title_prefix = self.key_label("app.focus_gpus", "")
+            yield gpus
+        yield Footer(show_command_palette=False)
+
+    def key_label(self, binding_id: str, label: str) -> str:
+        """``"F3 Launch builder"``: ``label`` after the first key of ``binding_id`` as the keymap has it (config.yaml's
+        remapping, else the default), so the tabs say how to reach them with the footer left to the pane's keys."""
+        keys = self.keymap_overrides.get(binding_id) or next(
+            (b.key for cls in type(self).__mro__ for b in cls.__dict__.get("BINDINGS", [])
+             if isinstance(b, Binding) and b.id == binding_id), "")
+        first = keys.split(",")[0].strip()
+        if not first:
+            return label
+        return f"{first.upper() if len(first) <= 3 and first.startswith('f') else first} {label}"
 
     @property
     def status_bar(self) -> StatusBar:
