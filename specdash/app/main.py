@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -110,13 +111,32 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                 with TabPane(self.key_label("app.tab_log", "Log"), id="log"):
                     yield LogPane(title=self.log_path or "log", host=self.host.name,
                                   history=StartupHistory(read_only=self.readonly_history))
-                for tab_id, label, *_ in DEFERRED_TABS:
-                    yield TabPane(self.key_label(f"app.tab_{tab_id}", label), id=tab_id)  # its pane is mounted later (specdash.app.deferred_tabs)
+                for tab_id, label, *_ in DEFERRED_TABS:  # their panes are mounted later (specdash.app.deferred_tabs)
+                    yield TabPane(self.key_label(f"app.tab_{tab_id}", label), id=tab_id)
             gpus = GpuPane(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly,
                            sample=self.gpu_sampling)
             gpus.title_prefix = self.key_label("app.focus_gpus", "")
             yield gpus
         yield Footer(show_command_palette=False)
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Textual's notify; on a short screen (below 36 rows) a new notice replaces the ones on screen, so toasts
+        never stack over half of an 80x24 console."""
+        try:
+            short = self.screen.has_class("-short")
+        except Exception:  # noqa: BLE001 - no screen yet (before the first frame) or shutting down
+            short = False
+        if short:
+            self.clear_notifications()
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def on_resize(self, event: Any) -> None:
+        """The key footer drops its padding below 120 columns, so the pane's keys fit an 80-column terminal."""
+        try:
+            self.query_one(Footer).compact = event.size.width < 120
+        except NoMatches:  # not composed yet
+            pass
 
     def key_label(self, binding_id: str, label: str) -> str:
         """``"F3 Launch builder"``: ``label`` after the first key of ``binding_id`` as the keymap has it (config.yaml's

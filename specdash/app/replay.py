@@ -111,13 +111,13 @@ class ReplayApp(SpecdashApp):
     gpu_sampling = False
     BINDINGS = [
         Binding("p", "replay_pause", "Pause/resume", id="replay.pause"),
-        Binding("left_square_bracket", "replay_step(-1)", "Step back", id="replay.step_back"),
+        Binding("left_square_bracket", "replay_step(-1)", "Step back", show=False, id="replay.step_back"),
         Binding("right_square_bracket", "replay_step(1)", "Step", id="replay.step_forward"),
         Binding("right_curly_bracket", "replay_finding(1)", "Next finding", id="replay.next_finding"),
         Binding("left_curly_bracket", "replay_finding(-1)", "Prev finding", show=False,
                 id="replay.previous_finding"),
         Binding("plus", "replay_speed(2.0)", "Faster", id="replay.faster"),
-        Binding("minus", "replay_speed(0.5)", "Slower", id="replay.slower"),
+        Binding("minus", "replay_speed(0.5)", "Slower", show=False, id="replay.slower"),
         Binding("g", "replay_seek", "Seek", id="replay.seek"),
         # the lifecycle keys stay bound (their read-only check says why nothing happens) but leave the footer to
         # the replay keys
