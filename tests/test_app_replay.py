@@ -317,3 +317,23 @@ async def test_a_recorded_tab_switch_is_named_in_the_replay_bar(tmp_path):
         assert app.query_one(TabbedContent).active == "log"
         bar = str(app.query_one("#replay-status").render())
         assert "key: app.tab_builder (F3 shows it — the recorded user looked at the builder pane)" in bar
+
+
+async def test_replay_help_is_plain_text_lists_quit_and_f_keys_and_follows_the_keymap(tmp_path):
+    path = tmp_path / "s.yaml"
+    write_session(path)
+    app = ReplayApp(read_session(path), start_paused=True, keymap={"app.tab_builder": "f6", "replay.seek": "ctrl+g"})
+    async with app.run_test(size=(100, 80)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("f1")
+        await pilot.pause(0.2)
+        body = str(app.screen.query_one("#help-body").render())
+        assert "[b]" not in body and "[/b]" not in body and "[/]" not in body
+        rows = {line.split()[0]: " ".join(line.split()[1:]) for line in body.splitlines() if line.startswith("  ")}
+        assert rows["q"] == "Quit" and rows["f1"] == "/ ? Help" and rows["f2"] == "Log" and rows["f5"] == "GPUs"
+        assert rows["f6"] == "Builder" and "f3" not in rows  # the remapped key, not the default
+        assert rows["ctrl+g"] == "Seek" and "g" not in rows
+        assert rows["p"] == "Pause/resume" and rows["["] == "Step back" and rows["-"] == "Slower"
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert [str(t.label) for t in app.query("ContentTab")][:3] == ["F2 Log", "F6 Launch builder", "F4 Benchmarks"]
