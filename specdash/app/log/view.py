@@ -200,7 +200,7 @@ class LogView(ScrollView, can_focus=True):
         self._vtotal = 0
         if not self.wrap:
             return
-        width = self._wrap_width = max(1, self.scrollable_content_region.width or self.size.width or 80)
+        self._wrap_width = max(1, self.scrollable_content_region.width or self.size.width or 80)
         self._extend_wrap(0)
 
     def _extend_wrap(self, first_row: int) -> None:
