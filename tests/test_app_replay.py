@@ -255,6 +255,14 @@ def test_shipped_demo_session_tells_the_whole_story_and_says_it_is_a_demonstrati
     assert sweep.baseline == "baseline" and len(sweep.points) >= 3 and sweep.recommendation
     first_event = session.events[0].t
     assert session.duration_s - first_event < 300  # a few minutes at 1x
+    # every accept length stays possible for the configuration that produced it
+    import re
+
+    pattern = r"accept length ([\d.]+) of a possible (\d+)"
+    stated = [(float(a), int(b)) for _, m in findings for a, b in re.findall(pattern, m)]
+    assert stated and all(value <= possible for value, possible in stated), stated
+    assert not any(code == "accept_above_max" for code, _ in findings)
+    assert all(p["accept_length"] is None for p in sweep.points if p["label"] == "baseline")  # no speculation
 
 
 def _low_accept_session(path: Path) -> None:
