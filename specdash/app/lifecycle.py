@@ -94,7 +94,7 @@ class LifecycleActions:
             return
         self._launch(command)
 
-    def _launch_room(self) -> str:
+    def _launch_room(self: Any) -> str:
         """The warning about the GPUs the builder's command will use that already hold memory (plain text, from the
         GPU pane's latest sample: :mod:`specdash.gpu.launch_room`), or ""."""
         from specdash.gpu.launch_room import launch_room
