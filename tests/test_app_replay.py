@@ -241,7 +241,17 @@ def test_shipped_demo_session_tells_the_whole_story_and_says_it_is_a_demonstrati
     assert any("unrecognized argument" in m for _, m in findings)  # the wrong flag name
     assert any("bare AssertionError" in m for _, m in findings)
     assert any(code == "override" and "num_draft_tokens overridden" in m for code, m in findings)  # 16 -> 2
-    assert any(code == "low_acceptance" for code, _ in findings)
+    # findings are recorded as first raised (one decode sample: "not judged"); the replay's analysis of the recorded
+    # log, as the console shows it, finds the draft almost never accepted on the 16 -> 2 server
+    derived: list[tuple[str, str]] = []
+    by_source: dict[str, list[str]] = {}
+    for event in session.of_kind("log"):
+        by_source.setdefault(event.source, []).extend(text for _, text in event.lines)
+    for lines in by_source.values():
+        analyzer = LogAnalyzer()
+        analyzer.feed_many(lines)
+        derived += [(f.kind, f.message) for f in analyzer.findings]
+    assert any(code == "low_acceptance" and "of a possible 2" in m for code, m in derived)
     validated = [e for e in session.of_kind("command") if e.action == "validated"]
     assert any(d["code"] == "unknown-flag" for e in validated for d in e.diagnostics)
     assert any(e.effective.get("speculative_num_draft_tokens") == 2 and "--speculative-num-draft-tokens 16" in e.command
@@ -259,9 +269,9 @@ def test_shipped_demo_session_tells_the_whole_story_and_says_it_is_a_demonstrati
     import re
 
     pattern = r"accept length ([\d.]+) of a possible (\d+)"
-    stated = [(float(a), int(b)) for _, m in findings for a, b in re.findall(pattern, m)]
-    assert stated and all(value <= possible for value, possible in stated), stated
-    assert not any(code == "accept_above_max" for code, _ in findings)
+    stated = [(float(a), int(b)) for _, m in findings + derived for a, b in re.findall(pattern, m)]
+    assert len(stated) >= 4 and all(value <= possible for value, possible in stated), stated
+    assert not any(code == "accept_above_max" for code, _ in findings + derived)
     assert all(p["accept_length"] is None for p in sweep.points if p["label"] == "baseline")  # no speculation
 
 
