@@ -157,6 +157,22 @@ def test_snapshot_bench_pane_with_a_sweep(snap_compare):
     assert snap_compare(PaneApp(None), terminal_size=(160, 48), run_before=show)
 
 
+async def test_status_names_the_server_then_the_tunnel():
+    app = PaneApp(None)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BenchPane)
+        pane.server_url = "http://127.0.0.1:41234"  # an SSH forward's local end
+        pane.server_address = "gpu-box:30000"
+        await pilot.pause()
+        status = str(app.query_one("#bench-status").render())
+        assert "server gpu-box:30000 (via tunnel :41234)" in status
+        pane.server_url = "http://127.0.0.1:30000"  # a local server: its own port, no tunnel to mention
+        pane.server_address = "local:30000"
+        await pilot.pause()
+        status = str(app.query_one("#bench-status").render())
+        assert "server http://127.0.0.1:30000 - b:" in status and "tunnel" not in status
+
+
 async def test_o_opens_a_file_of_pasted_output_beside_the_runs(tmp_path):
     from support.bench_outputs import sglang_bench_serving
     from test_bench_imported import MARKDOWN

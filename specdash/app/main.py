@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -31,11 +32,17 @@ from specdash.app.log.pane import LogPane
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
+from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
 from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
-from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
 from specdash.app.typing_focus import key_blocked, typing_widget
-from specdash.hosts.base import ConnectionStatus, Host, HostError, HostKeyChanged, HostKeyUnknown
+from specdash.hosts.base import (
+    ConnectionStatus,
+    Host,
+    HostError,
+    HostKeyChanged,
+    HostKeyUnknown,
+)
 from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
 
@@ -49,16 +56,21 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
     readonly_history = False
     COMMANDS = App.COMMANDS | {PaneActions}
     TITLE = "specdash"
+    #: screen classes for small terminals (app.tcss): -narrow below 120 columns, -short below 36 rows
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
     #: False in a replay: the GPU pane shows recorded samples instead of sampling the host.
     gpu_sampling = True
     BINDINGS = [
         Binding("q", "quit", "Quit", show=False, id="app.quit"),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit_ctrl"),
+        # the footer shows help and the keys of the pane in view; quitting and the pane keys are written on the tabs
+        # and the GPU pane's title (:meth:`SpecdashApp.key_label`) and listed by help
+        Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit_ctrl"),
         Binding("f1,question_mark", "help", "Help", id="app.help"),
-        Binding("f2", "show_tab('log')", "Log", id="app.tab_log"),
-        Binding("f3", "show_tab('builder')", "Builder", id="app.tab_builder"),
-        Binding("f4", "show_tab('bench')", "Bench", id="app.tab_bench"),
-        Binding("f5", "focus_gpus", "GPUs", id="app.focus_gpus"),
+        Binding("f2", "show_tab('log')", "Log", show=False, id="app.tab_log"),
+        Binding("f3", "show_tab('builder')", "Builder", show=False, id="app.tab_builder"),
+        Binding("f4", "show_tab('bench')", "Bench", show=False, id="app.tab_bench"),
+        Binding("f5", "focus_gpus", "GPUs", show=False, id="app.focus_gpus"),
         Binding("f12", "screenshot", "Screenshot", show=False, id="app.screenshot"),
         *LIFECYCLE_BINDINGS,
     ]
@@ -96,13 +108,46 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         yield self._status_bar
         with Vertical(id="main"):
             with TabbedContent(id="tabs", initial="log"):
-                with TabPane("Log", id="log"):
+                with TabPane(self.key_label("app.tab_log", "Log"), id="log"):
                     yield LogPane(title=self.log_path or "log", host=self.host.name,
                                   history=StartupHistory(read_only=self.readonly_history))
-                for tab_id, label, *_ in DEFERRED_TABS:
-                    yield TabPane(label, id=tab_id)  # its pane is mounted later (specdash.app.deferred_tabs)
-            yield GpuPane(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly, sample=self.gpu_sampling)
-        yield Footer()
+                for tab_id, label, *_ in DEFERRED_TABS:  # their panes are mounted later (specdash.app.deferred_tabs)
+                    yield TabPane(self.key_label(f"app.tab_{tab_id}", label), id=tab_id)
+            gpus = GpuPane(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly,
+                           sample=self.gpu_sampling)
+            gpus.title_prefix = self.key_label("app.focus_gpus", "")
+            yield gpus
+        yield Footer(show_command_palette=False)
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Textual's notify; on a short screen (below 36 rows) a new notice replaces the ones on screen, so toasts
+        never stack over half of an 80x24 console."""
+        try:
+            short = self.screen.has_class("-short")
+        except Exception:  # noqa: BLE001 - no screen yet (before the first frame) or shutting down
+            short = False
+        if short:
+            self.clear_notifications()
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def on_resize(self, event: Any) -> None:
+        """The key footer drops its padding below 120 columns, so the pane's keys fit an 80-column terminal."""
+        try:
+            self.query_one(Footer).compact = event.size.width < 120
+        except NoMatches:  # not composed yet
+            pass
+
+    def key_label(self, binding_id: str, label: str) -> str:
+        """``"F3 Launch builder"``: ``label`` after the first key of ``binding_id`` as the keymap has it (config.yaml's
+        remapping, else the default), so the tabs say how to reach them with the footer left to the pane's keys."""
+        keys = self.keymap_overrides.get(binding_id) or next(
+            (b.key for cls in type(self).__mro__ for b in cls.__dict__.get("BINDINGS", [])
+             if isinstance(b, Binding) and b.id == binding_id), "")
+        first = keys.split(",")[0].strip()
+        if not first:
+            return label
+        return f"{first.upper() if len(first) <= 3 and first.startswith('f') else first} {label}"
 
     @property
     def status_bar(self) -> StatusBar:

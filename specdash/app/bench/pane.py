@@ -165,6 +165,34 @@ class BenchPane(Widget, can_focus=True):
             self._set_status(self._idle_status())
 
     @property
+    def server_address(self) -> str | None:
+        """``host:port`` the server itself listens on, when the app knows it (None: only ``server_url`` is known).
+        Through an SSH tunnel ``server_url`` is a local port; the pane names the server, then the tunnel."""
+        return getattr(self, "_server_address", None)
+
+    @server_address.setter
+    def server_address(self, address: str | None) -> None:
+        self._server_address = address
+        self.server_url = self._server_url  # re-say the idle status
+
+    def server_text(self) -> str:
+        """``"gpu-box:30000 (via tunnel :41234)"`` through a forwarded port, else the URL; "" when none is known."""
+        from urllib.parse import urlsplit
+
+        url, address = self._server_url, self.server_address
+        if not url:
+            return ""
+        if not address:
+            return url
+        try:
+            local_port = urlsplit(url).port
+        except ValueError:
+            local_port = None
+        if local_port is None or address.endswith(f":{local_port}"):
+            return url  # no tunnel: the URL is the server's own
+        return f"{address} (via tunnel :{local_port})"
+
+    @property
     def running(self) -> bool:
         """A benchmark run or a sweep is in progress."""
         return self._runner is not None or self._sweep is not None
@@ -174,7 +202,7 @@ class BenchPane(Widget, can_focus=True):
             return "read-only: benchmarks and sweeps are off"
         if not self.server_url:
             return "no server yet - b benchmarks it once one is running; S runs the depth sweep"
-        return f"server {self.server_url} - b: benchmark the selected workload, S: depth sweep"
+        return f"server {self.server_text()} - b: benchmark the selected workload, S: depth sweep"
 
     def _set_status(self, text: str, error: bool = False) -> None:
         self.status = text
@@ -228,7 +256,8 @@ class BenchPane(Widget, can_focus=True):
             log_accept_samples=self.log_accept_samples,
             on_progress=self._on_progress,
         )
-        self._set_status(f"benchmarking {self.server_url} with {settings.workload.name} ({settings.api}) - esc cancels")
+        self._set_status(f"benchmarking {self.server_text()} with {settings.workload.name} ({settings.api}) "
+                         "- esc cancels")
         self.query_one("#bench-progress", ProgressBar).update(total=settings.num_requests, progress=0)
         self._bench_worker(self._runner)
 

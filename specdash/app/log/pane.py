@@ -96,6 +96,7 @@ class LogPane(Widget):
         Binding("f", "toggle_follow", "Follow", id="log.follow"),
         Binding("y", "copy_lines", "Copy lines", show=False, id="log.copy"),
         Binding("F", "toggle_findings", "Findings", id="log.findings"),
+        Binding("Z", "toggle_wrap", "Wrap", id="log.wrap"),
     ]
 
     class ServerStateChanged(Message):
@@ -449,6 +450,11 @@ class LogPane(Widget):
         if not self.findings_shown and self.query_one(FindingsPanel).has_focus_within:
             self.view.focus()
 
+    def action_toggle_wrap(self) -> None:
+        """``Z``: wrap long lines at the pane's width, or show them on one row each (scrolling sideways)."""
+        self.view.set_wrap(not self.view.wrap)
+        self._update_status()
+
     def _update_status(self) -> None:
         view = self.view
         parts = []
@@ -469,6 +475,8 @@ class LogPane(Widget):
             parts.append(f"{view.dropped:,} dropped (window {view.line_count:,})")
         if view.cursor_number is not None and (history is None or history.finished):
             parts.append(f"line {view.cursor_number}")
+        if view.wrap:
+            parts.append("wrapped (Z)")
         if self.has_class("-findings-hidden"):
             count = len(self.analyzer.engine.order) + self.known_issues.matched
             parts.append(f"[b]{count} finding{'s' if count != 1 else ''}[/b] (F shows)")
