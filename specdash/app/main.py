@@ -35,7 +35,7 @@ from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
 from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
 from specdash.app.typing_focus import key_blocked, typing_widget
-from specdash.hosts.base import ConnectionStatus, Host, HostError, HostKeyChanged, HostKeyUnknown
+from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, HostKeyChanged, HostKeyUnknown
 from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
 
@@ -157,6 +157,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
             self.status_bar.mode = "read-only"
         self.host.add_state_listener(self._on_host_state)
         self.start_recording_hooks()
+        if self.host.status.state is ConnState.CONNECTED:  # connected before the console opened (connect's check)
+            self.record_connection(self.host.status)
         self.start_session()
 
     def _on_host_state(self, status: ConnectionStatus) -> None:

@@ -113,6 +113,23 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write("specdash connect: error: needs a terminal (run it in a terminal, tmux or screen)\n")
         return 2
 
+    import asyncio
+
+    return asyncio.run(_run_console(args, host, config, named, log_path, theme))
+
+
+async def _run_console(args: argparse.Namespace, host, config, named, log_path: str | None,
+                       theme: str | None) -> int:
+    """Open the connection (asking about an unknown host key on the terminal), then the console on the same
+    event loop, so the console starts on the connection checked here. Returns the exit status."""
+    error = await open_connection(host, ask=_ask_on_terminal)
+    if error is not None:
+        from specdash.text.display import clean
+
+        sys.stderr.write(clean(f"specdash connect: error: {error}", max_chars=1000) + "\n")
+        await host.close()
+        return 1
+
     from specdash.session.recorder import start_recording
 
     try:
@@ -120,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         sys.stderr.write(f"specdash connect: error: cannot record the session to "
                          f"{exc.filename or args.record}: {exc.strerror or exc}\n")
+        await host.close()
         return 2
 
     from specdash.app.main import SpecdashApp
@@ -130,9 +148,10 @@ def run(args: argparse.Namespace) -> int:
                       sglang_version=named.sglang_version if named else None)
     app.recorder = recorder
     outcome = ConnectOutcome()
+    outcome.connected = host.status.state.value == "connected"
     host.add_state_listener(outcome)
     try:
-        app.run()
+        await app.run_async()
     finally:
         kept = recorder.finish() if recorder is not None else False
         error = outcome.error_line(host.name)
@@ -144,3 +163,54 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"session recorded to {recorder.path}\n")
     code = int(app.return_code or 0)
     return code if code or error is None else 1
+
+
+def _ask_on_terminal(question: str) -> bool:
+    """Print ``question`` on stderr and read the answer from stdin: True for y/yes (any case)."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    try:
+        answer = sys.stdin.readline()
+    except (OSError, ValueError):
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+async def open_connection(host, *, ask) -> str | None:
+    """Connect ``host`` before the console opens; None when connected, else the reason in one line.
+
+    The reason names the real cause as :meth:`Host.connect` words it: the identity file's path, the host name
+    that does not resolve, the refused ``user@host:port``, a changed host key, refused authentication. An
+    unknown host key is shown to the user with ``ask(question) -> bool`` (the OpenSSH-style question with the key
+    type and SHA256 fingerprint); yes appends it to the known_hosts file
+    (:func:`specdash.hosts.ssh.trust_host_key`) and connects again, no gives "host key of H not trusted".
+    """
+    from specdash.hosts.base import HostError, HostKeyUnknown
+
+    asked: set[str] = set()
+    while True:
+        try:
+            await host.connect()
+            return None
+        except HostKeyUnknown as exc:
+            if exc.fingerprint in asked:  # trusted, yet still unknown: the file was not used
+                return str(exc)
+            asked.add(exc.fingerprint)
+            from pathlib import Path
+
+            from specdash.hosts.ssh import trust_host_key
+
+            known_hosts = getattr(host, "known_hosts_path", None) or str(Path("~/.ssh/known_hosts").expanduser())
+            name = exc.host if exc.port == 22 else f"[{exc.host}]:{exc.port}"
+            question = (f"The host {name} is not in {known_hosts}.\n"
+                        f"Its {exc.key_type} key fingerprint is {exc.fingerprint}.\n"
+                        f"Trust this key and add it to {known_hosts}? [y/N] ")
+            if not ask(question):
+                host.mark_failed("host key not trusted")
+                return f"host key of {name} not trusted ({exc.key_type} {exc.fingerprint}): not connected"
+            try:
+                trust_host_key(known_hosts, exc.host, exc.port, exc.public_key_line)
+            except (HostError, OSError, ValueError) as trust_error:
+                return f"cannot add the host key to {known_hosts}: {trust_error}"
+        except HostError as exc:
+            return str(exc) or type(exc).__name__
