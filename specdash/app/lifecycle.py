@@ -21,6 +21,11 @@ from specdash.sglang.command import parse_command
 from specdash.text.display import markup
 from specdash.text.redaction import redact_text
 
+#: Seconds between two polls of the launched server's state (process group and log tail, one Host.run).
+SERVER_POLL_S = 2.0
+#: Once the server was seen ready, ``/health`` is asked on every this many polls only (one access line per minute).
+HEALTH_EVERY_POLLS = 30
+
 LIFECYCLE_BINDINGS = [
     Binding("l", "launch(False)", "Launch", id="server.launch"),
     Binding("L", "launch(True)", "Launch despite errors", show=False, id="server.launch_force"),
@@ -156,17 +161,33 @@ class LifecycleActions:
 
     @work(group="server-poll", exclusive=True)
     async def _poll_server(self) -> None:
+        """Poll the state of the server for the header (its one source while a handle is known): every
+        :data:`SERVER_POLL_S` the process group and the log tail; HTTP only once the log shows the ready line, the
+        server info once (an endpoint answering 404 is remembered), and once it was seen ready ``/health`` only
+        every :data:`HEALTH_EVERY_POLLS` polls, so the followed log is not filled with specdash's own requests."""
         from specdash.server import ServerState, server_status
+        from specdash.server.probe import ProbeMemory
 
         handle = self.run_handle
+        memory = ProbeMemory()
+        ready_detail: str | None = None  # the detail of the first ready reading (version, algorithm)
+        polls = 0
         while handle is not None and handle is self.run_handle:
+            polls += 1
+            seen_ready = ready_detail is not None
             try:
-                status = await server_status(self.host, handle)
+                status = await server_status(self.host, handle, memory=memory, info=not seen_ready,
+                                             http=not seen_ready or polls % HEALTH_EVERY_POLLS == 0)
             except Exception as exc:  # noqa: BLE001 - connection trouble: keep polling
                 self.status_bar.server_detail = f"status unknown: {exc}"
             else:
+                if status.state is ServerState.READY and ready_detail is None:
+                    ready_detail = status.detail
+                elif status.state is not ServerState.READY:
+                    ready_detail = None  # a new start (or trouble): ask again once it is ready
                 self.status_bar.server_state = status.state
-                self.status_bar.server_detail = status.detail
+                self.status_bar.server_detail = (ready_detail or "") if status.state is ServerState.READY \
+                    else status.detail
                 self._server_alive = status.state in (ServerState.STARTING, ServerState.READY)
                 if status.state in (ServerState.CRASHED, ServerState.STOPPED) and self.gpu_pane is not None:
                     self.gpu_pane.set_server_pgids(set())  # what is left of its group is orphaned, not a server
@@ -179,7 +200,7 @@ class LifecycleActions:
                     if self.log_pane is not None:
                         self.log_pane.server_gone()  # no start-up progress or ETA for a server that is gone
                     return
-            await asyncio.sleep(2.0)
+            await asyncio.sleep(SERVER_POLL_S)
 
     def action_stop_server(self) -> None:
         if self._refuse_readonly("stopping the server"):

@@ -31,6 +31,7 @@ from specdash.app.log.view import SYNC_INTERVAL_FAST_S, FilterError, LogView
 from specdash.app.styles import load_tcss
 from specdash.logs.analyzer import LogAnalyzer
 from specdash.logs.findings import Finding
+from specdash.logs.own_traffic import without_own_lines
 from specdash.logs.startup import StartupHistory
 from specdash.logs.state import ServerState
 from specdash.text.display import markup
@@ -86,6 +87,8 @@ class LogPane(Widget):
         self._history = history if history is not None else StartupHistory()
         self._host = host
         self._dirty = False
+        #: access-log lines of specdash's own status poll left out since the last reset
+        self.own_lines_hidden = 0
         self.analyzer = self._new_analyzer()
 
     def _new_analyzer(self) -> LogAnalyzer:
@@ -124,7 +127,12 @@ class LogPane(Widget):
         return view if view is not None else self.query_one(LogView)
 
     def feed(self, lines: list[str]) -> None:
-        """Add decoded lines (no trailing newline), as a batch, in stream order."""
+        """Add decoded lines (no trailing newline), as a batch, in stream order. The access-log lines of specdash's
+        own status poll (:mod:`specdash.logs.own_traffic`) are left out and counted in the status line."""
+        lines, own = without_own_lines(lines)
+        if own:
+            self.own_lines_hidden += own
+            self._update_status()
         if not lines:
             return
         parsed = self.analyzer.feed_many(lines)
@@ -174,6 +182,7 @@ class LogPane(Widget):
         are cleared)."""
         self.border_title = markup(title)
         self.analyzer = self._new_analyzer()
+        self.own_lines_hidden = 0
         self.view.clear()
         self.clear_filter()
         self._dirty = True
@@ -255,6 +264,9 @@ class LogPane(Widget):
         if hits is not None:
             parts.append(f"filter: {hits:,} lines")
         parts.append(f"{view.received:,} lines received")
+        if self.own_lines_hidden:
+            n = self.own_lines_hidden
+            parts.append(f"{n:,} line{'s' if n != 1 else ''} of specdash's own polling hidden")
         if view.dropped:
             parts.append(f"{view.dropped:,} dropped (window {view.line_count:,})")
         if view.cursor_number is not None:
