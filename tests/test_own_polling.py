@@ -18,8 +18,8 @@ from specdash.hosts.local import LocalHost
 from specdash.logs.own_traffic import is_own_access_line, marked, without_own_lines
 from specdash.logs.startup import StartupHistory
 from specdash.server import ServerState, launch, server_status, stop
-from specdash.server.status import LOG_TAIL_BYTES
 from specdash.server.probe import ProbeMemory
+from specdash.server.status import LOG_TAIL_BYTES
 
 pytestmark = pytest.mark.timeout(60)
 
