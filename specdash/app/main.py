@@ -130,7 +130,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                 restart_server=self.restart_for_sweep,
                 log_accept_samples=(lambda: log_pane.analyzer.metrics.values("accept_len")) if log_pane else None,
                 command=builder.command if builder is not None else None,
-                flag_release=builder.report.profile.flag_release if builder is not None else None)
+                flag_release=builder.report.profile.flag_release if builder is not None else None,
+                startup_seconds=(lambda: log_pane.analyzer.startup.time_to_ready_s) if log_pane else None)
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
@@ -313,6 +314,14 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
 
     def on_bench_pane_sweep_finished(self, message) -> None:
         self.record_sweep(message)
+
+    def on_bench_pane_sweep_choice(self, message) -> None:
+        """After a sweep the builder shows the command the server goes on with (kept or restored)."""
+        builder = self._deferred_panes.get("builder")
+        if builder is not None:
+            builder.set_command(message.command)
+        self.notify("Kept the fastest configuration: the builder shows its command." if message.kept
+                    else "Restored your launch command.")
 
     def on_log_pane_server_state_changed(self, message) -> None:
         if self.run_handle is not None:
