@@ -60,6 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "SPECDASH_DEFAULT_HOST)")
     parser.add_argument("--log", metavar="REMOTE_PATH", help="server log file to follow on the host "
                         "(default: the running SGLang server's stdout, if it goes to a file)")
+    server = parser.add_mutually_exclusive_group()
+    server.add_argument("--pid", type=int, metavar="PID", help="follow the SGLang server with this PID when several "
+                        "run on the host (default: the only one, or you pick from a list)")
+    server.add_argument("--server-port", type=int, metavar="PORT", help="follow the SGLang server listening on this "
+                        "HTTP port (its --port) when several run on the host")
     parser.add_argument("-p", "--port", type=int, metavar="PORT", help="SSH port (overrides TARGET and ssh config)")
     parser.add_argument("-i", "--identity", metavar="IDENTITY_FILE", help="private key file for SSH")
     parser.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default ~/.ssh/known_hosts)")
@@ -79,6 +84,13 @@ def run(args: argparse.Namespace) -> int:
 
     if args.port is not None and not 0 < args.port < 65536:
         raise UsageError(f"port {args.port} is out of range (1-65535)")
+    if args.server_port is not None and not 0 < args.server_port < 65536:
+        raise UsageError(f"server port {args.server_port} is out of range (1-65535)")
+    if args.pid is not None and args.pid <= 0:
+        raise UsageError(f"PID {args.pid} is not a process id")
+    if args.log and (args.pid is not None or args.server_port is not None):
+        raise UsageError("--log names the file to follow; --pid and --server-port choose a server to find it: "
+                         "give one of them")
     from specdash.hosts.target import open_host
 
     from specdash.app.keymap import load_app_config
@@ -145,7 +157,8 @@ async def _run_console(args: argparse.Namespace, host, config, named, log_path: 
     app = SpecdashApp(host, log_path=log_path, readonly=args.readonly or bool(named and named.readonly),
                       known_hosts=args.known_hosts, gpu_interval_s=config.gpu_interval_s, theme=theme,
                       keymap=dict(config.keymap), python=named.python if named else "python3",
-                      sglang_version=named.sglang_version if named else None)
+                      sglang_version=named.sglang_version if named else None,
+                      server_pid=args.pid, server_port=args.server_port)
     app.recorder = recorder
     outcome = ConnectOutcome()
     outcome.connected = host.status.state.value == "connected"
