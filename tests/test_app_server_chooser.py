@@ -10,6 +10,8 @@ import shlex
 import subprocess
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support.double import harness, host_env
 from support.pilot import wait_until
 from textual.widgets import OptionList
@@ -17,6 +19,7 @@ from textual.widgets import OptionList
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.server_chooser import ServerChooserScreen
 from specdash.hosts.local import LocalHost
+from specdash.logs.discover import ServerProcess, summary_of
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -98,3 +101,19 @@ def test_connect_server_options_are_checked_before_anything_opens():
     assert connect("--server-port", "70000").returncode == 2
     exclusive = connect("--pid", "42", "--server-port", "30000")
     assert exclusive.returncode == 2 and "not allowed with argument" in exclusive.stderr
+
+
+@given(st.text(max_size=300), st.text(max_size=120))
+def test_a_summary_of_any_command_line_and_link_text_never_raises(args, links):
+    summary = summary_of(ServerProcess(7, 1, "u", 5, args), links)
+    assert summary.describe().startswith("PID 7 · ")
+    if summary.port is not None:
+        assert 0 < summary.port < 65536
+
+
+def test_a_summary_reads_port_and_model_as_argparse_does():
+    proc = ServerProcess(9, 1, "alice", 4000, "python3 -m sglang.launch_server --model-path m/x --po 31000")
+    summary = summary_of(proc, "/srv/x.log|/srv/x.log")
+    assert summary.describe() == "PID 9 · port 31000 · m/x · started 1 h 6 min ago · user alice · log /srv/x.log"
+    renamed = summary_of(ServerProcess(9, 1, "alice", 5, "sglang::scheduler"), "pipe:[123]|")
+    assert renamed.port is None and renamed.log is None and "writes to a pipe" in renamed.describe()

@@ -192,8 +192,6 @@ async def summarize_servers(host: Host, candidates: tuple[ServerProcess, ...] | 
     """Port, model and log file of each candidate (one ``host.run`` reading ``/proc/PID/fd/1`` and ``fd/2`` of
     all). The port and model come from the command line as ``ps`` shows it, read by SGLang's argparse rules
     (:func:`specdash.sglang.command_edit.flag_value`). Raises HostError when the host cannot be reached."""
-    from specdash.sglang.command_edit import flag_value, launch_port
-
     if not candidates:
         return []
     q = shlex.quote
@@ -201,21 +199,26 @@ async def summarize_servers(host: Host, candidates: tuple[ServerProcess, ...] | 
                        for c in candidates)
     out = await host.run(script, timeout_s=15)
     targets = out.stdout.split("\n")
-    summaries = []
-    for i, proc in enumerate(candidates):
-        fd1, _, fd2 = (targets[i] if i < len(targets) else "").partition("|")
-        path, note = explain_target(proc.pid, fd1.strip())
-        fd2 = fd2.strip()
-        if path is None and fd2.startswith("/") and not fd2.startswith("/dev/") and not fd2.endswith(" (deleted)"):
-            path, note = fd2, f"PID {proc.pid} writes its log to stderr: {fd2}"
-        launch = any(m in proc.args for m in _SERVER_MARKERS)
-        try:
-            port = launch_port(proc.args) if launch else None
-            model = flag_value(proc.args, "--model-path") if launch else None
-        except Exception:  # noqa: BLE001 - a command line argparse cannot read: unknown, never a guess
-            port, model = None, None
-        summaries.append(ServerSummary(proc, port, model if isinstance(model, str) else None, path, note))
-    return summaries
+    return [summary_of(proc, targets[i] if i < len(targets) else "") for i, proc in enumerate(candidates)]
+
+
+def summary_of(proc: ServerProcess, readlinks: str) -> ServerSummary:
+    """The :class:`ServerSummary` of ``proc`` from ``readlinks`` (``FD1_TARGET|FD2_TARGET``, what
+    :func:`summarize_servers` reads). Never raises: what cannot be read is unknown."""
+    from specdash.sglang.command_edit import flag_value, launch_port
+
+    fd1, _, fd2 = readlinks.partition("|")
+    path, note = explain_target(proc.pid, fd1.strip())
+    fd2 = fd2.strip()
+    if path is None and fd2.startswith("/") and not fd2.startswith("/dev/") and not fd2.endswith(" (deleted)"):
+        path, note = fd2, f"PID {proc.pid} writes its log to stderr: {fd2}"
+    launch = any(m in proc.args for m in _SERVER_MARKERS)
+    try:
+        port = launch_port(proc.args) if launch else None
+        model = flag_value(proc.args, "--model-path") if launch else None
+    except Exception:  # noqa: BLE001 - a command line argparse cannot read: unknown, never a guess
+        port, model = None, None
+    return ServerSummary(proc, port, model if isinstance(model, str) else None, path, note)
 
 
 def _ago(seconds: int) -> str:
