@@ -85,12 +85,14 @@ async def test_S_shows_the_plan_asks_and_ends_with_keep_or_restore(tmp_path, sta
         await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready again")
 
 
-async def test_x_during_the_sweep_cancels_it_and_stops_the_server(tmp_path, started_groups, monkeypatch):
+@pytest.mark.parametrize("key", ["x", "r"])
+async def test_x_or_r_during_the_sweep_cancels_it_cleanly(tmp_path, started_groups, monkeypatch, key):
     monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
     port = harness.free_port()
     app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=None, gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
         await launched(pilot, app, started_groups, port)
+        original = app.builder_pane.command
         bench = app.bench_pane
         bench.sweep_definition = TWO_POINTS
         await pilot.press("f4")
@@ -98,18 +100,29 @@ async def test_x_during_the_sweep_cancels_it_and_stops_the_server(tmp_path, star
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the plan")
         await pilot.press("y")
         await wait_until(pilot, lambda: "restarting the server for baseline" in bench.status, what="restarting")
-        await pilot.press("x")  # in the middle of the sweep's restart
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="stop dialog")
+        await pilot.press(key)  # in the middle of the sweep's restart
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="stop/restart dialog")
         text = dialog_text(app)
-        assert text.startswith("Stop the server?") and "This cancels the depth sweep (config " in text
+        title = "Stop the server?" if key == "x" else "Restart the server?"
+        assert text.startswith(title) and "This cancels the depth sweep (config 1 of 2, baseline)" in text
         await pilot.press("y")
         await wait_until(pilot, lambda: bench.sweeping is None, what="sweep cancelled")
         assert "depth sweep cancelled" in bench.status
-        started_groups.append(app.run_handle.pgid)
-        await wait_until(pilot, lambda: app.status_bar.server_state == "stopped", timeout_s=60, what="stopped")
+        expected_runs = 2 if key == "x" else 3  # the first launch, the sweep's restart (and r's)
+        runs: list = []
+
+        async def settled() -> bool:
+            runs[:] = await find_runs(app.host)
+            started_groups.extend(run.pgid for run in runs)
+            alive = [run for run in runs if harness.pids_in_group(run.pgid)]
+            if key == "x":
+                return len(runs) == expected_runs and not alive and app.status_bar.server_state == "stopped"
+            return (len(runs) == expected_runs and [run.pgid for run in alive] == [app.run_handle.pgid]
+                    and app.run_handle.command == original and app.status_bar.server_state == "ready")
+
+        for _ in range(600):  # nothing left running untracked: only the server the header shows (r) or none (x)
+            if await settled():
+                break
+            await pilot.pause(0.1)
+        assert await settled(), (runs, app.status_bar.server_state)
         assert not isinstance(app.screen, ConfirmScreen)  # no keep/restore question after a cancel
-        runs = await find_runs(app.host)
-        started_groups.extend(run.pgid for run in runs)
-        assert len(runs) >= 2  # the first launch and the sweep's restart
-        for run in runs:  # no server of the sweep left running untracked
-            assert harness.pids_in_group(run.pgid) == [], run
