@@ -24,6 +24,13 @@ TWO_POINTS = SweepDefinition(points=(
 ), repeats=1, ready_timeout_s=60)
 
 
+def empty_log(tmp_path) -> str:
+    """A --log file to start with, so that no other SGLang server on this machine is discovered and offered."""
+    path = tmp_path / "before.log"
+    path.write_text("")
+    return str(path)
+
+
 def dialog_text(app) -> str:
     screen = app.screen
     assert isinstance(screen, ConfirmScreen), type(screen)
@@ -44,7 +51,7 @@ async def launched(pilot, app, started_groups, port: int) -> None:
 async def test_S_shows_the_plan_asks_and_ends_with_keep_or_restore(tmp_path, started_groups, monkeypatch):
     monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
     port = harness.free_port()
-    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=None, gpu_interval_s=0.5)
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=empty_log(tmp_path), gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
         await launched(pilot, app, started_groups, port)
         original = app.builder_pane.command
@@ -89,7 +96,7 @@ async def test_S_shows_the_plan_asks_and_ends_with_keep_or_restore(tmp_path, sta
 async def test_x_or_r_during_the_sweep_cancels_it_cleanly(tmp_path, started_groups, monkeypatch, key):
     monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
     port = harness.free_port()
-    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=None, gpu_interval_s=0.5)
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=empty_log(tmp_path), gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
         await launched(pilot, app, started_groups, port)
         original = app.builder_pane.command

@@ -132,7 +132,7 @@ class LogPane(Widget):
         lines, own = without_own_lines(lines)
         if own:
             self.own_lines_hidden += own
-            self._update_status()
+            self._dirty = True  # the status line says so at the next panel refresh
         if not lines:
             return
         parsed = self.analyzer.feed_many(lines)
