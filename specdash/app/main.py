@@ -292,8 +292,11 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         if getattr(found, "pid", None):
             self._read_command_line(found.pid)
         if getattr(found, "path", None):
-            if pane is not None:
-                pane.reset(found.path)
+            if pane is not None and pane.is_attached:
+                try:
+                    pane.reset(found.path)
+                except NoMatches:  # the pane is being torn down (the app is closing)
+                    pass
             return found.path
         message = getattr(found, "explanation", None) or "no running SGLang server found"
         self._log_marker(f"{message}; start specdash with --log PATH to follow a file")
