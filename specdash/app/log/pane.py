@@ -35,8 +35,8 @@ from specdash.app.styles import load_tcss
 from specdash.logs.analyzer import LogAnalyzer
 from specdash.logs.findings import Finding
 from specdash.logs.line_index import LineIndex
-from specdash.logs.parser import LogParser
 from specdash.logs.own_traffic import without_own_lines
+from specdash.logs.parser import LogParser
 from specdash.logs.startup import StartupHistory
 from specdash.logs.state import ServerState
 from specdash.sglang.known_issues import KnownIssueLogScanner
