@@ -111,21 +111,22 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
         state = self.server.state
         cfg = state.config
-        if self.path == "/health":
+        path = self.path.split("?", 1)[0]  # FastAPI routes ignore query parameters a route does not declare
+        if path == "/health":
             ready = time.monotonic() - state.started >= cfg["ready_delay_s"]
             self._text(200 if ready else 503, "")
-        elif self.path in ("/server_info", "/get_server_info"):
+        elif path in ("/server_info", "/get_server_info"):
             internal: dict = {"last_gen_throughput": 0.0}
             with state.lock:
                 if cfg["speculative"] and state.verify_steps:
                     internal["avg_spec_accept_length"] = state.decode_tokens / state.verify_steps
             self._json(200, {**cfg["server_args"], "version": "0.0.test", "internal_states": [internal]})
-        elif self.path == "/bench/log":  # test-only: what the server really did, on the shared monotonic clock
+        elif path == "/bench/log":  # test-only: what the server really did, on the shared monotonic clock
             with state.lock:
                 self._json(200, list(state.log))
-        elif self.path == "/v1/models":
+        elif path == "/v1/models":
             self._json(200, {"object": "list", "data": [{"id": cfg["model"], "object": "model"}]})
-        elif self.path == "/metrics" and cfg["metrics"]:
+        elif path == "/metrics" and cfg["metrics"]:
             with state.lock:
                 text = (
                     "# TYPE sglang:generation_tokens_total counter\n"

@@ -5,6 +5,7 @@ recommendation."""
 from __future__ import annotations
 
 from specdash.app.main import SpecdashApp
+from specdash.app.modals.confirm import ConfirmScreen
 from specdash.bench.sweep import SweepDefinition, SweepPoint
 from specdash.hosts.local import LocalHost
 from support.pilot import benchmark_from_the_bench_pane, wait_until
@@ -38,6 +39,8 @@ async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, started_g
         ), repeats=1, ready_timeout_s=60)
         first_pgid = app.run_handle.pgid
         await pilot.press("S")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the sweep's plan")
+        await pilot.press("y")
         await wait_until(pilot, lambda: bench.sweep_result is not None, timeout_s=120, what="sweep result")
         started_groups.append(app.run_handle.pgid)
         assert app.run_handle.pgid != first_pgid  # the server was restarted for the sweep

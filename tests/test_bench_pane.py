@@ -16,6 +16,7 @@ from bench_server import BenchServerProcess  # noqa: E402
 from support.sweep import BASE, FakeLifecycle  # noqa: E402
 
 from specdash.app.bench import BenchPane  # noqa: E402
+from specdash.app.modals.confirm import ConfirmScreen  # noqa: E402
 from specdash.bench.sweep import SweepDefinition, SweepPoint, SweepResult  # noqa: E402
 from specdash.bench.workload import load_file  # noqa: E402
 
@@ -130,8 +131,18 @@ async def test_S_runs_the_sweep_through_the_injected_lifecycle(state_dir):
                 (SweepPoint("baseline", speculative=False), SweepPoint("chain-5", True, None, 4, 1, 5)), repeats=1
             )
             await pilot.press("S")
-            await wait_for(pilot, lambda: pane.sweep_result is not None and not pane.running)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            plan = app.screen.query_one("#confirm-body", Static).render()
+            assert "2 configurations, 2 server restarts" in str(plan)
+            assert "start-ups: unknown (2 restarts; no start-up of this server was seen on this host" in str(plan)
+            assert fake.commands == []  # nothing before the answer
+            await pilot.press("y")
+            await wait_for(pilot, lambda: pane.sweep_result is not None and isinstance(app.screen, ConfirmScreen))
+            assert app.screen.question == "Keep chain-5?"
             assert len(fake.commands) == 2 and pane.server_url == fake.servers[-1].url
+            await pilot.press("n")  # restore the original command: the server is restarted with it
+            await wait_for(pilot, lambda: len(fake.commands) == 3 and not pane.running)
+            assert fake.commands[-1] == BASE and pane.server_url == fake.servers[-1].url
             table = app.query_one("#bench-sweep", DataTable)
             assert table.row_count == 2
             assert table.get_row_at(0)[4] == "1.00x"

@@ -115,7 +115,8 @@ async def test_unknown_host_key_shows_fingerprint_and_trust_makes_connect_work(s
     exc = info.value
     assert exc.fingerprint == fingerprint(sshd.host_key.with_suffix(".pub"))
     assert (exc.host, exc.port, exc.key_type) == ("127.0.0.1", sshd.port, "ssh-ed25519")
-    assert host.status.state is ConnState.FAILED
+    # not a failure while the user is asked: the header stays neutral until they answer (mark_failed on no)
+    assert host.status.state is ConnState.CONNECTING and "failed" not in host.status.describe()
     assert not known_hosts.exists()
 
     line = trust_host_key(str(known_hosts), exc.host, exc.port, exc.public_key_line)

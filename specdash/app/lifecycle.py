@@ -21,6 +21,11 @@ from specdash.sglang.command import parse_command
 from specdash.text.display import markup
 from specdash.text.redaction import redact_text
 
+#: Seconds between two polls of the launched server's state (process group and log tail, one Host.run).
+SERVER_POLL_S = 2.0
+#: Once the server was seen ready, ``/health`` is asked on every this many polls only (one access line per minute).
+HEALTH_EVERY_POLLS = 30
+
 LIFECYCLE_BINDINGS = [
     Binding("l", "launch(False)", "Launch", id="server.launch"),
     Binding("L", "launch(True)", "Launch despite errors", show=False, id="server.launch_force"),
@@ -152,20 +157,29 @@ class LifecycleActions:
 
         if self.readonly:
             raise RuntimeError("read-only session: the sweep cannot restart the server")
-        if self.run_handle is not None and self._server_alive:
-            sampler = make_sampler(self.host)
-            try:
-                result = await restart(
-                    self.host, self.run_handle, command=command, flag_release=self._flag_release(),
-                    gpu_memory_held_by=lambda pgid: memory_held_by_group(self.host, pgid, sampler.sample_once))
-            finally:
-                await sampler.close()
-            if result.new_handle is None:
-                raise RuntimeError(result.describe())
-            handle = result.new_handle
-        else:
-            handle = await launch(self.host, command, flag_release=self._flag_release())
-        self._adopt(handle)
+
+        async def restart_and_adopt():
+            if self.run_handle is not None and self._server_alive:
+                sampler = make_sampler(self.host)
+                try:
+                    result = await restart(
+                        self.host, self.run_handle, command=command, flag_release=self._flag_release(),
+                        gpu_memory_held_by=lambda pgid: memory_held_by_group(self.host, pgid, sampler.sample_once))
+                finally:
+                    await sampler.close()
+                if result.new_handle is None:
+                    raise RuntimeError(result.describe())
+                handle = result.new_handle
+            else:
+                handle = await launch(self.host, command, flag_release=self._flag_release())
+            self._adopt(handle)
+            return handle
+
+        # a cancelled sweep (x, r, esc) never leaves a half-done restart: the restart runs to its end and its server
+        # is adopted; x and r wait for it (_settle_restart) before they act on the server
+        self._pending_restart = asyncio.ensure_future(restart_and_adopt())
+        self._pending_restart.add_done_callback(lambda t: t.cancelled() or t.exception())  # reported by the await
+        handle = await asyncio.shield(self._pending_restart)
         status = await wait_for_state(self.host, handle, {ServerState.READY, ServerState.CRASHED,
                                                           ServerState.STOPPED}, timeout_s=3600)
         if status.state is not ServerState.READY:
@@ -174,17 +188,33 @@ class LifecycleActions:
 
     @work(group="server-poll", exclusive=True)
     async def _poll_server(self) -> None:
+        """Poll the state of the server for the header (its one source while a handle is known): every
+        :data:`SERVER_POLL_S` the process group and the log tail; HTTP only once the log shows the ready line, the
+        server info once (an endpoint answering 404 is remembered), and once it was seen ready ``/health`` only
+        every :data:`HEALTH_EVERY_POLLS` polls, so the followed log is not filled with specdash's own requests."""
         from specdash.server import ServerState, server_status
+        from specdash.server.probe import ProbeMemory
 
         handle = self.run_handle
+        memory = ProbeMemory()
+        ready_detail: str | None = None  # the detail of the first ready reading (version, algorithm)
+        polls = 0
         while handle is not None and handle is self.run_handle:
+            polls += 1
+            seen_ready = ready_detail is not None
             try:
-                status = await server_status(self.host, handle)
+                status = await server_status(self.host, handle, memory=memory, info=not seen_ready,
+                                             http=not seen_ready or polls % HEALTH_EVERY_POLLS == 0)
             except Exception as exc:  # noqa: BLE001 - connection trouble: keep polling
                 self.status_bar.server_detail = f"status unknown: {exc}"
             else:
+                if status.state is ServerState.READY and ready_detail is None:
+                    ready_detail = status.detail
+                elif status.state is not ServerState.READY:
+                    ready_detail = None  # a new start (or trouble): ask again once it is ready
                 self.status_bar.server_state = status.state
-                self.status_bar.server_detail = status.detail
+                self.status_bar.server_detail = (ready_detail or "") if status.state is ServerState.READY \
+                    else status.detail
                 self._server_alive = status.state in (ServerState.STARTING, ServerState.READY)
                 if status.state in (ServerState.CRASHED, ServerState.STOPPED) and self.gpu_pane is not None:
                     self.gpu_pane.set_server_pgids(set())  # what is left of its group is orphaned, not a server
@@ -197,7 +227,7 @@ class LifecycleActions:
                     if self.log_pane is not None:
                         self.log_pane.server_gone()  # no start-up progress or ETA for a server that is gone
                     return
-            await asyncio.sleep(2.0)
+            await asyncio.sleep(SERVER_POLL_S)
 
     def action_stop_server(self) -> None:
         if self._refuse_readonly("stopping the server"):
@@ -209,17 +239,38 @@ class LifecycleActions:
             return
         details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {markup(self.host.name)}\n"
                    f"{markup(redact_text(parse_command(handle.command).launcher or 'server'))} … port {handle.port}\n"
-                   "SIGTERM to the group, SIGKILL after 15 s.")
+                   "SIGTERM to the group, SIGKILL after 15 s." + self._sweep_note())
         self.push_screen(ConfirmScreen("Stop the server?", details, "Stop"), self._confirmed_stop)
+
+    def _sweep_note(self) -> str:
+        """A line for a stop/restart dialog while a depth sweep runs (it is cancelled first), else ""."""
+        at = getattr(self.bench_pane, "sweeping", None) if self.bench_pane is not None else None
+        if not at:
+            return ""
+        k, n, name = at
+        return f"\nThis cancels the depth sweep (config {k} of {n}, {markup(name)}); measured configs are kept."
+
+    def _cancel_sweep(self) -> None:
+        if self.bench_pane is not None and getattr(self.bench_pane, "sweeping", None):
+            self.bench_pane.cancel_sweep()
 
     def _confirmed_stop(self, yes: bool | None) -> None:
         if yes:
+            self._cancel_sweep()
             self._stop()
+
+    async def _settle_restart(self) -> None:
+        """Wait for a restart a cancelled sweep left running (its server is then this session's)."""
+        pending = getattr(self, "_pending_restart", None)
+        if pending is not None and not pending.done():
+            self.notify("Waiting for the restart in progress to finish first…", timeout=5)
+            await asyncio.wait({pending})
 
     @work(group="lifecycle", exclusive=True)
     async def _stop(self) -> None:
         from specdash.server import stop
 
+        await self._settle_restart()
         result = await stop(self.host, self.run_handle)
         self.record_command("stopped", self.run_handle.command, handle=self.run_handle, exit_reason=result.describe())
         self._server_alive = False
@@ -236,9 +287,15 @@ class LifecycleActions:
             self.notify(f"The builder shows {errors} error(s): fix them before restarting.", severity="error")
             return
         details = (f"Stop process group [b]{self.run_handle.pgid}[/b], wait until its GPU memory is released, "
-                   f"then launch:\n{command or self.run_handle.command}")
-        self.push_screen(ConfirmScreen("Restart the server?", details, "Restart"),
-                         lambda yes: self._restart(command) if yes else None)
+                   f"then launch:\n{markup(command or self.run_handle.command)}" + self._sweep_note())
+        self.push_screen(ConfirmScreen("Restart the server?", details, "Restart"), self._confirmed_restart(command))
+
+    def _confirmed_restart(self, command: str | None):
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._cancel_sweep()
+                self._restart(command)
+        return answered
 
     @work(group="lifecycle", exclusive=True)
     async def _restart(self, command: str | None) -> None:
@@ -246,6 +303,7 @@ class LifecycleActions:
         from specdash.gpu.sampler import make_sampler
         from specdash.server import restart
 
+        await self._settle_restart()
         sampler = make_sampler(self.host)
         try:
             result = await restart(
@@ -263,3 +321,4 @@ class LifecycleActions:
         self.notify(result.describe())
 
     _server_alive = False
+    _pending_restart: asyncio.Future | None = None

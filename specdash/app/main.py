@@ -32,17 +32,12 @@ from specdash.app.log.pane import LogPane
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
+from specdash.app.modals.server_chooser import ServerChooserScreen
 from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
 from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
 from specdash.app.typing_focus import key_blocked, typing_widget
-from specdash.hosts.base import (
-    ConnectionStatus,
-    Host,
-    HostError,
-    HostKeyChanged,
-    HostKeyUnknown,
-)
+from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, HostKeyChanged, HostKeyUnknown
 from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
 
@@ -72,14 +67,23 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         Binding("f4", "show_tab('bench')", "Bench", show=False, id="app.tab_bench"),
         Binding("f5", "focus_gpus", "GPUs", show=False, id="app.focus_gpus"),
         Binding("f12", "screenshot", "Screenshot", show=False, id="app.screenshot"),
+        Binding("o", "follow_log_file", "Back to --log", show=False, id="app.log_file"),
         *LIFECYCLE_BINDINGS,
     ]
 
     def __init__(self, host: Host, *, log_path: str | None = None, readonly: bool = False,
                  known_hosts: str | None = None, gpu_interval_s: float = 2.0, theme: str | None = None,
                  keymap: dict[str, str] | None = None, python: str = "python3",
-                 sglang_version: str | None = None) -> None:
+                 sglang_version: str | None = None, server_pid: int | None = None,
+                 server_port: int | None = None) -> None:
         super().__init__()
+        #: which server to follow when several run (connect --pid / --server-port); neither: the user picks
+        self.server_pid, self.server_port = server_pid, server_port
+        #: the file --log named: the log pane can always go back to it (key o) after a launch switched it
+        self.log_file = log_path
+        #: the followed server's launch command (its /proc/PID/cmdline, or the run specdash launched): the builder
+        #: starts from it when it is empty
+        self.followed_command: str | None = None
         self.host_python = python
         self.configured_sglang_version = sglang_version
         #: binding id -> keys, from config.yaml's keymap section (the help screen shows these keys)
@@ -167,6 +171,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
             if self.configured_sglang_version:
                 builder.set_sglang_version(self.configured_sglang_version)
             builder.host = self.host
+        self._offer_followed_command()
         bench = self._deferred_panes.get("bench")
         if bench is not None and "bench" not in self._wired:
             self._wired.add("bench")
@@ -175,7 +180,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                 restart_server=self.restart_for_sweep,
                 log_accept_samples=(lambda: log_pane.analyzer.metrics.values("accept_len")) if log_pane else None,
                 command=builder.command if builder is not None else None,
-                flag_release=builder.report.profile.flag_release if builder is not None else None)
+                flag_release=builder.report.profile.flag_release if builder is not None else None,
+                startup_seconds=(lambda: log_pane.analyzer.startup.time_to_ready_s) if log_pane else None)
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
@@ -204,6 +210,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
             self.status_bar.mode = "read-only"
         self.host.add_state_listener(self._on_host_state)
         self.start_recording_hooks()
+        if self.host.status.state is ConnState.CONNECTED:  # connected before the console opened (connect's check)
+            self.record_connection(self.host.status)
         self.start_session()
 
     def _on_host_state(self, status: ConnectionStatus) -> None:
@@ -221,6 +229,28 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         path = self.log_path or await self._reattach_run() or await self._discover_log()
         if path:
             self.follow(path, reset=False)
+
+    def _offer_followed_command(self) -> None:
+        """Put the followed server's launch command in the builder when the builder is built and still empty."""
+        builder = self._deferred_panes.get("builder")
+        if builder is not None and "builder" in self._wired and self.followed_command and not (builder.command or
+                                                                                               "").strip():
+            builder.set_command(self.followed_command)
+
+    def _follow_command_of(self, command: str | None) -> None:
+        self.followed_command = command or None
+        self._offer_followed_command()
+
+    def action_follow_log_file(self) -> None:
+        """``o``: the log pane goes back to the file ``--log`` named (after a launch switched it to its run log)."""
+        if not self.log_file:
+            self.notify("No --log file was given: the log pane follows the server's own log.", severity="warning")
+            return
+        if self.log_path == self.log_file:
+            self.notify(f"Already following {markup(self.log_file)}.")
+            return
+        self.follow(self.log_file)
+        self.notify(f"Following {markup(self.log_file)} again.")
 
     async def _reattach_run(self) -> str | None:
         """Follow the newest server this host's specdash launched, if it is still alive."""
@@ -240,6 +270,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         if self.gpu_pane is not None:
             self.gpu_pane.set_server_pgids({runs[0].pgid})
         self._poll_server()
+        self._follow_command_of(runs[0].command)
         return runs[0].log_path
 
     async def _connect(self) -> bool:
@@ -270,17 +301,61 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                 return False
 
     async def _discover_log(self) -> str | None:
-        from specdash.logs.discover import discover_server_log
+        """Find the server to follow and its log. With several of the user's servers and neither ``--pid`` nor
+        ``--server-port``, the user picks one in :class:`ServerChooserScreen` (never one picked at random); the
+        builder then starts from the chosen server's command line."""
+        from specdash.logs.discover import discover_server_log, summarize_servers
 
         pane = self.log_pane
-        found = await discover_server_log(self.host)
+        pid = self.server_pid
+        if pid is None:
+            found = await discover_server_log(self.host)
+            mine = list(found.candidates[:found.own_count])
+            if self.server_port is not None:
+                summaries = [s for s in await summarize_servers(self.host, found.candidates)
+                             if s.port == self.server_port]
+                if not summaries:
+                    ports = ", ".join(f"PID {c.pid}" for c in found.candidates[:5]) or "none"
+                    self._log_marker(f"no SGLang server listens on port {self.server_port} (servers: {ports}); "
+                                     "start specdash with --pid PID or --log PATH")
+                    return None
+                pid = summaries[0].process.pid if len(summaries) == 1 else await self.push_screen_wait(
+                    ServerChooserScreen(self.host.name, summaries))
+            elif len(mine) > 1:
+                summaries = await summarize_servers(self.host, mine)
+                pid = await self.push_screen_wait(ServerChooserScreen(self.host.name, summaries))
+            if pid is None and (self.server_port is not None or len(mine) > 1):
+                self._log_marker(f"{len(mine)} SGLang servers run here and none was chosen; start specdash with "
+                                 "--pid PID, --server-port PORT or --log PATH")
+                return None
+        if pid is not None:
+            found = await discover_server_log(self.host, pid=pid)
+        if getattr(found, "pid", None):
+            self._read_command_line(found.pid)
         if getattr(found, "path", None):
-            if pane is not None:
-                pane.reset(found.path)
+            if pane is not None and pane.is_attached:
+                try:
+                    pane.reset(found.path)
+                except NoMatches:  # the pane is being torn down (the app is closing)
+                    pass
             return found.path
         message = getattr(found, "explanation", None) or "no running SGLang server found"
         self._log_marker(f"{message}; start specdash with --log PATH to follow a file")
         return None
+
+    @work(group="cmdline", exclusive=True)
+    async def _read_command_line(self, pid: int) -> None:
+        """The followed server's launch command from ``/proc/PID/cmdline`` (its words as exec received them,
+        quoted for a shell; environment variables set before the command are not part of it)."""
+        import shlex
+
+        try:
+            result = await self.host.run(f"tr '\\0' '\\n' < /proc/{int(pid)}/cmdline", timeout_s=15)
+        except HostError:
+            return
+        words = [w for w in result.stdout.split("\n") if w]
+        if result.exit_status == 0 and words:
+            self._follow_command_of(shlex.join(words))
 
     def _log_marker(self, text: str) -> None:
         """Show ``text`` as a marker line in the log pane (ignored while the app is shutting down)."""
@@ -434,6 +509,14 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
 
     def on_bench_pane_sweep_finished(self, message) -> None:
         self.record_sweep(message)
+
+    def on_bench_pane_sweep_choice(self, message) -> None:
+        """After a sweep the builder shows the command the server goes on with (kept or restored)."""
+        builder = self._deferred_panes.get("builder")
+        if builder is not None:
+            builder.set_command(message.command)
+        self.notify("Kept the fastest configuration: the builder shows its command." if message.kept
+                    else "Restored your launch command.")
 
     def on_log_pane_server_state_changed(self, message) -> None:
         if self.run_handle is not None:

@@ -488,12 +488,15 @@ class SweepEvent:
 
 async def wait_until_ready(url: str, timeout_s: float, poll_s: float = 0.5) -> None:
     """Poll ``GET url/health`` until it answers 200 (SGLang's readiness, ``http_server.py``). Raises
-    :class:`SweepError` after ``timeout_s``."""
+    :class:`SweepError` after ``timeout_s``. The requests are marked as specdash's own
+    (:mod:`specdash.logs.own_traffic`): the log pane hides their access lines."""
+    from specdash.logs.own_traffic import marked
+
     deadline = time.monotonic() + timeout_s
     async with httpx.AsyncClient(timeout=5.0, trust_env=False, verify=url.startswith("https://")) as client:
         while True:
             try:
-                if (await client.get(url.rstrip("/") + "/health")).status_code == 200:
+                if (await client.get(url.rstrip("/") + marked("/health"))).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass

@@ -60,6 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "SPECDASH_DEFAULT_HOST)")
     parser.add_argument("--log", metavar="REMOTE_PATH", help="server log file to follow on the host "
                         "(default: the running SGLang server's stdout, if it goes to a file)")
+    server = parser.add_mutually_exclusive_group()
+    server.add_argument("--pid", type=int, metavar="PID", help="follow the SGLang server with this PID when several "
+                        "run on the host (default: the only one, or you pick from a list)")
+    server.add_argument("--server-port", type=int, metavar="PORT", help="follow the SGLang server listening on this "
+                        "HTTP port (its --port) when several run on the host")
     parser.add_argument("-p", "--port", type=int, metavar="PORT", help="SSH port (overrides TARGET and ssh config)")
     parser.add_argument("-i", "--identity", metavar="IDENTITY_FILE", help="private key file for SSH")
     parser.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default ~/.ssh/known_hosts)")
@@ -79,6 +84,13 @@ def run(args: argparse.Namespace) -> int:
 
     if args.port is not None and not 0 < args.port < 65536:
         raise UsageError(f"port {args.port} is out of range (1-65535)")
+    if args.server_port is not None and not 0 < args.server_port < 65536:
+        raise UsageError(f"server port {args.server_port} is out of range (1-65535)")
+    if args.pid is not None and args.pid <= 0:
+        raise UsageError(f"PID {args.pid} is not a process id")
+    if args.log and (args.pid is not None or args.server_port is not None):
+        raise UsageError("--log names the file to follow; --pid and --server-port choose a server to find it: "
+                         "give one of them")
     from specdash.hosts.target import open_host
 
     from specdash.app.keymap import load_app_config
@@ -113,6 +125,23 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write("specdash connect: error: needs a terminal (run it in a terminal, tmux or screen)\n")
         return 2
 
+    import asyncio
+
+    return asyncio.run(_run_console(args, host, config, named, log_path, theme))
+
+
+async def _run_console(args: argparse.Namespace, host, config, named, log_path: str | None,
+                       theme: str | None) -> int:
+    """Open the connection (asking about an unknown host key on the terminal), then the console on the same
+    event loop, so the console starts on the connection checked here. Returns the exit status."""
+    error = await open_connection(host, ask=_ask_on_terminal)
+    if error is not None:
+        from specdash.text.display import clean
+
+        sys.stderr.write(clean(f"specdash connect: error: {error}", max_chars=1000) + "\n")
+        await host.close()
+        return 1
+
     from specdash.session.recorder import start_recording
 
     try:
@@ -120,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         sys.stderr.write(f"specdash connect: error: cannot record the session to "
                          f"{exc.filename or args.record}: {exc.strerror or exc}\n")
+        await host.close()
         return 2
 
     from specdash.app.main import SpecdashApp
@@ -127,12 +157,14 @@ def run(args: argparse.Namespace) -> int:
     app = SpecdashApp(host, log_path=log_path, readonly=args.readonly or bool(named and named.readonly),
                       known_hosts=args.known_hosts, gpu_interval_s=config.gpu_interval_s, theme=theme,
                       keymap=dict(config.keymap), python=named.python if named else "python3",
-                      sglang_version=named.sglang_version if named else None)
+                      sglang_version=named.sglang_version if named else None,
+                      server_pid=args.pid, server_port=args.server_port)
     app.recorder = recorder
     outcome = ConnectOutcome()
+    outcome.connected = host.status.state.value == "connected"
     host.add_state_listener(outcome)
     try:
-        app.run()
+        await app.run_async()
     finally:
         kept = recorder.finish() if recorder is not None else False
         error = outcome.error_line(host.name)
@@ -144,3 +176,54 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"session recorded to {recorder.path}\n")
     code = int(app.return_code or 0)
     return code if code or error is None else 1
+
+
+def _ask_on_terminal(question: str) -> bool:
+    """Print ``question`` on stderr and read the answer from stdin: True for y/yes (any case)."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    try:
+        answer = sys.stdin.readline()
+    except (OSError, ValueError):
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+async def open_connection(host, *, ask) -> str | None:
+    """Connect ``host`` before the console opens; None when connected, else the reason in one line.
+
+    The reason names the real cause as :meth:`Host.connect` words it: the identity file's path, the host name
+    that does not resolve, the refused ``user@host:port``, a changed host key, refused authentication. An
+    unknown host key is shown to the user with ``ask(question) -> bool`` (the OpenSSH-style question with the key
+    type and SHA256 fingerprint); yes appends it to the known_hosts file
+    (:func:`specdash.hosts.ssh.trust_host_key`) and connects again, no gives "host key of H not trusted".
+    """
+    from specdash.hosts.base import HostError, HostKeyUnknown
+
+    asked: set[str] = set()
+    while True:
+        try:
+            await host.connect()
+            return None
+        except HostKeyUnknown as exc:
+            if exc.fingerprint in asked:  # trusted, yet still unknown: the file was not used
+                return str(exc)
+            asked.add(exc.fingerprint)
+            from pathlib import Path
+
+            from specdash.hosts.ssh import trust_host_key
+
+            known_hosts = getattr(host, "known_hosts_path", None) or str(Path("~/.ssh/known_hosts").expanduser())
+            name = exc.host if exc.port == 22 else f"[{exc.host}]:{exc.port}"
+            question = (f"The host {name} is not in {known_hosts}.\n"
+                        f"Its {exc.key_type} key fingerprint is {exc.fingerprint}.\n"
+                        f"Trust this key and add it to {known_hosts}? [y/N] ")
+            if not ask(question):
+                host.mark_failed("host key not trusted")
+                return f"host key of {name} not trusted ({exc.key_type} {exc.fingerprint}): not connected"
+            try:
+                trust_host_key(known_hosts, exc.host, exc.port, exc.public_key_line)
+            except (HostError, OSError, ValueError) as trust_error:
+                return f"cannot add the host key to {known_hosts}: {trust_error}"
+        except HostError as exc:
+            return str(exc) or type(exc).__name__

@@ -26,6 +26,7 @@ import asyncio
 import ipaddress
 import os
 import signal
+import socket
 import time
 from pathlib import Path
 from typing import Any, AsyncGenerator, AsyncIterator, cast
@@ -135,11 +136,28 @@ class SSHHost(Host):
         self._closing = False
         self._set_status(ConnectionStatus(ConnState.CONNECTING))
         try:
+            self._check_identity_file()
             chain = await self._open(self.host, self.port, self.username)
+        except HostKeyUnknown:
+            # not a failure yet: the caller asks the user whether to trust the key (the header stays neutral)
+            self._set_status(ConnectionStatus(ConnState.CONNECTING, "host key to be confirmed"))
+            raise
         except HostError as exc:
             self._set_status(ConnectionStatus(ConnState.FAILED, str(exc)))
             raise
         self._install(chain)
+
+    def _check_identity_file(self) -> None:
+        """Raise HostError naming the ``-i`` key file when it cannot be read (asyncssh would only say "No such
+        file or directory", without the path)."""
+        path = self.identity_file
+        if not path:
+            return
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as exc:
+            raise HostError(f"identity file {path}: {exc.strerror or exc}") from None
 
     async def close(self) -> None:
         """Close the connection and the jump connections; stop reconnecting. Streams end with ConnectionLost;
@@ -289,6 +307,9 @@ class SSHHost(Host):
                 raise ConnectionLost(f"{where}: connection timed out after {self.connect_timeout_s:g} s") from None
             except (asyncssh.KeyImportError, asyncssh.KeyEncryptionError) as exc:
                 raise HostError(f"{where}: cannot use the identity file: {exc}") from None
+            except socket.gaierror as exc:  # DNS: the name does not resolve (before any connection)
+                raise ConnectionLost(f"cannot resolve host name {real_host!r} ({where}): "
+                                     f"{exc.strerror or exc}") from None
             except OSError as exc:
                 # positive errno: the plain text ("Connection refused"); getaddrinfo errors are negative
                 text = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else (exc.strerror or str(exc))

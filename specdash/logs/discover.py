@@ -44,6 +44,30 @@ class DiscoveredLog:
     explanation: str
     target: str = ""
     candidates: tuple[ServerProcess, ...] = ()
+    #: how many of ``candidates`` (the first ones) run as the login user
+    own_count: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerSummary:
+    """One running server as the chooser lists it: ``process``; ``port`` (its HTTP port as SGLang's argparse
+    reads the command line: ``--port``, else 30000; None when the command line is not a launch command, e.g. a
+    renamed ``sglang::`` process); ``model`` (``--model-path``'s value, None when absent); ``log`` (the file its
+    output goes to, None when not a file) and ``log_note`` (one line: why not, or the file)."""
+
+    process: ServerProcess
+    port: int | None
+    model: str | None
+    log: str | None
+    log_note: str
+
+    def describe(self) -> str:
+        """``PID 4242 · port 30000 · meta-llama/Llama-3.1-8B · started 5 min ago · log /srv/x.log``."""
+        started = _ago(self.process.elapsed_s)
+        parts = [f"PID {self.process.pid}", f"port {self.port}" if self.port else "port unknown",
+                 self.model or "model unknown", f"started {started}", f"user {self.process.user}",
+                 f"log {self.log}" if self.log else self.log_note]
+        return " · ".join(parts)
 
 
 _SERVER_MARKERS = ("sglang.launch_server", "sglang serve", "sglang/launch_server.py", "sglang.srt.entrypoints")
@@ -160,4 +184,48 @@ async def discover_server_log(host: Host, pid: int | None = None) -> DiscoveredL
         explanation = f"PID {chosen.pid} writes its log to stderr: {fd2}"
     if len(mine) > 1 and pid is None:
         explanation += f" ({len(mine)} of your servers found; newest chosen)"
-    return DiscoveredLog(chosen.pid, path, explanation, target, tuple(candidates))
+    return DiscoveredLog(chosen.pid, path, explanation, target, tuple(candidates), len(mine))
+
+
+async def summarize_servers(host: Host, candidates: tuple[ServerProcess, ...] | list[ServerProcess]
+                            ) -> list[ServerSummary]:
+    """Port, model and log file of each candidate (one ``host.run`` reading ``/proc/PID/fd/1`` and ``fd/2`` of
+    all). The port and model come from the command line as ``ps`` shows it, read by SGLang's argparse rules
+    (:func:`specdash.sglang.command_edit.flag_value`). Raises HostError when the host cannot be reached."""
+    if not candidates:
+        return []
+    q = shlex.quote
+    script = "; ".join(f"echo \"$(readlink {q(f'/proc/{c.pid}/fd/1')})|$(readlink {q(f'/proc/{c.pid}/fd/2')})\""
+                       for c in candidates)
+    out = await host.run(script, timeout_s=15)
+    targets = out.stdout.split("\n")
+    return [summary_of(proc, targets[i] if i < len(targets) else "") for i, proc in enumerate(candidates)]
+
+
+def summary_of(proc: ServerProcess, readlinks: str) -> ServerSummary:
+    """The :class:`ServerSummary` of ``proc`` from ``readlinks`` (``FD1_TARGET|FD2_TARGET``, what
+    :func:`summarize_servers` reads). Never raises: what cannot be read is unknown."""
+    from specdash.sglang.command_edit import flag_value, launch_port
+
+    fd1, _, fd2 = readlinks.partition("|")
+    path, note = explain_target(proc.pid, fd1.strip())
+    fd2 = fd2.strip()
+    if path is None and fd2.startswith("/") and not fd2.startswith("/dev/") and not fd2.endswith(" (deleted)"):
+        path, note = fd2, f"PID {proc.pid} writes its log to stderr: {fd2}"
+    launch = any(m in proc.args for m in _SERVER_MARKERS)
+    try:
+        port = launch_port(proc.args) if launch else None
+        model = flag_value(proc.args, "--model-path") if launch else None
+    except Exception:  # noqa: BLE001 - a command line argparse cannot read: unknown, never a guess
+        port, model = None, None
+    return ServerSummary(proc, port, model if isinstance(model, str) else None, path, note)
+
+
+def _ago(seconds: int) -> str:
+    if seconds < 60:
+        return f"{seconds} s ago"
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    if seconds < 86400:
+        return f"{seconds // 3600} h {seconds % 3600 // 60} min ago"
+    return f"{seconds // 86400} d ago"

@@ -12,10 +12,10 @@ import dataclasses
 from typing import Awaitable, Callable
 
 from specdash.hosts.base import Host, quote
-from specdash.server.probe import HttpProbe, probe
-from specdash.server.process_group import GroupMember, parse_members, _members_script
-from specdash.server.run_handle import RunHandle
 from specdash.logs.state import ServerState, read_log_tail
+from specdash.server.probe import HttpProbe, ProbeMemory, probe
+from specdash.server.process_group import GroupMember, _members_script, parse_members
+from specdash.server.run_handle import RunHandle
 
 #: Bytes of log tail read per status poll.
 LOG_TAIL_BYTES = 16384
@@ -71,7 +71,8 @@ def _facts_script(handle: RunHandle) -> str:
     )
 
 
-async def server_status(host: Host, handle: RunHandle, *, probe_fn: ProbeFn | None = None) -> ServerStatus:
+async def server_status(host: Host, handle: RunHandle, *, probe_fn: ProbeFn | None = None, info: bool = True,
+                        memory: ProbeMemory | None = None, http: bool = True) -> ServerStatus:
     """Read the state of the server launched as ``handle`` on ``host`` (one ``Host.run`` plus an HTTP probe).
 
     Rules: no live process of the group → ``stopped`` if :func:`specdash.server.stop` was used or the command
@@ -79,6 +80,12 @@ async def server_status(host: Host, handle: RunHandle, *, probe_fn: ProbeFn | No
     processes of its group live on → ``crashed`` with those PIDs in ``alive_pids`` (orphans). Group alive →
     ``ready`` when ``/health`` answers 200 and the log has SGLang's ready line (or the log is unreadable),
     else ``starting`` with the log's phase.
+
+    HTTP only when it can change the answer: while the log shows the server still starting (before SGLang's ready
+    line) nothing is requested, so the server's access log gets no line of ours; then ``/health`` and, with
+    ``info``, the server-info endpoint (``memory``: a :class:`ProbeMemory` kept across polls of this server, so an
+    endpoint that answered 404 is asked once). ``http=False``: no request at all; a live group whose log shows the
+    ready line is ``ready`` (for polls after the server was seen ready).
 
     ``probe_fn(host, port)`` defaults to :func:`specdash.server.probe.probe`. Raises HostError when the host
     cannot be reached.
@@ -116,14 +123,23 @@ async def server_status(host: Host, handle: RunHandle, *, probe_fn: ProbeFn | No
         detail = f"{reason}; {len(alive)} process(es) of its group still alive (PIDs {', '.join(map(str, alive))})"
         return ServerStatus(ServerState.CRASHED, detail, exit_status, alive, None, phase)
 
-    http = await (probe_fn or probe)(host, handle.port)
-    log_ready = reading.state is ServerState.READY or (not log_tail and http.healthy)
-    if http.healthy and log_ready:
-        return ServerStatus(ServerState.READY, _ready_detail(http), None, alive, http, "ready")
+    if reading.state is ServerState.STARTING:  # the log shows a start-up in progress: no request needed
+        return ServerStatus(ServerState.STARTING, phase or "waiting for the first log line", None, alive, None, phase)
+    if not http:  # seen ready before, and the log shows no new start
+        return ServerStatus(ServerState.READY, "", None, alive, None, "ready")
+    if probe_fn is not None:
+        http_probe = await probe_fn(host, handle.port)
+    else:
+        http_probe = await probe(host, handle.port, info=info, memory=memory)
+    # a tail without lifecycle lines (unreadable, or the ready line scrolled out of it under request lines):
+    # /health decides
+    log_ready = reading.state in (ServerState.READY, ServerState.UNKNOWN)
+    if http_probe.healthy and log_ready:
+        return ServerStatus(ServerState.READY, _ready_detail(http_probe), None, alive, http_probe, "ready")
     detail = phase or "waiting for the first log line"
-    if phase == "ready" and not http.healthy:
-        detail = f"log says ready, /health: {http.health_status or http.error or 'no answer'}"
-    return ServerStatus(ServerState.STARTING, detail, None, alive, http, phase)
+    if phase == "ready" and not http_probe.healthy:
+        detail = f"log says ready, /health: {http_probe.health_status or http_probe.error or 'no answer'}"
+    return ServerStatus(ServerState.STARTING, detail, None, alive, http_probe, phase)
 
 
 def _ready_detail(http: HttpProbe) -> str:
@@ -133,11 +149,7 @@ def _ready_detail(http: HttpProbe) -> str:
         parts.append(f"SGLang {info['version']}")
     if info.get("speculative_algorithm"):
         parts.append(str(info["speculative_algorithm"]))
-    states = info.get("internal_states")
-    if isinstance(states, list) and states and isinstance(states[0], dict):
-        accept = states[0].get("avg_spec_accept_length")
-        if isinstance(accept, (int, float)):
-            parts.append(f"accept length {accept:.2f}")
+    # no accept length here: read once, it would go stale (the log pane shows the live figure)
     return ", ".join(parts)
 
 
@@ -150,8 +162,9 @@ async def wait_for_state(host: Host, handle: RunHandle, states: set[ServerState]
     import time
 
     deadline = time.monotonic() + timeout_s
+    memory = ProbeMemory()  # a 404 endpoint is asked once per wait
     while True:
-        status = await server_status(host, handle, probe_fn=probe_fn)
+        status = await server_status(host, handle, probe_fn=probe_fn, memory=memory)
         if status.state in states or time.monotonic() >= deadline:
             return status
         await asyncio.sleep(poll_s)

@@ -86,6 +86,15 @@ class BenchPane(Widget, can_focus=True):
             super().__init__()
             self.result, self.path = result, path
 
+    class SweepChoice(Message):
+        """At the end of a sweep the user chose the launch command to go on with: ``command`` (the fastest
+        configuration's, or the original), ``kept`` (True: the fastest configuration was kept). The app puts it in
+        the builder."""
+
+        def __init__(self, command: str, kept: bool) -> None:
+            super().__init__()
+            self.command, self.kept = command, kept
+
     def __init__(
         self,
         server_url: str | None = None,
@@ -103,6 +112,8 @@ class BenchPane(Widget, can_focus=True):
         self.flag_release: str | None = None
         self.effective_config: dict[str, Any] = {}
         self.log_accept_samples: Callable[[], Any] | None = None
+        #: seconds the followed server's last start-up took (None: unknown), for the sweep's plan
+        self.startup_seconds: Callable[[], float | None] | None = None
         self.sweep_definition: SweepDefinition = default_sweep()
         self.bench_overrides: dict[str, Any] = {}
         self.save_results = True
@@ -113,6 +124,8 @@ class BenchPane(Widget, can_focus=True):
         self.status = ""
         self._runner: BenchRunner | None = None
         self._sweep: SweepRunner | None = None
+        self._sweep_at: tuple[int, int, str] | None = None  # (config k, of n, name) while a sweep runs
+        self._serving: str | None = None  # the command the sweep last (re)started the server with
         self._tables_ready = False  # on_mount has run: show_run/show_sweep render at once, else on_mount does
         self.border_title = "Benchmarks"
 
@@ -329,12 +342,13 @@ class BenchPane(Widget, can_focus=True):
 
     def attach(self, *, restart_server: Callable[[str], Awaitable[str]] | None,
                log_accept_samples: Callable[[], Any] | None, command: str | None,
-               flag_release: str | None) -> None:
+               flag_release: str | None, startup_seconds: Callable[[], float | None] | None = None) -> None:
         """Attach the pane to the session in one call: the server lifecycle's ``restart_server(command) -> url``
         (for ``S``), the log's accept-length samples, and the builder's command with its flag-table release (see
         :meth:`use_command`). The server's URL follows separately, once a server is up (``server_url``)."""
         self.restart_server = restart_server
         self.log_accept_samples = log_accept_samples
+        self.startup_seconds = startup_seconds
         self.use_command(command, flag_release)
 
     def use_command(self, command: str | None, flag_release: str | None) -> None:
@@ -372,22 +386,65 @@ class BenchPane(Widget, can_focus=True):
         from specdash.bench.store import results_dir
 
         sweep.checkpoint = results_dir() / f"sweep-{sweep.key}.json"
-        self._sweep = sweep
-        self._set_status(f"depth sweep: {len(self.sweep_definition.points)} configs - esc cancels")
-        self._sweep_worker(sweep)
+        from specdash.app.modals.confirm import ConfirmScreen
+        from specdash.bench.sweep_plan import plan_sweep
+
+        startup_s = None
+        if self.startup_seconds is not None:
+            try:
+                startup_s = self.startup_seconds()
+            except Exception:  # noqa: BLE001 - an estimate, never a reason not to sweep
+                startup_s = None
+        plan = plan_sweep(sweep, startup_s)
+        details = markup("\n".join(plan.lines()))
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                self._set_status("depth sweep not started")
+                return
+            if self.running:
+                self._set_status("a benchmark is already running (esc cancels it)", error=True)
+                return
+            self._sweep = sweep
+            self._set_status(f"depth sweep: {len(self.sweep_definition.points)} configs - esc cancels")
+            self._sweep_worker(sweep)
+
+        self.app.push_screen(ConfirmScreen("Run the depth sweep?", details, "Run the sweep"), answered)
+
+    @property
+    def sweeping(self) -> tuple[int, int, str] | None:
+        """While a sweep runs: (configuration k, of n, its name; k is 1-based); else None."""
+        if self._sweep is None:
+            return None
+        return self._sweep_at or (1, len(self._sweep.definition.points), self._sweep.definition.points[0].name)
+
+    def cancel_sweep(self) -> None:
+        """Cancel a running sweep at once, also in the middle of a restart (the points measured so far stay in
+        its checkpoint; the server that is up stays up)."""
+        if self._sweep is None:
+            return
+        self._sweep.cancel()
+        self.workers.cancel_group(self, "bench")
+        self._sweep = None
+        self._sweep_at = None
+        self._set_status("depth sweep cancelled - measured configs are kept in its checkpoint; S resumes it")
 
     async def _restart(self, command: str) -> str:
         assert self.restart_server is not None
         url = await self.restart_server(command)
         self.server_url = url
+        self._serving = command
         return url
 
     def _on_sweep_event(self, event: SweepEvent) -> None:
         if event.bench is not None:
             self._on_progress(event.bench)
             return
+        if event.point:
+            self._sweep_at = (min(event.index + 1, event.total), event.total, event.point)
         if event.message:
-            self._set_status(f"sweep {min(event.index + 1, event.total)}/{event.total}: {event.message}")
+            k = min(event.index + 1, event.total)
+            self._set_status(f"sweep config {k} of {event.total}: {event.message} - esc cancels")
 
     # -- workers --------------------------------------------------------------------------------------------------
 
@@ -431,6 +488,49 @@ class BenchPane(Widget, can_focus=True):
         state = "cancelled - resume with S" if result.cancelled else "done"
         self._set_status(f"depth sweep {state}: {len(result.points)} configs measured, saved {sweep.checkpoint}")
         self.post_message(self.SweepFinished(result, sweep.checkpoint))
+        if not result.cancelled:
+            self._ask_keep_or_restore(result, sweep.base_command)
+
+    def _ask_keep_or_restore(self, result: SweepResult, original: str) -> None:
+        """End of a sweep: keep the fastest configuration (by mean output tokens/s, ties to the smaller depth:
+        :meth:`SweepResult.recommendation`) or restore the original command; either way the server ends up
+        running the chosen command and the builder shows it (:class:`SweepChoice`)."""
+        from specdash.app.modals.confirm import ConfirmScreen
+
+        rec = result.recommendation()
+        best = result.point(rec.name) if rec.name else None
+        serving = self._serving or ""
+        if best is None or not best.command:
+            question = "Restore your launch command?"
+            details = (f"No configuration to keep: {rec.reason}.\nThe server now runs the sweep's last configuration; "
+                       "restore restarts it with your command.")
+            self.app.push_screen(ConfirmScreen(question, markup(details), "Restore my command"),
+                                 lambda yes: self._go_on_with(original, False) if yes else None)
+            return
+        details = (f"Fastest by output tokens/s: {rec.reason}.\n"
+                   f"Keep (y): the builder gets {best.point.name}'s command"
+                   f"{'' if best.command == serving else ' and the server is restarted with it'}.\n"
+                   "Restore (n): the server is restarted with your original command.")
+        self.app.push_screen(ConfirmScreen(f"Keep {best.point.name}?", markup(details), f"Keep {best.point.name}",
+                                           no_label="Restore my command"),
+                             lambda yes: self._go_on_with(best.command if yes else original, bool(yes)))
+
+    def _go_on_with(self, command: str, kept: bool) -> None:
+        self.post_message(self.SweepChoice(command, kept))
+        if command != self._serving and self.restart_server is not None:
+            self._restart_worker(command)
+        else:
+            self._set_status("the server runs the configuration you kept")
+
+    @work(exclusive=True, group="bench")
+    async def _restart_worker(self, command: str) -> None:
+        self._set_status("restarting the server with the chosen command")
+        try:
+            await self._restart(command)
+        except Exception as exc:  # noqa: BLE001 - shown; the user can restart with r
+            self._set_status(f"restart failed: {exc}", error=True)
+            return
+        self._set_status("the server runs the chosen command")
 
     # -- display --------------------------------------------------------------------------------------------------
 

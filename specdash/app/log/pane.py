@@ -35,6 +35,7 @@ from specdash.app.styles import load_tcss
 from specdash.logs.analyzer import LogAnalyzer
 from specdash.logs.findings import Finding
 from specdash.logs.line_index import LineIndex
+from specdash.logs.own_traffic import without_own_lines
 from specdash.logs.parser import LogParser
 from specdash.logs.startup import StartupHistory
 from specdash.logs.state import ServerState
@@ -124,6 +125,8 @@ class LogPane(Widget):
         self._host = host
         self._dirty = False
         self._sglang_version: str | None = None
+        #: access-log lines of specdash's own status poll left out since the last reset
+        self.own_lines_hidden = 0
         self.analyzer = self._new_analyzer()
         self._progress: HistoryProgress | None = None
         #: ``async (offset) -> TailLines``: the lines just before byte ``offset`` of the followed file (set by the
@@ -175,6 +178,12 @@ class LogPane(Widget):
     def feed(self, lines: list[str]) -> None:
         """Add decoded lines (no trailing newline), as a batch, in stream order. While the history above them is
         being analysed (:meth:`start_history`) they are shown at once and analysed after the history."""
+        """Add decoded lines (no trailing newline), as a batch, in stream order. The access-log lines of specdash's
+        own status poll (:mod:`specdash.logs.own_traffic`) are left out and counted in the status line."""
+        lines, own = without_own_lines(lines)
+        if own:
+            self.own_lines_hidden += own
+            self._dirty = True  # the status line says so at the next panel refresh
         if not lines:
             return
         history = self._progress
@@ -380,6 +389,7 @@ class LogPane(Widget):
         self._progress = None
         self._first_offset = None
         self.earlier_reader = self.range_reader = None
+        self.own_lines_hidden = 0
         self.view.clear()
         self.view.earlier_exists = False
         self.clear_filter()
@@ -471,6 +481,9 @@ class LogPane(Widget):
         if history is not None and not history.finished:
             parts.append(f"[b]history: {history.percent} % analysed[/b]")
         parts.append(f"{view.received:,} lines received")
+        if self.own_lines_hidden:
+            n = self.own_lines_hidden
+            parts.append(f"{n:,} line{'s' if n != 1 else ''} of specdash's own polling hidden")
         if view.dropped:
             parts.append(f"{view.dropped:,} dropped (window {view.line_count:,})")
         if view.cursor_number is not None and (history is None or history.finished):

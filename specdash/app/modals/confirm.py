@@ -20,9 +20,9 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
     ]
 
-    def __init__(self, question: str, details: str = "", yes_label: str = "Yes") -> None:
+    def __init__(self, question: str, details: str = "", yes_label: str = "Yes", no_label: str = "Cancel") -> None:
         super().__init__()
-        self.question, self.details, self.yes_label = question, details, yes_label
+        self.question, self.details, self.yes_label, self.no_label = question, details, yes_label, no_label
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog"):
@@ -31,7 +31,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Static(self.details, id="confirm-body")
             with Horizontal(id="confirm-buttons"):
                 yield Button(f"{self.yes_label} (y)", variant="error", id="yes")
-                yield Button("Cancel (n)", id="no")
+                yield Button(f"{self.no_label} (n)", id="no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")

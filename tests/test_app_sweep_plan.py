@@ -1,0 +1,135 @@
+"""The depth sweep as a plan, against the SGLang test double: ``S`` shows the configurations, the restarts and the
+start-up estimate and asks first; the status says which configuration runs (k of n); the keys keep working during
+the sweep (F-keys switch tabs, ``x`` cancels the sweep and stops the server); at the end the user keeps the fastest
+configuration (the builder gets its command and the server runs it) or restores the original command."""
+
+from __future__ import annotations
+
+import pytest
+from support.double import harness, host_env
+from support.pilot import wait_until
+from textual.widgets import Static
+
+from specdash.app.main import SpecdashApp
+from specdash.app.modals.confirm import ConfirmScreen
+from specdash.bench.sweep import SweepDefinition, SweepPoint
+from specdash.hosts.local import LocalHost
+from specdash.server import find_runs
+
+pytestmark = pytest.mark.timeout(240)
+
+TWO_POINTS = SweepDefinition(points=(
+    SweepPoint("baseline", speculative=False),
+    SweepPoint("chain-5", speculative_num_steps=4, speculative_eagle_topk=1, speculative_num_draft_tokens=5),
+), repeats=1, ready_timeout_s=60)
+
+
+def empty_log(tmp_path) -> str:
+    """A --log file to start with, so that no other SGLang server on this machine is discovered and offered."""
+    path = tmp_path / "before.log"
+    path.write_text("")
+    return str(path)
+
+
+def dialog_text(app) -> str:
+    screen = app.screen
+    assert isinstance(screen, ConfirmScreen), type(screen)
+    body = screen.query("#confirm-body")
+    return screen.question + "\n" + (str(body.first(Static).render()) if body else "")
+
+
+async def launched(pilot, app, started_groups, port: int) -> None:
+    app.builder_pane.set_command(harness.launch_command(port))
+    await pilot.pause(0.2)
+    await pilot.press("l")
+    await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
+    started_groups.append(app.run_handle.pgid)
+    await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready")
+    await wait_until(pilot, lambda: app.log_pane.analyzer.startup.time_to_ready_s is not None, what="start-up timed")
+
+
+async def test_S_shows_the_plan_asks_and_ends_with_keep_or_restore(tmp_path, started_groups, monkeypatch):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
+    port = harness.free_port()
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=empty_log(tmp_path), gpu_interval_s=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await launched(pilot, app, started_groups, port)
+        original = app.builder_pane.command
+        first_pgid = app.run_handle.pgid
+        bench = app.bench_pane
+        bench.sweep_definition = TWO_POINTS
+        await pilot.press("f4")
+        await pilot.press("S")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the plan")
+        plan = dialog_text(app)
+        assert plan.startswith("Run the depth sweep?")
+        assert "2 configurations, 2 server restarts, 2 benchmark runs (1 per configuration):" in plan
+        assert "baseline: no speculation (every --speculative* flag removed)" in plan
+        assert "chain-5: steps 4, topk 1, 5 draft tokens" in plan
+        assert "start-ups: about " in plan and "(2 x " in plan and "the last start-up seen on this host" in plan
+        assert "keep the fastest configuration (by output tokens/s) or restore your command" in plan
+        assert app.run_handle.pgid == first_pgid  # nothing restarted before the answer
+        await pilot.press("y")
+        await wait_until(pilot, lambda: bench.sweeping is not None, what="sweep running")
+        await wait_until(pilot, lambda: "sweep config " in bench.status, what="k of n in the status")
+        assert " of 2: " in bench.status
+        await pilot.press("f3")  # keys work during the sweep
+        await wait_until(pilot, lambda: app.query_one("TabbedContent").active == "builder", what="F3")
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout_s=180, what="keep or restore")
+        question = dialog_text(app)
+        result = bench.sweep_result
+        rec = result.recommendation()
+        assert rec.name is not None, rec.reason
+        best = result.point(rec.name)
+        assert question.startswith(f"Keep {rec.name}?") and "Fastest by output tokens/s" in question
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.builder_pane.command == best.command, what="builder shows the kept")
+        await wait_until(pilot, lambda: app.run_handle.command == best.command and not bench.running,
+                         timeout_s=60, what="the server runs the kept configuration")
+        started_groups.append(app.run_handle.pgid)
+        assert best.command != original
+        await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready again")
+
+
+@pytest.mark.parametrize("key", ["x", "r"])
+async def test_x_or_r_during_the_sweep_cancels_it_cleanly(tmp_path, started_groups, monkeypatch, key):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
+    port = harness.free_port()
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=empty_log(tmp_path), gpu_interval_s=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await launched(pilot, app, started_groups, port)
+        original = app.builder_pane.command
+        bench = app.bench_pane
+        bench.sweep_definition = TWO_POINTS
+        await pilot.press("f4")
+        await pilot.press("S")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the plan")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "restarting the server for baseline" in bench.status, what="restarting")
+        await pilot.press(key)  # in the middle of the sweep's restart
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="stop/restart dialog")
+        text = dialog_text(app)
+        title = "Stop the server?" if key == "x" else "Restart the server?"
+        assert text.startswith(title) and "This cancels the depth sweep (config 1 of 2, baseline)" in text
+        await pilot.press("y")
+        await wait_until(pilot, lambda: bench.sweeping is None, what="sweep cancelled")
+        assert "depth sweep cancelled" in bench.status
+        expected_runs = 2 if key == "x" else 3  # the first launch, the sweep's restart (and r's)
+        runs: list = []
+
+        async def settled() -> bool:
+            runs[:] = await find_runs(app.host)
+            started_groups.extend(run.pgid for run in runs)
+            alive = [run for run in runs if harness.pids_in_group(run.pgid)]
+            if key == "x":
+                return len(runs) == expected_runs and not alive and app.status_bar.server_state == "stopped"
+            return (len(runs) == expected_runs and [run.pgid for run in alive] == [app.run_handle.pgid]
+                    and app.run_handle.command == original and app.status_bar.server_state == "ready")
+
+        for _ in range(600):  # nothing left running untracked: only the server the header shows (r) or none (x)
+            if await settled():
+                break
+            await pilot.pause(0.1)
+        assert await settled(), (runs, app.status_bar.server_state)
+        assert not isinstance(app.screen, ConfirmScreen)  # no keep/restore question after a cancel
