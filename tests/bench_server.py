@@ -6,9 +6,10 @@ It speaks what SGLang speaks (SGLang's ``http_server.py``): streaming ``POST /v1
 ``meta_info`` with ``completion_tokens`` and ``spec_verify_ct``), ``GET /health``, ``GET /server_info`` and
 ``/get_server_info`` (``internal_states[0].avg_spec_accept_length`` once a verify step happened), ``GET /v1/models``
 and, when enabled, ``GET /metrics`` with ``sglang:generation_tokens_total`` and ``sglang:spec_verify_calls_total``.
-Test-only ``GET /bench/log``: per finished request, its prompt, receipt time and the send time (taken just before
-the write) of every chunk as
-``time.perf_counter()`` readings (CLOCK_MONOTONIC, the same clock in every process on Linux), so a test can compare
+Test-only ``GET /bench/log``: per finished request, its prompt, receipt time (``t_recv``: the request's body read;
+``t_accept``: its connection accepted, for the first request of a connection, else null), and for every chunk the time just before its write (``t_send``) and just after the write returned
+(``t_written``: the bytes are in the socket, the server's side of the wire), as ``time.perf_counter()`` readings
+(CLOCK_MONOTONIC, the same clock in every process on Linux), so a test can compare
 the client's figures with what the server actually did even when the machine is loaded.
 
 Timing model of one request (times from the moment its body has been read):
@@ -86,6 +87,11 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:  # quiet
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        with self.server.state.lock:
+            self.t_accept: float | None = self.server.accepted.pop(self.connection.fileno(), None)
+
     # -- helpers
     def _json(self, status: int, payload: object) -> None:
         body = json.dumps(payload).encode()
@@ -142,6 +148,7 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
         t0 = time.perf_counter()
+        t_accept, self.t_accept = self.t_accept, None  # only the first request of a connection was just accepted
         state = self.server.state
         cfg = state.config
         api = {"/v1/chat/completions": "chat", "/v1/completions": "completions", "/generate": "generate"}.get(
@@ -175,6 +182,7 @@ class Handler(BaseHTTPRequestHandler):
         cum = 0
         text = ""
         sends: list[float] = []
+        written: list[float] = []
         for j, tokens in enumerate(chunks):
             deadline = t0 + cfg["ttft_s"] + j * cfg["chunk_delay_s"]
             delay = deadline - time.perf_counter()
@@ -219,13 +227,14 @@ class Handler(BaseHTTPRequestHandler):
                 events.append("[DONE]")
             sends.append(time.perf_counter())  # just before the write: a client cannot see the chunk earlier
             self._chunk(events)
+            written.append(time.perf_counter())  # the write returned: the bytes are on the wire (unbuffered wfile)
         self.wfile.write(b"0\r\n\r\n")
         with state.lock:
             state.generation_tokens += cum
             state.decode_tokens += cum - chunks[0]
             state.verify_steps += len(chunks) - 1
-            state.log.append({"prompt": _prompt(api, body), "api": api, "t_recv": t0, "t_send": sends,
-                              "chunks": chunks})
+            state.log.append({"prompt": _prompt(api, body), "api": api, "t_recv": t0, "t_accept": t_accept, "t_send": sends,
+                              "t_written": written, "chunks": chunks})
 
     def _chat(self, rid: str, created: int, delta: dict, finish: str | None, usage: dict | None) -> dict:
         return {"id": rid, "object": "chat.completion.chunk", "created": created, "model": self.server.state.config["model"],
@@ -243,6 +252,13 @@ class BenchHTTPServer(ThreadingHTTPServer):
     def __init__(self, config: dict, port: int = 0) -> None:
         super().__init__(("127.0.0.1", port), Handler)
         self.state = _State(config)
+        self.accepted: dict[int, float] = {}  # socket fileno -> time.perf_counter() right after accept()
+
+    def get_request(self):  # type: ignore[no-untyped-def]
+        sock, addr = super().get_request()
+        with self.state.lock:
+            self.accepted[sock.fileno()] = time.perf_counter()
+        return sock, addr
 
 
 def main(argv: list[str]) -> int:
