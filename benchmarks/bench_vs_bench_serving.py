@@ -35,7 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
-from bench_client_overhead import percentile, rel, run_specdash, server_log, summary, truth  # noqa: E402
+from bench_client_overhead import percentile, run_specdash, server_log, summary, truth  # noqa: E402
 from bench_server import BenchServerProcess  # noqa: E402
 
 

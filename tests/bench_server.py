@@ -7,9 +7,10 @@ It speaks what SGLang speaks (SGLang's ``http_server.py``): streaming ``POST /v1
 ``/get_server_info`` (``internal_states[0].avg_spec_accept_length`` once a verify step happened), ``GET /v1/models``
 and, when enabled, ``GET /metrics`` with ``sglang:generation_tokens_total`` and ``sglang:spec_verify_calls_total``.
 Test-only ``GET /bench/log``: per finished request, its prompt, receipt time (``t_recv``: the request's body read;
-``t_accept``: its connection accepted, for the first request of a connection, else null), and for every chunk the time just before its write (``t_send``) and just after the write returned
-(``t_written``: the bytes are in the socket, the server's side of the wire), as ``time.perf_counter()`` readings
-(CLOCK_MONOTONIC, the same clock in every process on Linux), so a test can compare
+``t_accept``: its connection accepted, for the first request of a connection, else null), and for every chunk the
+time just before its write (``t_send``) and just after the write returned (``t_written``: the bytes are in the
+socket, the server's side of the wire), as ``time.perf_counter()`` readings (CLOCK_MONOTONIC, the same clock in
+every process on Linux), so a test can compare
 the client's figures with what the server actually did even when the machine is loaded.
 
 Timing model of one request (times from the moment its body has been read):
