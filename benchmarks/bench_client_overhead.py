@@ -8,9 +8,9 @@ Method: tests/bench_server.py runs in its own process and streams ONE token per 
 no multi-token speculative chunks) at a fixed per-chunk delay. The truth is taken at the server's side of the wire:
 it records, on the shared monotonic clock, when it accepted each request's connection (``t_accept``) and when each
 chunk's write returned (``t_written``). So the true TTFT is ``t_written[0] - t_accept`` and the true per-token gaps
-are the gaps between writes: a client that stamps its send time early, or stamps arrivals late because its event loop is busy,
-shows as error here. This process runs :class:`specdash.bench.runner.BenchRunner` with increasing concurrency and
-prints per step
+are the gaps between writes: a client that stamps its send time early, or stamps arrivals late because its event
+loop is busy, shows as error here. This process runs :class:`specdash.bench.runner.BenchRunner` with increasing
+concurrency and prints per step
 
 * received tokens/s and the client's CPU use over the request phase (process CPU time / wall time), CPU per 1 000
   tokens (ms);
