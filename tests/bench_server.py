@@ -146,6 +146,12 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- POST
     def do_POST(self) -> None:  # noqa: N802
+        try:
+            self._post()
+        except (BrokenPipeError, ConnectionResetError):  # the client went away (a cancelled benchmark): normal
+            self.close_connection = True
+
+    def _post(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
         t0 = time.perf_counter()

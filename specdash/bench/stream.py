@@ -285,6 +285,9 @@ class _Protocol(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         if self.done.done():
             return
+        if self.parser.status not in (None, 200):  # an error answer cut short: its status is what matters
+            self._finish(self._outcome(time.perf_counter()))
+            return
         try:
             self.parser.eof()
         except ProtocolError as error:
