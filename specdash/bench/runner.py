@@ -18,6 +18,7 @@ import dataclasses
 import datetime as _dt
 import json
 import random
+import ssl
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -261,13 +262,14 @@ class BenchRunner:
         timeout = httpx.Timeout(s.timeout_s, connect=s.connect_timeout_s, read=s.read_timeout_s)
         limit = s.concurrency or s.num_requests
         limits = httpx.Limits(max_connections=limit + 2, max_keepalive_connections=limit + 2)
-        # certificates are loaded only for https (building a verifying SSL context costs ~0.1 s of CPU)
+        # certificates are loaded only for https (building a verifying SSL context costs ~0.1 s of CPU; httpx's
+        # verify=False builds a default context too, so plain http gets a bare one it never uses)
         async with httpx.AsyncClient(
             timeout=timeout,
             limits=limits,
             trust_env=False,
             transport=self._transport,
-            verify=base.startswith("https://"),
+            verify=True if base.startswith("https://") else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT),
         ) as client:
             info = await self._server_info(client, base)
             model = s.model or ("default" if s.api == "generate" else await self._model_name(client, base))
