@@ -15,7 +15,10 @@ concurrency and prints per step
 * received tokens/s and the client's CPU use over the request phase (process CPU time / wall time), CPU per 1 000
   tokens (ms);
 * the relative error of the run's TTFT p50 and ITL p50 against the same percentiles of the server's truth, and the
-  median over requests of each request's TTFT / ITL mean / TPOT / E2E error against its own truth.
+  median over requests of each request's TTFT / ITL mean / TPOT / E2E error against its own truth;
+* where a TTFT error comes from: "stamp lag", the median over chunks of the client's arrival stamp minus the
+  server's write (how late the client reads the clock), and "to accept", the median time from the client's send
+  stamp to the server's accept of the connection (connection set-up and the server's own delay in accepting).
 
 Usage: ``python benchmarks/bench_client_overhead.py [--api generate|chat|completions] [--output-len 200]
 [--delay-ms 2] [--concurrency 1,4,8,16,32]``.
@@ -95,6 +98,8 @@ async def run_specdash(url: str, api: str, concurrency: int, num_requests: int, 
     true = truth(records)
     by_prompt = {rec["prompt"]: rec for rec in records}
     per_request: dict[str, list[float]] = {"ttft": [], "itl_mean": [], "tpot": [], "e2e": []}
+    lag_ms: list[float] = []  # client's arrival stamp - the server's write, per chunk
+    pre_ms: list[float] = []  # client's send stamp -> the server's accept of the connection
     for req in result.requests:
         rec = by_prompt.get(req.prompt)
         if rec is None or not req.success:
@@ -104,6 +109,11 @@ async def run_specdash(url: str, api: str, concurrency: int, num_requests: int, 
         ttft_true = one["ttft_ms"][0]
         e2e_true = (written[-1] - start(rec)) * 1000.0
         per_request["ttft"].append(rel(req.ttft_ms, ttft_true))
+        if len(req.chunk_offsets_ms) == len(written):
+            lag_ms.extend((req.sent_perf_s - w) * 1000.0 + off for off, w in zip(req.chunk_offsets_ms, written,
+                                                                               strict=True))
+        if rec.get("t_accept") is not None:
+            pre_ms.append((rec["t_accept"] - req.sent_perf_s) * 1000.0)
         per_request["itl_mean"].append(rel(statistics.fmean(req.itl_ms), statistics.fmean(one["itl_ms"])))
         per_request["e2e"].append(rel(req.e2e_ms, e2e_true))
         if req.tpot_ms is not None:
@@ -120,6 +130,8 @@ async def run_specdash(url: str, api: str, concurrency: int, num_requests: int, 
         "true_ttft_p50_ms": percentile(true["ttft_ms"], 50),
         "true_itl_p50_ms": percentile(true["itl_ms"], 50),
         "per_request": {k: statistics.median(v) for k, v in per_request.items() if v},
+        "stamp_lag_ms": percentile(lag_ms, 50),
+        "send_to_accept_ms": percentile(pre_ms, 50),
     }
 
 
@@ -132,6 +144,10 @@ def summary(r: dict) -> dict:
         "ttft_p50_err": rel(r["ttft_p50_ms"], r["true_ttft_p50_ms"]),
         "itl_p50_err": rel(r["itl_p50_ms"], r["true_itl_p50_ms"]),
     }
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}ms"
 
 
 async def main() -> int:
@@ -148,14 +164,16 @@ async def main() -> int:
         print(f"api {args.api}, 1 token per chunk every {args.delay_ms} ms per stream, {args.output_len} tokens per "
               "request; truth: the server's write stamps")
         print(f"{'conc':>4} {'tokens/s':>9} {'client CPU':>10} {'CPU ms/1k tok':>13} {'TTFT p50 err':>12} "
-              f"{'ITL p50 err':>11}   per request (median): TTFT / ITL mean / TPOT / E2E")
+              f"{'ITL p50 err':>11} {'stamp lag':>9} {'to accept':>9}   per request (median): TTFT / ITL mean / "
+              "TPOT / E2E")
         await run_specdash(server.url, args.api, 2, 2, 20)  # first use imports lazily: not measured
         for c in (int(x) for x in args.concurrency.split(",")):
             r = await run_specdash(server.url, args.api, c, c * 2, args.output_len)
             s, p = summary(r), r["per_request"]
             per = " / ".join(f"{p[k] * 100:+.2f}%" for k in ("ttft", "itl_mean", "tpot", "e2e") if k in p)
             print(f"{c:>4} {s['tokens_per_s']:>9.0f} {s['cpu_share'] * 100:>9.0f}% {s['cpu_ms_per_1k']:>13.1f} "
-                  f"{s['ttft_p50_err'] * 100:>+11.2f}% {s['itl_p50_err'] * 100:>+10.2f}%   {per}"
+                  f"{s['ttft_p50_err'] * 100:>+11.2f}% {s['itl_p50_err'] * 100:>+10.2f}% "
+                  f"{_ms(r['stamp_lag_ms']):>9} {_ms(r['send_to_accept_ms']):>9}   {per}"
                   + (f"  [{r['errors']} errors]" if r["errors"] else ""))
     finally:
         server.stop()

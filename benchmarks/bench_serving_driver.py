@@ -13,7 +13,9 @@ numpy, transformers, tqdm. Not run by specdash's tests; ``bench_vs_bench_serving
 
 Usage: ``SGLANG_PYTHON benchmarks/bench_serving_driver.py URL CONCURRENCY NUM_PROMPTS OUTPUT_LEN``; prints
 ``{"cpu_s", "wall_s", "completed", "total_output_tokens", "median_ttft_ms", "median_itl_ms", "mean_itl_ms",
-"ttfts_ms", "itls_ms"}``.
+"ttfts_ms", "itls_ms", "requests"}``; ``requests``: per successful request its ``rid`` (the first word of its text:
+the server's request id when it tags its text), ``start`` (``time.perf_counter()`` when bench_serving started it),
+``ttft`` and ``itl`` (seconds).
 """
 
 from __future__ import annotations
@@ -65,9 +67,16 @@ def main(argv: list[str]) -> int:
         marks["cpu0"], marks["wall0"] = time.process_time(), time.perf_counter()
         return await original_benchmark(*args, **kwargs)
 
+    requests: list[dict] = []
+
     def calculate_metrics(*args, **kwargs):
         marks.setdefault("cpu1", time.process_time())
         marks.setdefault("wall1", time.perf_counter())
+        outputs = kwargs.get("outputs", args[1] if len(args) > 1 else [])
+        for out in outputs:
+            words = (out.generated_text or "").split()
+            if out.success and words:
+                requests.append({"rid": words[0], "start": out.start_time, "ttft": out.ttft, "itl": list(out.itl)})
         return original_metrics(*args, **kwargs)
 
     serving.benchmark = benchmark
@@ -100,6 +109,7 @@ def main(argv: list[str]) -> int:
         "mean_itl_ms": res["mean_itl_ms"],
         "ttfts_ms": [v * 1000.0 for v in res.get("ttfts", [])],
         "itls_ms": itls,
+        "requests": requests,
     }))
     return 0
 

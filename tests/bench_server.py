@@ -47,6 +47,7 @@ DEFAULTS = {
     "ready_delay_s": 0.0,  # /health answers 503 until this long after start
     "model": "bench-model",
     "server_args": {},  # extra /server_info fields (ServerArgs names)
+    "tag_text": False,  # the first text piece starts with the request id (" req-N"): matches any client's output
 }
 
 
@@ -197,6 +198,8 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(delay)
             cum += tokens
             piece = "".join(f" t{cum - tokens + i + 1}" for i in range(tokens))
+            if j == 0 and cfg["tag_text"]:
+                piece = f" {rid}{piece}"
             text += piece
             verify = j  # verify steps so far (the first chunk comes from prefill)
             last = j == len(chunks) - 1
@@ -240,7 +243,7 @@ class Handler(BaseHTTPRequestHandler):
             state.generation_tokens += cum
             state.decode_tokens += cum - chunks[0]
             state.verify_steps += len(chunks) - 1
-            state.log.append({"prompt": _prompt(api, body), "api": api, "t_recv": t0, "t_accept": t_accept, "t_send": sends,
+            state.log.append({"prompt": _prompt(api, body), "api": api, "rid": rid, "t_recv": t0, "t_accept": t_accept, "t_send": sends,
                               "t_written": written, "chunks": chunks})
 
     def _chat(self, rid: str, created: int, delta: dict, finish: str | None, usage: dict | None) -> dict:
@@ -255,6 +258,9 @@ class Handler(BaseHTTPRequestHandler):
 class BenchHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # listen backlog: socketserver's default of 5 drops the SYNs of a burst of connections (32 streams opening at
+    # once), and a dropped SYN is retried after 1 s - a TTFT the server never caused
+    request_queue_size = 256
 
     def __init__(self, config: dict, port: int = 0) -> None:
         super().__init__(("127.0.0.1", port), Handler)

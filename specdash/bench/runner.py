@@ -434,6 +434,7 @@ class BenchRunner:
             ignore_eos=s.ignore_eos,
             seed=s.seed,
         )
+        payload = json.dumps(body).encode()  # encoding is not sending: before the clock starts
         result = RequestResult(index, prompt)
         times: list[float] = []
         cumulative: list[int | None] = []
@@ -485,7 +486,7 @@ class BenchRunner:
         try:
             outcome = await post_stream(
                 base + ENDPOINTS[api],
-                json.dumps(body).encode(),
+                payload,
                 on_body,
                 connect_timeout_s=s.connect_timeout_s,
                 read_timeout_s=s.read_timeout_s,
