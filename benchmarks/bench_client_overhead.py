@@ -6,19 +6,20 @@ Target: CPU per token no more than SGLang ``bench_serving``'s; TTFT p50 error at
 
 Method: tests/bench_server.py runs in its own process and streams ONE token per chunk (the worst case for a client:
 no multi-token speculative chunks) at a fixed per-chunk delay. The truth is taken at the server's side of the wire:
-it records, on the shared monotonic clock, when it accepted each request's connection (``t_accept``) and when each
-chunk's write returned (``t_written``). So the true TTFT is ``t_written[0] - t_accept`` and the true per-token gaps
-are the gaps between writes: a client that stamps its send time early, or stamps arrivals late because its event
-loop is busy, shows as error here. This process runs :class:`specdash.bench.runner.BenchRunner` with increasing
-concurrency and prints per step
+it records, on the shared monotonic clock, when each request's bytes reached it (``t_arrive``: the kernel's receive
+stamp, ``SO_TIMESTAMPNS``, before any wait in the accept queue) and when each chunk's write returned (``t_written``).
+So the true TTFT is ``t_written[0] - t_arrive`` and the true per-token gaps are the gaps between writes: a client
+that stamps its send time early, or stamps arrivals late because its event loop is busy, shows as error here. This
+process runs :class:`specdash.bench.runner.BenchRunner` with increasing concurrency and prints per step
 
 * received tokens/s and the client's CPU use over the request phase (process CPU time / wall time), CPU per 1 000
   tokens (ms);
 * the relative error of the run's TTFT p50 and ITL p50 against the same percentiles of the server's truth, and the
   median over requests of each request's TTFT / ITL mean / TPOT / E2E error against its own truth;
 * where a TTFT error comes from: "stamp lag", the median over chunks of the client's arrival stamp minus the
-  server's write (how late the client reads the clock), and "to accept", the median time from the client's send
-  stamp to the server's accept of the connection (connection set-up and the server's own delay in accepting).
+  server's write (how late the client reads the clock), and "to server", the median time from the client's send
+  stamp to the arrival of the request's bytes at the server (the client's own work before its bytes leave,
+  connection set-up included).
 
 Usage: ``python benchmarks/bench_client_overhead.py [--api generate|chat|completions] [--output-len 200]
 [--delay-ms 2] [--concurrency 1,4,8,16,32]``.
@@ -50,14 +51,18 @@ def server_log(url: str) -> list[dict]:
 
 
 def start(rec: dict) -> float:
-    """When the server began the request of log record ``rec``: its connection's accept, else its body read."""
-    return rec["t_accept"] if rec.get("t_accept") is not None else rec["t_recv"]
+    """When the request of log record ``rec`` reached the server: the kernel's receive stamp of its first bytes,
+    else its connection's accept, else the read of its body."""
+    for key in ("t_arrive", "t_accept"):
+        if rec.get(key) is not None:
+            return rec[key]
+    return rec["t_recv"]
 
 
 def truth(records: list[dict]) -> dict:
     """The server-side truth of ``records``: ``ttft_ms`` (one per request), ``itl_ms`` (one per token after the
-    first chunk, a chunk's gap spread over its tokens), from the request's start at the server (its connection's
-    accept, else the read of its body) and the ``t_written`` stamps."""
+    first chunk, a chunk's gap spread over its tokens), from the request's arrival at the server (:func:`start`)
+    and the ``t_written`` stamps."""
     ttft, itl = [], []
     for rec in records:
         written = rec["t_written"]
@@ -99,7 +104,7 @@ async def run_specdash(url: str, api: str, concurrency: int, num_requests: int, 
     by_prompt = {rec["prompt"]: rec for rec in records}
     per_request: dict[str, list[float]] = {"ttft": [], "itl_mean": [], "tpot": [], "e2e": []}
     lag_ms: list[float] = []  # client's arrival stamp - the server's write, per chunk
-    pre_ms: list[float] = []  # client's send stamp -> the server's accept of the connection
+    pre_ms: list[float] = []  # client's send stamp -> the request's bytes at the server
     for req in result.requests:
         rec = by_prompt.get(req.prompt)
         if rec is None or not req.success:
@@ -112,8 +117,7 @@ async def run_specdash(url: str, api: str, concurrency: int, num_requests: int, 
         if len(req.chunk_offsets_ms) == len(written):
             lag_ms.extend((req.sent_perf_s - w) * 1000.0 + off for off, w in zip(req.chunk_offsets_ms, written,
                                                                                strict=True))
-        if rec.get("t_accept") is not None:
-            pre_ms.append((rec["t_accept"] - req.sent_perf_s) * 1000.0)
+        pre_ms.append((start(rec) - req.sent_perf_s) * 1000.0)
         per_request["itl_mean"].append(rel(statistics.fmean(req.itl_ms), statistics.fmean(one["itl_ms"])))
         per_request["e2e"].append(rel(req.e2e_ms, e2e_true))
         if req.tpot_ms is not None:
@@ -131,7 +135,7 @@ async def run_specdash(url: str, api: str, concurrency: int, num_requests: int, 
         "true_itl_p50_ms": percentile(true["itl_ms"], 50),
         "per_request": {k: statistics.median(v) for k, v in per_request.items() if v},
         "stamp_lag_ms": percentile(lag_ms, 50),
-        "send_to_accept_ms": percentile(pre_ms, 50),
+        "send_to_server_ms": percentile(pre_ms, 50),
     }
 
 
@@ -164,7 +168,7 @@ async def main() -> int:
         print(f"api {args.api}, 1 token per chunk every {args.delay_ms} ms per stream, {args.output_len} tokens per "
               "request; truth: the server's write stamps")
         print(f"{'conc':>4} {'tokens/s':>9} {'client CPU':>10} {'CPU ms/1k tok':>13} {'TTFT p50 err':>12} "
-              f"{'ITL p50 err':>11} {'stamp lag':>9} {'to accept':>9}   per request (median): TTFT / ITL mean / "
+              f"{'ITL p50 err':>11} {'stamp lag':>9} {'to server':>9}   per request (median): TTFT / ITL mean / "
               "TPOT / E2E")
         await run_specdash(server.url, args.api, 2, 2, 20)  # first use imports lazily: not measured
         for c in (int(x) for x in args.concurrency.split(",")):
@@ -173,7 +177,7 @@ async def main() -> int:
             per = " / ".join(f"{p[k] * 100:+.2f}%" for k in ("ttft", "itl_mean", "tpot", "e2e") if k in p)
             print(f"{c:>4} {s['tokens_per_s']:>9.0f} {s['cpu_share'] * 100:>9.0f}% {s['cpu_ms_per_1k']:>13.1f} "
                   f"{s['ttft_p50_err'] * 100:>+11.2f}% {s['itl_p50_err'] * 100:>+10.2f}% "
-                  f"{_ms(r['stamp_lag_ms']):>9} {_ms(r['send_to_accept_ms']):>9}   {per}"
+                  f"{_ms(r['stamp_lag_ms']):>9} {_ms(r['send_to_server_ms']):>9}   {per}"
                   + (f"  [{r['errors']} errors]" if r["errors"] else ""))
     finally:
         server.stop()

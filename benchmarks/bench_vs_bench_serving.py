@@ -5,20 +5,20 @@ Numbers to reach (printed beside their anchor): CPU per token no more than ``ben
 
 Method: tests/bench_server.py (its own process) streams /generate with ONE token per chunk at a fixed per-chunk
 delay (rate = streams / delay); the truth is the server's side of the wire (see ``bench_client_overhead.py``:
-``t_written[0] - t_accept`` for TTFT, the gaps between chunk writes for ITL). For each rate the two clients run in
-interleaved rounds with the same streams, requests and output length: specdash in this process
-(:class:`specdash.bench.runner.BenchRunner`), ``bench_serving`` (``--backend sglang --dataset-name random-ids``) in a
-Python that has SGLang installed, through ``bench_serving_driver.py`` (a stand-in ``datasets`` module and a local
-word-level tokenizer; no download). CPU is each client's process CPU time over its request phase. Where a TTFT
-error comes from, per client: "lag" is the median over chunks of the client's arrival stamp minus the server's
-write of that chunk (how late the client reads the clock; the server tags each request's text with its id so
-bench_serving's outputs can be matched), "to accept" the median time from the client's start stamp to the server's
-accept of the connection (the client's own work before sending, connection set-up, and the server's delay in
-accepting, which grows with the machine's load). "TTFT p50 err" compares the run's TTFT p50 with the p50 of the
+``t_written[0] - t_arrive`` for TTFT, ``t_arrive`` the kernel's receive stamp of the request, the gaps between chunk
+writes for ITL). For each rate the two clients run in interleaved rounds with the same streams, requests and output
+length: specdash in this process (:class:`specdash.bench.runner.BenchRunner`), ``bench_serving`` (``--backend sglang
+--dataset-name random-ids``) in a Python that has SGLang installed, through ``bench_serving_driver.py`` (a stand-in
+``datasets`` module and a local word-level tokenizer; no download). CPU is each client's process CPU time over its
+request phase. Where a TTFT error comes from, per client: "lag" is the median over chunks of the client's arrival
+stamp minus the server's write of that chunk (how late the client reads the clock; the server tags each request's
+text with its id so bench_serving's outputs can be matched), "to server" the median time from the client's start
+stamp to the arrival of the request's bytes at the server (the client's own work before its bytes leave, connection
+set-up included; it grows with the machine's load). "TTFT p50 err" compares the run's TTFT p50 with the p50 of the
 server's truth; "TTFT err p50" is the median over requests of each request's error against its own truth (the
-server's own delay, which differs from request to request on a loaded machine, cancels out). Figures are the
-medians over rounds; ``bench_serving`` reports ``np.median`` for its p50s, specdash linear-interpolated
-percentiles (the same for the median).
+server's own delay, which differs from request to request on a loaded machine, cancels out). Figures are the medians
+over rounds; ``bench_serving`` reports ``np.median`` for its p50s, specdash linear-interpolated percentiles (the
+same for the median).
 
 SGLang's Python: ``--sglang-python PATH`` (default: ``$SGLANG_PYTHON``); without one only specdash's column is
 printed. ``bench_serving`` is not part of this repository: install SGLang in a separate virtual environment
@@ -42,7 +42,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
-from bench_client_overhead import percentile, rel, run_specdash, server_log, summary, truth  # noqa: E402
+from bench_client_overhead import percentile, rel, run_specdash, server_log, start, summary, truth  # noqa: E402
 from bench_server import BenchServerProcess  # noqa: E402
 
 
@@ -73,8 +73,7 @@ def run_bench_serving(python: str, url: str, streams: int, num_requests: int, ou
             arrival += gap
             arrivals.append(arrival)
         lag_ms.extend((a - w) * 1000.0 for a, w in zip(arrivals, rec["t_written"], strict=True))
-        if rec.get("t_accept") is not None:
-            pre_ms.append((rec["t_accept"] - req["start"]) * 1000.0)
+        pre_ms.append((start(rec) - req["start"]) * 1000.0)
         ttft_err.append(rel(req["ttft"] * 1000.0, truth([rec])["ttft_ms"][0]))
     return {
         "client": "bench_serving",
@@ -87,7 +86,7 @@ def run_bench_serving(python: str, url: str, streams: int, num_requests: int, ou
         "true_ttft_p50_ms": percentile(true["ttft_ms"], 50),
         "true_itl_p50_ms": percentile(true["itl_ms"], 50),
         "stamp_lag_ms": percentile(lag_ms, 50),
-        "send_to_accept_ms": percentile(pre_ms, 50),
+        "send_to_server_ms": percentile(pre_ms, 50),
         "per_request": {"ttft": percentile(ttft_err, 50)},
     }
 
@@ -111,7 +110,7 @@ async def main() -> int:
           f"x {args.output_len} tokens, {args.rounds} interleaved rounds (medians); truth: the server's write stamps")
     print(f"{'target tok/s':>12} {'client':>13} {'tokens/s':>9} {'CPU ms/1k tok':>13} {'TTFT p50 err':>12} "
           f"{'TTFT err p50':>13} "
-          f"{'ITL p50 err':>11} {'lag p50 µs':>11} {'to accept ms':>12}")
+          f"{'ITL p50 err':>11} {'lag p50 µs':>11} {'to server ms':>12}")
     verdicts: list[str] = []
     for rate in (float(x) for x in args.rates.split(",")):
         delay_s = args.streams / rate
@@ -128,21 +127,21 @@ async def main() -> int:
                     else:
                         r = run_bench_serving(args.sglang_python, server.url, args.streams, n, args.output_len)
                     rows[client].append({**summary(r), "errors": r["errors"], "stamp_lag_ms": r["stamp_lag_ms"],
-                                         "send_to_accept_ms": r["send_to_accept_ms"],
+                                         "send_to_server_ms": r["send_to_server_ms"],
                                          "ttft_req_err": r["per_request"].get("ttft")})
         finally:
             server.stop()
         figures = {}
         for client in clients:
             keys = ("tokens_per_s", "cpu_ms_per_1k", "ttft_p50_err", "ttft_req_err", "itl_p50_err", "stamp_lag_ms",
-                    "send_to_accept_ms")
+                    "send_to_server_ms")
             f = {k: _median(rows[client], k) for k in keys}
             figures[client] = f
             errors = sum(r["errors"] for r in rows[client])
             print(f"{rate:>12.0f} {client:>13} {f['tokens_per_s']:>9.0f} {f['cpu_ms_per_1k']:>13.1f} "
                   f"{f['ttft_p50_err'] * 100:>+11.2f}% {f['ttft_req_err'] * 100:>+12.2f}% "
                   f"{f['itl_p50_err'] * 100:>+10.2f}% "
-                  f"{f['stamp_lag_ms'] * 1000:>11.0f} {f['send_to_accept_ms']:>12.2f}"
+                  f"{f['stamp_lag_ms'] * 1000:>11.0f} {f['send_to_server_ms']:>12.2f}"
                   + (f"  [{errors} errors]" if errors else ""))
         ours = figures["specdash"]
         verdicts.append(f"{rate:>6.0f} tok/s: ITL p50 within 1 %: {'yes' if abs(ours['itl_p50_err']) <= 0.01 else 'NO'}"

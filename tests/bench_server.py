@@ -7,7 +7,8 @@ It speaks what SGLang speaks (SGLang's ``http_server.py``): streaming ``POST /v1
 ``/get_server_info`` (``internal_states[0].avg_spec_accept_length`` once a verify step happened), ``GET /v1/models``
 and, when enabled, ``GET /metrics`` with ``sglang:generation_tokens_total`` and ``sglang:spec_verify_calls_total``.
 Test-only ``GET /bench/log``: per finished request, its prompt, receipt time (``t_recv``: the request's body read;
-``t_accept``: its connection accepted, for the first request of a connection, else null), and for every chunk the
+``t_accept``: its connection accepted; ``t_arrive``: the kernel's receive stamp of its first bytes, before they
+waited in the accept queue; both for the first request of a connection, else null), and for every chunk the
 time just before its write (``t_send``) and just after the write returned (``t_written``: the bytes are in the
 socket, the server's side of the wire), as ``time.perf_counter()`` readings (CLOCK_MONOTONIC, the same clock in
 every process on Linux), so a test can compare
@@ -28,6 +29,8 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -81,6 +84,27 @@ def _prompt(api: str, body: dict) -> str:
     return body.get("prompt") if api == "completions" else body.get("text")
 
 
+#: Linux's SO_TIMESTAMPNS (asm-generic/socket.h; Python's socket module does not export it); None elsewhere.
+SO_TIMESTAMPNS: int | None = getattr(socket, "SO_TIMESTAMPNS", 35 if sys.platform == "linux" else None)
+
+
+def _arrival(sock: socket.socket) -> float | None:
+    """When the kernel received the first bytes waiting on ``sock`` (``SO_TIMESTAMPNS``, inherited from the listening
+    socket), on the ``time.perf_counter()`` clock; peeked, not consumed. None where the platform gives no stamp."""
+    if SO_TIMESTAMPNS is None:
+        return None
+    try:
+        _, ancillary, _, _ = sock.recvmsg(1, socket.CMSG_SPACE(16), socket.MSG_PEEK)
+    except OSError:
+        return None
+    offset = time.time() - time.perf_counter()
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+            seconds, nanoseconds = struct.unpack("qq", data[:16])
+            return seconds + nanoseconds / 1e9 - offset
+    return None
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
@@ -93,6 +117,7 @@ class Handler(BaseHTTPRequestHandler):
         super().setup()
         with self.server.state.lock:
             self.t_accept: float | None = self.server.accepted.pop(self.connection.fileno(), None)
+        self.t_arrive = _arrival(self.connection)
 
     # -- helpers
     def _json(self, status: int, payload: object) -> None:
@@ -157,6 +182,7 @@ class Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length) or b"{}")
         t0 = time.perf_counter()
         t_accept, self.t_accept = self.t_accept, None  # only the first request of a connection was just accepted
+        t_arrive, self.t_arrive = self.t_arrive, None
         state = self.server.state
         cfg = state.config
         api = {"/v1/chat/completions": "chat", "/v1/completions": "completions", "/generate": "generate"}.get(
@@ -243,7 +269,7 @@ class Handler(BaseHTTPRequestHandler):
             state.generation_tokens += cum
             state.decode_tokens += cum - chunks[0]
             state.verify_steps += len(chunks) - 1
-            state.log.append({"prompt": _prompt(api, body), "api": api, "rid": rid, "t_recv": t0, "t_accept": t_accept, "t_send": sends,
+            state.log.append({"prompt": _prompt(api, body), "api": api, "rid": rid, "t_recv": t0, "t_accept": t_accept, "t_arrive": t_arrive, "t_send": sends,
                               "t_written": written, "chunks": chunks})
 
     def _chat(self, rid: str, created: int, delta: dict, finish: str | None, usage: dict | None) -> dict:
@@ -265,6 +291,11 @@ class BenchHTTPServer(ThreadingHTTPServer):
     def __init__(self, config: dict, port: int = 0) -> None:
         super().__init__(("127.0.0.1", port), Handler)
         self.state = _State(config)
+        if SO_TIMESTAMPNS is not None:  # accepted sockets inherit it: the kernel stamps each request's arrival
+            try:
+                self.socket.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+            except OSError:
+                pass
         self.accepted: dict[int, float] = {}  # socket fileno -> time.perf_counter() right after accept()
 
     def get_request(self):  # type: ignore[no-untyped-def]

@@ -370,16 +370,29 @@ async def post_stream(
     loop = asyncio.get_running_loop()
     done: asyncio.Future[StreamOutcome] = loop.create_future()
     protocol = _Protocol(on_body, done, error_body_limit)
+    # the connect timeout cancels this task (asyncio.wait_for would run the connection in a task of its own: a
+    # loop iteration later, which delays the send of every request of a burst)
+    task = asyncio.current_task()
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        if task is not None:
+            task.cancel()
+
+    deadline = loop.call_later(connect_timeout_s, expire)
     try:
-        await asyncio.wait_for(
-            loop.create_connection(lambda: protocol, host, port, ssl=_ssl_context() if tls else None,
-                                   server_hostname=host if tls else None),
-            connect_timeout_s,
-        )
-    except asyncio.TimeoutError:
-        raise ConnectFailed(f"no connection to {host}:{port} within {connect_timeout_s:g} s") from None
+        await loop.create_connection(lambda: protocol, host, port, ssl=_ssl_context() if tls else None,
+                                     server_hostname=host if tls else None)
+    except asyncio.CancelledError:
+        if expired:
+            raise ConnectFailed(f"no connection to {host}:{port} within {connect_timeout_s:g} s") from None
+        raise
     except (OSError, ssl.SSLError) as exc:
         raise ConnectFailed(f"cannot connect to {host}:{port}: {_one_line(exc)}") from None
+    finally:
+        deadline.cancel()
     transport = protocol.transport
     assert transport is not None
     timer: asyncio.TimerHandle | None = None
