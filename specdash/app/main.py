@@ -25,10 +25,10 @@ from specdash.app.deferred_tabs import (
     deferred_class,
 )
 from specdash.app.gc_policy import apply_streaming_gc_policy
-from specdash.app.gpus.commands import GpuCommands
+from specdash.app.palette import PaneActions
 from specdash.app.gpus.pane import GpuPane
 from specdash.app.log.pane import LogPane
-from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, ServerCommands
+from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
 from specdash.app.recording import RecordingMixin
@@ -47,7 +47,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
     CSS_PATH = "app.tcss"
     #: a replay must not record its replayed start-ups as new ones in the start-up history
     readonly_history = False
-    COMMANDS = App.COMMANDS | {ServerCommands, GpuCommands}
+    COMMANDS = App.COMMANDS | {PaneActions}
     TITLE = "specdash"
     #: False in a replay: the GPU pane shows recorded samples instead of sampling the host.
     gpu_sampling = True
@@ -153,6 +153,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         self.call_after_refresh(self._focus_inside, self.query_one(TabbedContent).get_pane("log"))
         self.set_timer(DEFERRED_BUILD_AFTER_S, self.start_deferred_build)
         self.status_bar.connection = self.host.status
+        if self.configured_sglang_version and self.log_pane is not None:
+            self.log_pane.set_sglang_version(self.configured_sglang_version)  # known issues keyed to the release
         if self.readonly:
             self.status_bar.mode = "read-only"
         self.host.add_state_listener(self._on_host_state)
@@ -251,14 +253,46 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         if pane is not None and reset:
             pane.reset(path)
         self.log_path = path
+        self.workers.cancel_group(self, "history")
         self._follow(path)
+
+    #: Bytes of a log shown at once when it is opened (its last lines: a few screenfuls); the bytes before are the
+    #: history, analysed behind (:meth:`_analyse_history`). 0: read every log from its start.
+    TAIL_FIRST_BYTES = 256 * 1024
+    #: Lines shown meanwhile analysed per step once the history is done (the UI gets the loop between steps).
+    HISTORY_CATCH_UP_LINES = 5000
 
     @work(group="follow", exclusive=True)
     async def _follow(self, path: str) -> None:
-        from specdash.hosts.tail import LogFollower, TailLines, TailMarker, TailPartial
+        from specdash.hosts.tail import (
+            LogFollower,
+            TailLines,
+            TailMarker,
+            TailPartial,
+            lines_before,
+            read_range,
+            recent_start_offset,
+        )
 
         pane = self.log_pane
-        async with LogFollower(self.host, path) as follower:
+        start = size = 0
+        if self.TAIL_FIRST_BYTES > 0:
+            try:
+                size = await self.host.file_size(path) or 0
+                start = await recent_start_offset(self.host, path, self.TAIL_FIRST_BYTES, size=size)
+            except HostError:
+                start = 0  # the follower reports what is wrong with the file
+            if start >= size:  # the last 256 KiB hold no line start (one huge last line): read it all
+                start = 0
+        if start > 0 and pane is not None:
+            host = self.host
+            pane.earlier_reader = lambda offset: lines_before(host, path, offset)
+            pane.range_reader = lambda first, last: read_range(host, path, first, last)
+            pane.start_history(start)
+            self.record_marker(f"history: bytes 0-{start} of {path} analysed in place, not recorded")
+        history_at = start  # analysed once the first lines of the tail are painted
+        first_batch = True
+        async with LogFollower(self.host, path, start_offset=start) as follower:
             async for event in follower:
                 if pane is None:
                     continue
@@ -266,6 +300,14 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                     texts = [line.decode("utf-8", "replace").rstrip("\r") for line in event.lines]
                     self.record_log_batch(texts, event.offsets, path)
                     pane.feed(texts)
+                    if first_batch:  # painted with the next frame, not one sync interval later
+                        first_batch = False
+                        pane.view.sync_now()
+                    if history_at and (event.end_offset >= size or len(event.lines) < follower.max_batch_lines):
+                        # the tail is read (a batch short of full: caught up): analyse the history once it is painted
+                        pane.view.sync_now()
+                        self.call_after_refresh(self._analyse_history, path, history_at)
+                        history_at = 0
                     if not self._deferred_build_started:  # the first lines get painted, then the hidden tabs
                         self.set_timer(LOG_PAINTED_AFTER_S, self.start_deferred_build)
                 elif isinstance(event, TailMarker):
@@ -275,6 +317,39 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                     text = event.text.decode("utf-8", "replace")
                     self.record_partial(text, path)
                     pane.partial(text)
+
+    @work(group="history", exclusive=True)
+    async def _analyse_history(self, path: str, end: int) -> None:
+        """Analyse bytes ``0..end`` of ``path`` behind the tail already shown: findings, metrics and the start-up
+        fill in as it goes, the status line shows the progress. One batch (a few thousand lines) per turn of the
+        event loop, so keys and the live tail stay responsive."""
+        import asyncio
+
+        pane = self.log_pane
+        if pane is None:
+            return
+        try:
+            await self.analyse_range(path, 0, end, pane)
+        except HostError as exc:
+            self._log_marker(f"history analysis stopped ({exc}): line numbers from here on are not the file's")
+            pane.abandon_history()
+        while not pane.finish_history(self.HISTORY_CATCH_UP_LINES):
+            await asyncio.sleep(0)
+
+    async def analyse_range(self, path: str, start: int, end: int, pane: LogPane) -> None:
+        """Feed bytes ``start..end`` of ``path`` (line-aligned) to ``pane``'s history analysis, batch by batch (the
+        one place that reads history: a faster bulk reader can take its place). Raises HostError."""
+        import asyncio
+
+        from specdash.hosts.tail import read_range
+
+        async for batch in read_range(self.host, path, start, end):
+            history = pane.history
+            if history is None or history.abandoned:
+                return  # given up (the live log outran it): the lines shown are analysed next
+            texts = [line.decode("utf-8", "replace").rstrip("\r") for line in batch.lines]
+            pane.feed_history(texts, batch.offsets, batch.end_offset)
+            await asyncio.sleep(0)
 
     # -- message handlers (the mixins define none: each handler here calls what it needs) ----------------------
     def on_log_pane_finding_added(self, message) -> None:
@@ -296,6 +371,9 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
 
     def on_builder_pane_command_changed(self, message) -> None:
         self.record_validated(message)
+        builder, log_pane = self.builder_pane, self.log_pane
+        if builder is not None and log_pane is not None and builder.sglang_version:
+            log_pane.set_sglang_version(builder.sglang_version)  # configured or detected on the host, never guessed
         bench = self.bench_pane
         if bench is not None:
             bench.use_command(message.command, message.report.profile.flag_release)

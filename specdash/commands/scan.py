@@ -13,11 +13,15 @@ NAME = "scan"
 HELP = "summarise an SGLang server log: findings, start-up timeline, metrics (exit 1 on a crash)"
 DESCRIPTION = (
     "Read an SGLang server log (FILE, or - for stdin) and print what matters: overrides SGLang applied, the crash "
-    "reason, time to ready, acceptance and throughput, KV-pool retractions, OOM. Exit 1 when the log shows a crash."
+    "reason, time to ready, acceptance and throughput, KV-pool retractions, OOM. Exit 1 when the log shows a crash. "
+    "A text that mixes a launch command, a log excerpt, an nvidia-smi output or benchmark output (an issue body) is "
+    "reported part by part, in order, each with its line range and its analyzer (exit 1 also for a command error)."
 )
 
 #: Lines read and analysed per batch (the file is streamed; memory stays bounded).
 BATCH_LINES = 4096
+#: Texts up to this many lines are also searched for benchmark output (bench_serving, tables, ...).
+BENCH_MAX_LINES = 20_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,10 +61,24 @@ def run(args: argparse.Namespace) -> int:
             parse_version(version)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    from specdash.commands import scan_parts
+
+    try:  # a text that mixes a command, a log, a GPU table or benchmark output: each part by its analyzer
+        mixed, head = scan_parts.read_mixed(args.file, sys.stdin.buffer)
+    except OSError:
+        mixed, head = None, b""  # reported below as for any log
+    if mixed is not None:
+        doc = scan_parts.analyze(mixed, version)
+        if args.json:
+            json.dump(doc, sys.stdout, indent=1, default=str)
+            sys.stdout.write("\n")
+        else:
+            sys.stdout.write(clean(scan_parts.render(doc), newlines=True))
+        return 1 if doc["failed"] else 0
     known = KnownIssueLogScanner(version)
     analyzer = LogAnalyzer()
     if args.file == "-":
-        stream = sys.stdin.buffer
+        stream = scan_parts.prefixed(head, sys.stdin.buffer)
         close = False
     else:
         try:
@@ -82,9 +100,14 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.file} is a specdash session, not a server log: use "
                              f"'specdash replay {args.file}' (or 'specdash replay --summary {args.file}')")
     damaged = ""
+    kept: list[str] | None = []  # the text, while short enough to look for benchmark output in it
     try:
         for batch in _read_batches(stream):
             first = analyzer.lines + 1
+            if kept is not None:
+                kept.extend(batch)
+                if len(kept) > BENCH_MAX_LINES:
+                    kept = None
             analyzer.feed_many(batch)
             for offset, text in enumerate(batch):
                 known.feed(first + offset, text)
@@ -103,14 +126,35 @@ def run(args: argparse.Namespace) -> int:
 
         summary["findings"] = sorted(summary["findings"] + known.findings(),
                                      key=lambda f: (severity_rank(f["severity"]), f["line"]))
+    bench = _benchmark_results(kept, summary)
     if damaged:
         sys.stderr.write(f"specdash scan: warning: {clean(damaged, max_chars=300)}\n")
     if args.json:
         json.dump(summary, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
+    elif bench and summary.get("benchmark_only"):
+        sys.stdout.write(clean(bench, newlines=True) + "\n")
     else:
-        sys.stdout.write(clean(render_text(summary), newlines=True))
+        sys.stdout.write(clean(render_text(summary) + (f"\nBenchmark results\n{bench}\n" if bench else ""),
+                               newlines=True))
     return 1 if summary["crashed"] else 0
+
+
+def _benchmark_results(lines: list[str] | None, summary: dict) -> str:
+    """Add ``benchmark_results`` (see :meth:`specdash.bench.imported.ImportedResult.to_dict`) and
+    ``benchmark_only`` (True when the text holds benchmark output and no server-log content) to ``summary``;
+    return the results as text ("" when none)."""
+    if not lines:
+        return ""
+    from specdash.bench.imported import find_results
+    from specdash.bench.imported.report import result_text
+
+    results = find_results("\n".join(lines) + "\n")
+    if not results:
+        return ""
+    summary["benchmark_results"] = [r.to_dict() for r in results]
+    summary["benchmark_only"] = not (summary["findings"] or summary["metrics"] or summary["startup"]["phases"])
+    return "\n\n".join(result_text(r) for r in results)
 
 
 def render_text(summary: dict) -> str:
@@ -148,8 +192,9 @@ def render_text(summary: dict) -> str:
         out.append("")
         out.append("Metrics (mean over trusted samples; last; samples)")
         for name, m in metrics.items():
+            of_all = ", mean of all (none trusted)" if m.get("mean_of") == "all" else ""
             out.append(f"  {name:<16} mean {m['mean']:<10g} last {m['last']:<10g} samples {m['samples']} "
-                       f"(trusted {m['trusted_samples']})")
+                       f"(trusted {m['trusted_samples']}){of_all}")
     if summary.get("consistency"):
         out.append(f"  check: {summary['consistency']['text']}")
     out.append("")

@@ -103,6 +103,10 @@ class LogView(ScrollView, can_focus=True):
             self.follow = follow
             self.new_lines = new_lines
 
+    class NeedEarlier(Message):
+        """The user scrolled to the top of the window while earlier lines exist in the file: read some back and
+        :meth:`LogView.prepend` them."""
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._numbers: list[int] = []
@@ -123,6 +127,8 @@ class LogView(ScrollView, can_focus=True):
         self._rows_since_sync = 0
         #: called after each geometry sync (the pane redraws its panels then, in the same frame)
         self.after_sync: Callable[[], None] | None = None
+        #: the file holds lines above the first one shown (tail-first): reaching the top asks for them
+        self.earlier_exists = False
 
     # ---- data ---------------------------------------------------------------------------------------------
     @property
@@ -192,6 +198,43 @@ class LogView(ScrollView, can_focus=True):
         if self._view is not None:
             self._view.extend(matched)
         self._after_append(added if self._view is None else len(matched))
+
+    def prepend(self, lines: list[ParsedLine]) -> int:
+        """Add lines read back from the file above the first line shown (scrolling back into history); the rows
+        on screen stay where they are. Returns the lines added: 0 once lines were dropped from the front (the
+        window is full) or when the window would outgrow :data:`MAX_LINES`."""
+        if not lines or self._dropped or len(self._texts) + len(lines) > MAX_LINES:
+            return 0
+        self.sync_now()
+        count = len(lines)
+        self._numbers[0:0] = [line.number for line in lines]
+        self._kinds[0:0] = [line.kind for line in lines]
+        texts = [line.text for line in lines]
+        self._texts[0:0] = texts
+        self._base -= count  # absolute indices of the lines already here (cursor, filter view) do not change
+        self._width = max(self._width, max(len(t) for t in texts))
+        added = count
+        if self._view is not None:
+            search = self._pattern.search if self._pattern is not None else None
+            matched = [self._base + i for i, line in enumerate(lines)
+                       if search is None or line.kind is LineKind.marker or search(line.text) is not None]
+            self._view[0:0] = matched
+            added = len(matched)
+        self.virtual_size = Size(self._width + 1, self.row_count)
+        if added:
+            self.scroll_to(y=self.scroll_y + added, animate=False, immediate=True)
+        self.refresh()
+        return count
+
+    def shift_numbers(self, by: int) -> None:
+        """Add ``by`` to every stream line number (the lines above the first one shown have been counted)."""
+        if by:
+            self._numbers = [n + by for n in self._numbers]
+
+    @property
+    def first_number(self) -> int | None:
+        """Stream line number of the first line in the window (None when empty)."""
+        return self._numbers[0] if self._numbers else None
 
     def append_marker(self, text: str) -> None:
         """Add a visually distinct marker line (never filtered out)."""
@@ -311,6 +354,11 @@ class LogView(ScrollView, can_focus=True):
     def action_scroll_home(self) -> None:
         self._stop_following()
         super().action_scroll_home()
+        self._ask_earlier()
+
+    def _ask_earlier(self) -> None:
+        if self.earlier_exists and not self._dropped and self.scroll_y <= 0:
+            self.post_message(self.NeedEarlier())
 
     def action_scroll_end(self) -> None:
         self.set_follow(True)
@@ -321,6 +369,8 @@ class LogView(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        if new_value < old_value and new_value <= 0:
+            self._ask_earlier()
         if not self.follow and self.cursor is None and new_value > old_value and self.max_scroll_y > 0 \
                 and new_value >= self.max_scroll_y - 0.5:
             # the user scrolled back to the bottom: follow again
