@@ -6,9 +6,12 @@ It speaks what SGLang speaks (SGLang's ``http_server.py``): streaming ``POST /v1
 ``meta_info`` with ``completion_tokens`` and ``spec_verify_ct``), ``GET /health``, ``GET /server_info`` and
 ``/get_server_info`` (``internal_states[0].avg_spec_accept_length`` once a verify step happened), ``GET /v1/models``
 and, when enabled, ``GET /metrics`` with ``sglang:generation_tokens_total`` and ``sglang:spec_verify_calls_total``.
-Test-only ``GET /bench/log``: per finished request, its prompt, receipt time and the send time (taken just before
-the write) of every chunk as
-``time.perf_counter()`` readings (CLOCK_MONOTONIC, the same clock in every process on Linux), so a test can compare
+Test-only ``GET /bench/log``: per finished request, its prompt, receipt time (``t_recv``: the request's body read;
+``t_accept``: its connection accepted; ``t_arrive``: the kernel's receive stamp of its first bytes, before they
+waited in the accept queue; both for the first request of a connection, else null), and for every chunk the
+time just before its write (``t_send``) and just after the write returned (``t_written``: the bytes are in the
+socket, the server's side of the wire), as ``time.perf_counter()`` readings (CLOCK_MONOTONIC, the same clock in
+every process on Linux), so a test can compare
 the client's figures with what the server actually did even when the machine is loaded.
 
 Timing model of one request (times from the moment its body has been read):
@@ -26,6 +29,8 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -45,6 +50,7 @@ DEFAULTS = {
     "ready_delay_s": 0.0,  # /health answers 503 until this long after start
     "model": "bench-model",
     "server_args": {},  # extra /server_info fields (ServerArgs names)
+    "tag_text": False,  # the first text piece starts with the request id (" req-N"): matches any client's output
 }
 
 
@@ -78,6 +84,27 @@ def _prompt(api: str, body: dict) -> str:
     return body.get("prompt") if api == "completions" else body.get("text")
 
 
+#: Linux's SO_TIMESTAMPNS (asm-generic/socket.h; Python's socket module does not export it); None elsewhere.
+SO_TIMESTAMPNS: int | None = getattr(socket, "SO_TIMESTAMPNS", 35 if sys.platform == "linux" else None)
+
+
+def _arrival(sock: socket.socket) -> float | None:
+    """When the kernel received the first bytes waiting on ``sock`` (``SO_TIMESTAMPNS``, inherited from the listening
+    socket), on the ``time.perf_counter()`` clock; peeked, not consumed. None where the platform gives no stamp."""
+    if SO_TIMESTAMPNS is None:
+        return None
+    try:
+        _, ancillary, _, _ = sock.recvmsg(1, socket.CMSG_SPACE(16), socket.MSG_PEEK)
+    except OSError:
+        return None
+    offset = time.time() - time.perf_counter()
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+            seconds, nanoseconds = struct.unpack("qq", data[:16])
+            return seconds + nanoseconds / 1e9 - offset
+    return None
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
@@ -85,6 +112,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args) -> None:  # quiet
         pass
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.state.lock:
+            self.t_accept: float | None = self.server.accepted.pop(self.connection.fileno(), None)
+        self.t_arrive = _arrival(self.connection)
 
     # -- helpers
     def _json(self, status: int, payload: object) -> None:
@@ -140,9 +173,17 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- POST
     def do_POST(self) -> None:  # noqa: N802
+        try:
+            self._post()
+        except (BrokenPipeError, ConnectionResetError):  # the client went away (a cancelled benchmark): normal
+            self.close_connection = True
+
+    def _post(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
         t0 = time.perf_counter()
+        t_accept, self.t_accept = self.t_accept, None  # only the first request of a connection was just accepted
+        t_arrive, self.t_arrive = self.t_arrive, None
         state = self.server.state
         cfg = state.config
         api = {"/v1/chat/completions": "chat", "/v1/completions": "completions", "/generate": "generate"}.get(
@@ -176,6 +217,7 @@ class Handler(BaseHTTPRequestHandler):
         cum = 0
         text = ""
         sends: list[float] = []
+        written: list[float] = []
         for j, tokens in enumerate(chunks):
             deadline = t0 + cfg["ttft_s"] + j * cfg["chunk_delay_s"]
             delay = deadline - time.perf_counter()
@@ -183,6 +225,8 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(delay)
             cum += tokens
             piece = "".join(f" t{cum - tokens + i + 1}" for i in range(tokens))
+            if j == 0 and cfg["tag_text"]:
+                piece = f" {rid}{piece}"
             text += piece
             verify = j  # verify steps so far (the first chunk comes from prefill)
             last = j == len(chunks) - 1
@@ -220,13 +264,14 @@ class Handler(BaseHTTPRequestHandler):
                 events.append("[DONE]")
             sends.append(time.perf_counter())  # just before the write: a client cannot see the chunk earlier
             self._chunk(events)
+            written.append(time.perf_counter())  # the write returned: the bytes are on the wire (unbuffered wfile)
         self.wfile.write(b"0\r\n\r\n")
         with state.lock:
             state.generation_tokens += cum
             state.decode_tokens += cum - chunks[0]
             state.verify_steps += len(chunks) - 1
-            state.log.append({"prompt": _prompt(api, body), "api": api, "t_recv": t0, "t_send": sends,
-                              "chunks": chunks})
+            state.log.append({"prompt": _prompt(api, body), "api": api, "rid": rid, "t_recv": t0, "t_accept": t_accept, "t_arrive": t_arrive, "t_send": sends,
+                              "t_written": written, "chunks": chunks})
 
     def _chat(self, rid: str, created: int, delta: dict, finish: str | None, usage: dict | None) -> dict:
         return {"id": rid, "object": "chat.completion.chunk", "created": created, "model": self.server.state.config["model"],
@@ -240,10 +285,25 @@ class Handler(BaseHTTPRequestHandler):
 class BenchHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # listen backlog: socketserver's default of 5 drops the SYNs of a burst of connections (32 streams opening at
+    # once), and a dropped SYN is retried after 1 s - a TTFT the server never caused
+    request_queue_size = 256
 
     def __init__(self, config: dict, port: int = 0) -> None:
         super().__init__(("127.0.0.1", port), Handler)
         self.state = _State(config)
+        if SO_TIMESTAMPNS is not None:  # accepted sockets inherit it: the kernel stamps each request's arrival
+            try:
+                self.socket.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+            except OSError:
+                pass
+        self.accepted: dict[int, float] = {}  # socket fileno -> time.perf_counter() right after accept()
+
+    def get_request(self):  # type: ignore[no-untyped-def]
+        sock, addr = super().get_request()
+        with self.state.lock:
+            self.accepted[sock.fileno()] = time.perf_counter()
+        return sock, addr
 
 
 def main(argv: list[str]) -> int:

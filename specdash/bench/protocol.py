@@ -6,7 +6,8 @@
   cumulative ``usage.completion_tokens`` (SGLang and vLLM honour both; a server that ignores the second still sends
   usage in the last chunk).
 * SGLang native ``POST /generate`` with ``"stream": true``: each event holds the cumulative ``text`` and a
-  ``meta_info`` with cumulative ``completion_tokens`` and, with speculation, ``spec_verify_ct`` (SGLang ``tokenizer_manager.py``).
+  ``meta_info`` with cumulative ``completion_tokens`` and, with speculation, ``spec_verify_ct`` (SGLang
+  ``tokenizer_manager.py``).
 """
 
 from __future__ import annotations
@@ -104,17 +105,18 @@ DONE = StreamEvent(done=True)
 
 def _finish(value: object) -> str | None:
     if isinstance(value, dict):
-        return value.get("type")
+        value = value.get("type")
     return value if isinstance(value, str) else None
 
 
 def parse_event(api: str, payload: str) -> StreamEvent:
-    """Interpret one ``data:`` payload of ``api``'s stream. Malformed JSON gives an event with ``error`` set."""
+    """Interpret one ``data:`` payload of ``api``'s stream. Malformed JSON gives an event with ``error`` set; a field
+    of the wrong type (a count that is not a non-negative integer, ``choices`` that is not a list) reads as absent."""
     if payload == "[DONE]":
         return DONE
     try:
         data = json.loads(payload)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, an over-long integer, or nesting deeper than Python's stack
         return StreamEvent(error=f"malformed stream event: {payload[:80]!r}")
     if not isinstance(data, dict):
         return StreamEvent(error=f"unexpected stream event: {payload[:80]!r}")
@@ -122,28 +124,37 @@ def parse_event(api: str, payload: str) -> StreamEvent:
         err = data["error"]
         return StreamEvent(error=str(err.get("message", err) if isinstance(err, dict) else err))
     if api == "generate":
-        meta = data.get("meta_info") or {}
+        meta = _dict(data.get("meta_info"))
         return StreamEvent(
             has_text=bool(data.get("text")),
-            completion_tokens=meta.get("completion_tokens"),
-            spec_verify_ct=meta.get("spec_verify_ct"),
-            prompt_tokens=meta.get("prompt_tokens"),
+            completion_tokens=_count(meta.get("completion_tokens")),
+            spec_verify_ct=_count(meta.get("spec_verify_ct")),
+            prompt_tokens=_count(meta.get("prompt_tokens")),
             finish_reason=_finish(meta.get("finish_reason")),
         )
-    usage = data.get("usage") or {}
-    choices = data.get("choices") or []
-    text = ""
+    usage = _dict(data.get("usage"))
+    choices = data.get("choices")
+    text: object = ""
     finish = None
-    if choices:
-        choice = choices[0]
+    if isinstance(choices, list) and choices:
+        choice = _dict(choices[0])
         if api == "chat":
-            text = (choice.get("delta") or {}).get("content") or ""
+            text = _dict(choice.get("delta")).get("content") or ""
         else:
             text = choice.get("text") or ""
-        finish = choice.get("finish_reason")
+        finish = _finish(choice.get("finish_reason"))
     return StreamEvent(
         has_text=bool(text),
-        completion_tokens=usage.get("completion_tokens"),
-        prompt_tokens=usage.get("prompt_tokens"),
+        completion_tokens=_count(usage.get("completion_tokens")),
+        prompt_tokens=_count(usage.get("prompt_tokens")),
         finish_reason=finish,
     )
+
+
+def _dict(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: object) -> int | None:
+    """A token or step count as the server sent it: a non-negative int, else None (a malformed field is unknown)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

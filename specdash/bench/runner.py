@@ -1,12 +1,14 @@
 """Benchmark runner: streams a workload to an OpenAI-compatible or SGLang-native endpoint and measures it.
 
-Core module (no Textual): httpx + asyncio. Entry points: :class:`BenchRunner` (``await runner.run()``,
-``runner.cancel()``) and :func:`run_benchmark`. Timing definitions: :mod:`specdash.bench.timing`; accept length
-sources: :mod:`specdash.bench.accept_length`.
+Core module (no Textual): asyncio. The streamed requests go through :mod:`specdash.bench.stream` (an asyncio
+protocol that stamps each chunk's arrival in the socket callback); the small GETs (/server_info, /v1/models,
+/metrics, /health) through httpx. Entry points: :class:`BenchRunner` (``await runner.run()``, ``runner.cancel()``)
+and :func:`run_benchmark`. Timing definitions: :mod:`specdash.bench.timing`; accept length sources:
+:mod:`specdash.bench.accept_length`.
 
-Arrivals follow SGLang ``bench_serving`` (``python/sglang/bench_serving.py``): with a request rate, gaps between request arrivals are
-exponential with mean 1/rate (a Poisson process, seeded); without one all requests arrive at once; a concurrency
-limit caps the requests in flight (a request's timing starts when it is actually sent).
+Arrivals follow SGLang ``bench_serving`` (``python/sglang/bench_serving.py``): with a request rate, gaps between
+request arrivals are exponential with mean 1/rate (a Poisson process, seeded); without one all requests arrive at
+once; a concurrency limit caps the requests in flight (a request's timing starts when it is actually sent).
 """
 
 from __future__ import annotations
@@ -16,19 +18,22 @@ import dataclasses
 import datetime as _dt
 import json
 import random
+import ssl
 import time
-from typing import Any, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 
 import httpx
 
 from specdash.bench import accept_length as _accept
 from specdash.bench.protocol import ENDPOINTS, SSESplitter, parse_event, request_body
-from specdash.text.display import clean
-from specdash.text.redaction import redact_text
 from specdash.bench.results import RequestResult, RunResult
 from specdash.bench.stats import Distribution, standard_error_of_rate
+from specdash.bench.stream import ReadTimeout, StreamError, post_stream
 from specdash.bench.timing import request_timings
 from specdash.bench.workload import APIS, Workload
+from specdash.text.display import clean
+from specdash.text.redaction import redact_text
 
 #: Output length used for warm-up requests (at most the run's own output length).
 WARMUP_OUTPUT_LEN = 32
@@ -76,7 +81,7 @@ class BenchSettings:
     max_response_bytes: int = 32 * 1024 * 1024
 
     @classmethod
-    def from_workload(cls, url: str, workload: Workload, **overrides: Any) -> "BenchSettings":
+    def from_workload(cls, url: str, workload: Workload, **overrides: Any) -> BenchSettings:
         """Settings taking the workload's defaults, then ``overrides`` (``None`` values are ignored)."""
         base: dict[str, Any] = dict(
             api=workload.api,
@@ -199,11 +204,12 @@ class BenchRunner:
 
     ``effective_config``: the caller's description of the server configuration (GPU name, CUDA graph, ...); stored
     with the result under what /server_info reports (the server's post-rewrite values win; the caller's differing
-    values are kept under ``"requested"``); ``log_accept_samples``: an iterable (or a zero-argument callable returning one) of
-    "accept len" values the log parser saw - read after the run, used only when better sources are missing;
-    ``on_progress``: called with :class:`BenchProgress` after each request and at most every 0.2 s while tokens
-    stream; ``transport``: optional httpx transport (tests); ``sleep``: the coroutine function that waits out the
-    gaps between arrivals, seconds (default :func:`asyncio.sleep`; tests pass one that records the schedule).
+    values are kept under ``"requested"``); ``log_accept_samples``: an iterable (or a zero-argument callable
+    returning one) of "accept len" values the log parser saw - read after the run, used only when better sources
+    are missing; ``on_progress``: called with :class:`BenchProgress` after each request and at most every 0.2 s
+    while tokens stream; ``transport``: optional httpx transport for the GETs (tests; the streamed requests use
+    :mod:`specdash.bench.stream`); ``sleep``: the coroutine function that waits out the gaps between arrivals,
+    seconds (default :func:`asyncio.sleep`; tests pass one that records the schedule).
     """
 
     def __init__(
@@ -256,13 +262,14 @@ class BenchRunner:
         timeout = httpx.Timeout(s.timeout_s, connect=s.connect_timeout_s, read=s.read_timeout_s)
         limit = s.concurrency or s.num_requests
         limits = httpx.Limits(max_connections=limit + 2, max_keepalive_connections=limit + 2)
-        # certificates are loaded only for https (building a verifying SSL context costs ~0.1 s of CPU)
+        # certificates are loaded only for https (building a verifying SSL context costs ~0.1 s of CPU; httpx's
+        # verify=False builds a default context too, so plain http gets a bare one it never uses)
         async with httpx.AsyncClient(
             timeout=timeout,
             limits=limits,
             trust_env=False,
             transport=self._transport,
-            verify=base.startswith("https://"),
+            verify=True if base.startswith("https://") else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT),
         ) as client:
             info = await self._server_info(client, base)
             model = s.model or ("default" if s.api == "generate" else await self._model_name(client, base))
@@ -427,6 +434,7 @@ class BenchRunner:
             ignore_eos=s.ignore_eos,
             seed=s.seed,
         )
+        payload = json.dumps(body).encode()  # encoding is not sending: before the clock starts
         result = RequestResult(index, prompt)
         times: list[float] = []
         cumulative: list[int | None] = []
@@ -435,59 +443,79 @@ class BenchRunner:
         result.start_s = st - run_start
         result.sent_perf_s = st
         end = st
+        splitter = SSESplitter()
+        api = s.api
+        received = 0
+        last_event = st
+
+        def events(now: float, payloads: list[str]) -> None:
+            nonlocal last_event, total_tokens
+            for payload in payloads:
+                event = parse_event(api, payload)
+                last_event = now
+                if event.error:
+                    result.error = _outside_text(event.error, 300)
+                    continue
+                if event.done:
+                    continue
+                if event.prompt_tokens is not None:
+                    result.prompt_tokens = event.prompt_tokens
+                if event.spec_verify_ct is not None:
+                    result.spec_verify_ct = event.spec_verify_ct
+                if event.completion_tokens is not None:
+                    total_tokens = event.completion_tokens
+                if event.has_text:
+                    times.append(now - st)
+                    cumulative.append(event.completion_tokens)
+                    if count and event.completion_tokens is not None:
+                        # the server's count; a chunk without one adds nothing until the request
+                        # ends and its tokens are counted as the result counts them
+                        self._streaming_tokens[index] = event.completion_tokens
+                        self._emit()
+
+        def on_body(now: float, data: bytes) -> str | None:
+            # runs in the socket's data_received callback: ``now`` is when these bytes arrived
+            nonlocal received
+            received += len(data)
+            cut = _cut_reason(received, len(times), now - st, s, output_len)
+            if cut:
+                return cut
+            events(now, splitter.feed(data))
+            return None
+
         try:
-            async with client.stream("POST", base + ENDPOINTS[s.api], json=body) as resp:
-                if resp.status_code != 200:
-                    text = (await _read_some(resp, _ERROR_BODY_BYTES)).decode("utf-8", errors="replace")
-                    result.error = f"HTTP {resp.status_code}: {_outside_text(text, 200)}"
-                    end = time.perf_counter()
-                else:
-                    splitter = SSESplitter()
-                    received = 0
-                    async for data in resp.aiter_raw():
-                        now = time.perf_counter()
-                        received += len(data)
-                        cut = _cut_reason(received, len(times), now - st, s, output_len)
-                        if cut:
-                            result.error = cut
-                            end = now
-                            break
-                        for payload in splitter.feed(data):
-                            event = parse_event(s.api, payload)
-                            end = now
-                            if event.error:
-                                result.error = _outside_text(event.error, 300)
-                                continue
-                            if event.done:
-                                continue
-                            if event.prompt_tokens is not None:
-                                result.prompt_tokens = event.prompt_tokens
-                            if event.spec_verify_ct is not None:
-                                result.spec_verify_ct = event.spec_verify_ct
-                            if event.completion_tokens is not None:
-                                total_tokens = event.completion_tokens
-                            if event.has_text:
-                                times.append(now - st)
-                                cumulative.append(event.completion_tokens)
-                                if count and event.completion_tokens is not None:
-                                    # the server's count; a chunk without one adds nothing until the request
-                                    # ends and its tokens are counted as the result counts them
-                                    self._streaming_tokens[index] = event.completion_tokens
-                                    self._emit()
-                    if result.error is None and not times:
-                        result.error = "stream ended without any generated text"
-                    if result.error is None:
-                        result.success = True
+            outcome = await post_stream(
+                base + ENDPOINTS[api],
+                payload,
+                on_body,
+                connect_timeout_s=s.connect_timeout_s,
+                read_timeout_s=s.read_timeout_s,
+                error_body_limit=_ERROR_BODY_BYTES,
+            )
+            if outcome.status != 200:
+                text = outcome.error_body.decode("utf-8", errors="replace")
+                result.error = f"HTTP {outcome.status}: {_outside_text(text, 200)}"
+                end = outcome.end_perf_s
+            elif outcome.cut:
+                result.error = outcome.cut
+                end = outcome.end_perf_s
+            else:
+                events(outcome.end_perf_s, splitter.flush())  # a last event without its newline
+                end = last_event
+                if result.error is None and not times:
+                    result.error = "stream ended without any generated text"
+                if result.error is None:
+                    result.success = True
         except asyncio.CancelledError:
             result.partial = True
             result.error = "cancelled"
             end = time.perf_counter()
-        except httpx.ReadTimeout:
+        except ReadTimeout:
             result.error = (f"no data from the server for {s.read_timeout_s:g} s (read timeout): request abandoned "
                             "(a stalled server?)")
             end = time.perf_counter()
-        except httpx.HTTPError as exc:
-            result.error = _outside_text(_one_line(exc), 300)
+        except StreamError as exc:
+            result.error = _outside_text(str(exc), 300)
             end = time.perf_counter()
         timings = request_timings(times, cumulative, end - st, total_tokens)
         result.e2e_ms = timings.e2e_s * 1000.0
