@@ -16,8 +16,11 @@ DESCRIPTION = (
     "reason, time to ready, acceptance and throughput, KV-pool retractions, OOM. Exit 1 when the log shows a crash."
 )
 
-#: Lines read and analysed per batch (the file is streamed; memory stays bounded).
+#: Lines per block read from a compressed log (line by line, so the lines before damaged data are all read).
 BATCH_LINES = 4096
+#: True: read every line the per-line way (:class:`specdash.logs.bulk.PerLineReader`), the reference the bulk path
+#: is tested against; False (the default): :class:`specdash.logs.bulk.BulkReader`.
+PER_LINE = False
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,16 +31,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "known, so release-dependent issues are reported at info level)")
 
 
-def _read_batches(stream):
-    """Yield lists of decoded lines (UTF-8 with replacement, no newline) from a binary stream."""
-    batch: list[str] = []
+def _line_blocks(stream):
+    """Yield blocks of whole lines (bytes, each ending in a newline but maybe the last) of a stream read line by
+    line: a compressed log, whose damage must not hide the lines read before it."""
+    batch: list[bytes] = []
     for raw in stream:
-        batch.append(raw.decode("utf-8", "replace").rstrip("\n"))
+        batch.append(raw)
         if len(batch) >= BATCH_LINES:
-            yield batch
+            yield b"".join(batch)
             batch = []
     if batch:
-        yield batch
+        yield b"".join(batch)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,9 +50,10 @@ def run(args: argparse.Namespace) -> int:
 
     from specdash.cli import UsageError
     from specdash.logs.analyzer import LogAnalyzer
+    from specdash.logs.bulk import BulkReader, PerLineReader, read_blocks
     from specdash.text.display import clean
 
-    from specdash.sglang.known_issues import KnownIssueLogScanner
+    from specdash.sglang.known_issues import KNOWN_ISSUES, KnownIssueLogScanner
     from specdash.sglang.versions import parse_version
 
     version = getattr(args, "sglang_version", None)
@@ -59,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     known = KnownIssueLogScanner(version)
     analyzer = LogAnalyzer()
+    reader = (PerLineReader if PER_LINE else BulkReader)(analyzer, on_line=known.feed, watch=(p.needle for e in KNOWN_ISSUES for p in e.logs))
+    compressed = False
     if args.file == "-":
         stream = sys.stdin.buffer
         close = False
@@ -73,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
             import gzip
 
             stream = gzip.open(stream, "rb")
+            compressed = True
             try:
                 head = stream.peek(256)[:256]
             except (EOFError, OSError, ValueError, zlib.error):  # damaged or cut: the read below reports it
@@ -83,11 +91,8 @@ def run(args: argparse.Namespace) -> int:
                              f"'specdash replay {args.file}' (or 'specdash replay --summary {args.file}')")
     damaged = ""
     try:
-        for batch in _read_batches(stream):
-            first = analyzer.lines + 1
-            analyzer.feed_many(batch)
-            for offset, text in enumerate(batch):
-                known.feed(first + offset, text)
+        for block in (_line_blocks(stream) if compressed else read_blocks(stream)):
+            reader.feed(block)
     except IsADirectoryError:
         raise UsageError(f"{args.file} is a directory, not a log file") from None
     except (EOFError, zlib.error, OSError, ValueError) as exc:  # a damaged or cut .gz: report what was read before it
@@ -96,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         if close:
             stream.close()
 
+    reader.close()
     analyzer.end_of_input()
     summary = analyzer.summary()
     if known.findings():

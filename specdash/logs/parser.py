@@ -371,6 +371,17 @@ class LogParser:
         """How many lines were fed."""
         return self._number
 
+    @property
+    def in_traceback(self) -> bool:
+        """True while a traceback is open or has just ended (the next line may still belong to it)."""
+        return bool(self._tb_group or self._tb_recent)
+
+    def advance(self, lines: int) -> None:
+        """Count ``lines`` lines read by the bulk path (:mod:`specdash.logs.bulk`) without :meth:`feed`: the next
+        line fed gets the number after them. Only valid while :attr:`in_traceback` is False (those lines are
+        regular scheduler/uvicorn lines, which close no state here)."""
+        self._number += lines
+
     def feed_many(self, lines: list[str]) -> list[ParsedLine]:
         """Classify a batch of lines in stream order; returns one :class:`ParsedLine` per line.
 
