@@ -51,10 +51,9 @@ def run(args: argparse.Namespace) -> int:
     from specdash.cli import UsageError
     from specdash.logs.analyzer import LogAnalyzer
     from specdash.logs.bulk import BulkReader, PerLineReader, read_blocks
-    from specdash.text.display import clean
-
     from specdash.sglang.known_issues import KNOWN_ISSUES, KnownIssueLogScanner
     from specdash.sglang.versions import parse_version
+    from specdash.text.display import clean
 
     version = getattr(args, "sglang_version", None)
     if version:
@@ -64,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     known = KnownIssueLogScanner(version)
     analyzer = LogAnalyzer()
-    reader = (PerLineReader if PER_LINE else BulkReader)(analyzer, on_line=known.feed, watch=(p.needle for e in KNOWN_ISSUES for p in e.logs))
+    needles = (pattern.needle for entry in KNOWN_ISSUES for pattern in entry.logs)
+    reader = (PerLineReader if PER_LINE else BulkReader)(analyzer, on_line=known.feed, watch=needles)
     compressed = False
     if args.file == "-":
         stream = sys.stdin.buffer
