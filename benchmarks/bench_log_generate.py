@@ -1,11 +1,18 @@
 """Generate a realistic SGLang server log (for the log benchmarks): start-up, warmup, ready, then a steady mix of
 decode and prefill lines with uvicorn access lines, a few warnings and retractions, tqdm ``\\r`` storms and one
-traceback. Usage: ``python benchmarks/bench_log_generate.py OUT_PATH [N_LINES]`` (default 1 000 000 lines)."""
+traceback. Usage: ``python benchmarks/bench_log_generate.py OUT_PATH [N_LINES] [ERA]`` (default 1 000 000 lines, era
+``late-2025``).
+
+``ERA`` rewrites the scheduler lines into the shape another SGLang release printed (see :data:`ERAS`; shapes from
+SGLang ``scheduler.py`` ~0.4.5 and ``scheduler_metrics_mixin.py`` 0.5.x, as in ``tests/data/sglang-log-formats.txt``).
+"""
 
 from __future__ import annotations
 
 import random
+import re
 import sys
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 START_LINES = [
@@ -86,11 +93,66 @@ def generate(n_lines: int, seed: int = 1):
             count += 4
 
 
+_PREFIX = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)( TP0)?\] ")
+
+
+def _sched(line: str, edit: Callable[[str], str]) -> str:
+    """``edit`` applied to the message of a Decode/Prefill batch line (other lines unchanged)."""
+    m = _PREFIX.match(line)
+    if m is None or not line.startswith(("Decode batch", "Prefill batch"), m.end()):
+        return line
+    return line[:m.end()] + edit(line[m.end():])
+
+
+def _v045(msg: str) -> str:  # ~0.4.5: "batch." period, no accept rate, no cuda graph, no input throughput, ", " end
+    msg = msg.replace("batch,", "batch.", 1)
+    msg = re.sub(r"accept rate: [\d.]+, |cuda graph: (?:True|False)(?:, )?|, input throughput \(token/s\): [\d.]+",
+                 "", msg)
+    return msg.rstrip(", ") + ", "
+
+
+def _v047(msg: str) -> str:  # ~0.4.7: cuda graph added to decode lines
+    msg = msg.replace("batch,", "batch.", 1)
+    msg = re.sub(r"accept rate: [\d.]+, |, input throughput \(token/s\): [\d.]+|, cuda graph: (?:True|False)$", "", msg)
+    return msg + ", "
+
+
+def _v053(msg: str) -> str:  # ~0.5.3: accept rate, "batch." period, ", " end
+    return msg.replace("batch,", "batch.", 1) + ", "
+
+
+def _prefix(line: str, new: Callable[[re.Match[str]], str]) -> str:
+    m = _PREFIX.match(line)
+    return line if m is None else new(m) + line[m.end():]
+
+
+#: era name -> line rewrite
+ERAS: dict[str, Callable[[str], str]] = {
+    "late-2025": lambda line: line,
+    "0.4.5": lambda line: _sched(line, _v045),
+    "0.4.7": lambda line: _sched(line, _v047),
+    "0.5.3": lambda line: _sched(line, _v053),
+    "iteration": lambda line: _sched(line, lambda m: m.replace("Decode batch,", "Decode batch [18240],", 1)),
+    "no-spec": lambda line: _sched(line, lambda m: re.sub(r"accept (?:len|rate): [\d.]+, ", "", m)),
+    "hybrid": lambda line: _sched(line, lambda m: m.replace("#token:", "#full token:").replace(
+        "token usage:", "full token usage:")),
+    "level-2026": lambda line: _prefix(line, lambda m: f"[{m.group(1)}{m.group(2) or ''}] INFO "
+                                                       "scheduler_metrics_mixin.py:216: "),
+    "no-ranks": lambda line: _prefix(line, lambda m: f"[{m.group(1)}] "),
+    "milliseconds": lambda line: _prefix(line, lambda m: f"[{m.group(1)},123{m.group(2) or ''}] "),
+    "no-date": lambda line: _prefix(line, lambda m: f"[{m.group(1)[11:]}{m.group(2) or ''}] "),
+    "bare": lambda line: _prefix(line, lambda m: ""),
+    "gpu-id": lambda line: _prefix(line, lambda m: "[gpu_id=0] "),
+    "crlf": lambda line: line + "\r",
+}
+
+
 def main(argv: list[str]) -> int:
     out = argv[1]
     n = int(argv[2]) if len(argv) > 2 else 1_000_000
+    era = ERAS[argv[3] if len(argv) > 3 else "late-2025"]
     with open(out, "w", encoding="utf-8") as fh:
-        for line in generate(n):
+        for line in map(era, generate(n)):
             fh.write(line)
             fh.write("\n")
     return 0
