@@ -162,17 +162,18 @@ class BulkReader:
                 if rk != ranks_b:
                     ranks_b = rk
                     ranks = rk[1:].decode("ascii")
+                level = lv.decode("ascii") if lv else ""
                 if run:
-                    line = BulkLine(number, decode, ts, ranks, lv.decode("ascii"), DecodeRecord(
+                    line = BulkLine(number, decode, ts, ranks, level, DecodeRecord(
                         int(run), int(queue), int(tok), float(usage), float(al) if al else None,
                         float(ar) if ar else None, (graph == b"True") if graph else None, float(gen),
                         int(it) if it else None))
                 elif seqs:
-                    line = BulkLine(number, prefill, ts, ranks, lv.decode("ascii"), PrefillRecord(
+                    line = BulkLine(number, prefill, ts, ranks, level, PrefillRecord(
                         int(seqs), int(new), int(cached), float(pusage), int(prun), int(pqueue),
                         float(inp) if inp else None, (pgraph == b"True") if pgraph else None))
                 else:
-                    line = BulkLine(number, http, ts, ranks, lv.decode("ascii"), None)
+                    line = BulkLine(number, http, ts, ranks, level, None)
                 observe(line)
                 if watched and number in watched and on_line is not None:
                     on_line(number, watched[number])
