@@ -68,7 +68,7 @@ def _reason_label(reason: str) -> str:
 
 def _account(acc: list[float], rec: DecodeRecord, trusted: bool, sign: int) -> None:
     """Add (``sign`` 1) or remove (-1) ``rec``'s summed figures to the running sums ``acc`` (see _SUMMED)."""
-    for i, v in zip(_SUMMED_OFFSETS, (rec.accept_len, rec.accept_rate, rec.gen_throughput_tok_s)):
+    for i, v in zip(_SUMMED_OFFSETS, (rec.accept_len, rec.accept_rate, rec.gen_throughput_tok_s), strict=True):
         if v is not None:
             acc[i] += sign * v
             acc[i + 1] += sign
@@ -77,7 +77,7 @@ def _account(acc: list[float], rec: DecodeRecord, trusted: bool, sign: int) -> N
                 acc[i + 3] += sign
 
 
-def _median(values: Deque[float]) -> float:
+def _median(values: collections.deque[float]) -> float:
     """:func:`statistics.median` of a non-empty sequence (the same arithmetic, without its generic overhead)."""
     data = sorted(values)
     n = len(data)
