@@ -163,21 +163,25 @@ class BulkReader:
                     ranks_b = rk
                     ranks = rk[1:].decode("ascii")
                 level = lv.decode("ascii") if lv else ""
-                if run:
-                    line = BulkLine(number, decode, ts, ranks, level, DecodeRecord(
-                        int(run), int(queue), int(tok), float(usage), float(al) if al else None,
-                        float(ar) if ar else None, (graph == b"True") if graph else None, float(gen),
-                        int(it) if it else None))
-                elif seqs:
-                    line = BulkLine(number, prefill, ts, ranks, level, PrefillRecord(
-                        int(seqs), int(new), int(cached), float(pusage), int(prun), int(pqueue),
-                        float(inp) if inp else None, (pgraph == b"True") if pgraph else None))
-                else:
-                    line = BulkLine(number, http, ts, ranks, level, None)
-                observe(line)
-                if watched and number in watched and on_line is not None:
-                    on_line(number, watched[number])
-                continue
+                try:
+                    if run:
+                        line = BulkLine(number, decode, ts, ranks, level, DecodeRecord(
+                            int(run), int(queue), int(tok), float(usage), float(al) if al else None,
+                            float(ar) if ar else None, (graph == b"True") if graph else None, float(gen),
+                            int(it) if it else None))
+                    elif seqs:
+                        line = BulkLine(number, prefill, ts, ranks, level, PrefillRecord(
+                            int(seqs), int(new), int(cached), float(pusage), int(prun), int(pqueue),
+                            float(inp) if inp else None, (pgraph == b"True") if pgraph else None))
+                    else:
+                        line = BulkLine(number, http, ts, ranks, level, None)
+                except ValueError:  # a figure that does not convert ("1.2.3"): the parser reads it pair by pair
+                    line = None
+                if line is not None:
+                    observe(line)
+                    if watched and number in watched and on_line is not None:
+                        on_line(number, watched[number])
+                    continue
             # any other line: the per-line path, with its text
             if t:  # a regular line read the long way (traceback open, 5xx access line): its text from the block
                 while cursor_line < number:
