@@ -115,8 +115,8 @@ NEEDLES = tuple(p.needle for e in KNOWN_ISSUES for p in e.logs)
 
 def test_a_watched_string_in_a_regular_line_reaches_the_line_matcher() -> None:
     head = list(GENERATOR.generate(40, seed=5))
-    decode = ("[2025-08-12 16:09:00 TP0] Decode batch, #running-req: 3, #token: 900, token usage: 0.01, accept len: 1.00, "
-              "accept rate: 0.25, cuda graph: True, gen throughput (token/s): 90.00, #queue-req: 0")
+    decode = ("[2025-08-12 16:09:00 TP0] Decode batch, #running-req: 3, #token: 900, token usage: 0.01, "
+              "accept len: 1.00, accept rate: 0.25, cuda graph: True, gen throughput (token/s): 90.00, #queue-req: 0")
     data = ("\n".join(head + [decode] * 3) + "\n").encode()
     bulk = _read(BulkReader, data, [], NEEDLES)
     per_line = _read(PerLineReader, data, [])
