@@ -55,7 +55,7 @@ class BulkLine(ParsedLine):
     ``ranks``, ``level`` and its ``record``. The text is not kept (``text``, ``raw`` and ``message`` are empty):
     the analysis of these kinds reads only their figures."""
 
-    __slots__ = ()
+    __slots__ = ("record",)  # a plain slot: the figures are parsed already (ParsedLine.record parses lazily)
 
     text = raw = message = ""
     group = 0
@@ -69,7 +69,7 @@ class BulkLine(ParsedLine):
         self.timestamp = timestamp
         self.ranks = ranks
         self.level = level
-        self._record = record
+        self.record = record  # type: ignore[misc]
 
 
 class BulkReader:
