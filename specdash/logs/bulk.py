@@ -35,8 +35,8 @@ from specdash.logs.records import _DECODE_FAST, _PREFILL_FAST, DecodeRecord, Pre
 if TYPE_CHECKING:
     from specdash.logs.analyzer import LogAnalyzer
 
-#: Bytes read per block by :func:`read_blocks` (a block's matches are held at once: ~4x its size in memory).
-BLOCK_BYTES = 4 << 20
+#: Bytes read per block by :func:`read_blocks` (a block's matches are held at once: ~10x its size in memory).
+BLOCK_BYTES = 1 << 20
 
 _END = r"(?:, |,)?"
 #: One match per line (each ends at its newline). Groups: 1 timestamp, 2 ranks, 3 level; decode 4-12 (the
