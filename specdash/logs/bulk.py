@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import IO, TYPE_CHECKING
 
-from specdash.logs.parser import _PREFIX, LineKind, ParsedLine, _timestamp_of
+from specdash.logs.parser import _PREFIX, ACCESS_5XX, ACCESS_START, LineKind, ParsedLine, _timestamp_of
 from specdash.logs.records import _DECODE_FAST, _PREFILL_FAST, DecodeRecord, PrefillRecord
 
 if TYPE_CHECKING:
@@ -43,8 +43,9 @@ _END = r"(?:, |,)?"
 #: groups of ``_DECODE_FAST``); prefill 13-20 (``_PREFILL_FAST``); 21 a uvicorn line's message; 22 any other line.
 _BULK = re.compile(
     (r"(?:" + _PREFIX.pattern + r"(?:" + _DECODE_FAST.pattern + _END + r"|" + _PREFILL_FAST.pattern + _END
-     + r"|(INFO:  [ -~]*))|([^\n]*))\n").encode("ascii")
+     + r"|(" + re.escape(ACCESS_START) + r"[ -~]*))|([^\n]*))\n").encode("ascii")
 )
+_ACCESS_5XX = ACCESS_5XX.encode("ascii")
 _K_decode = LineKind.decode
 _K_prefill = LineKind.prefill
 _K_http = LineKind.http
@@ -155,7 +156,7 @@ class BulkReader:
         for (t, rk, lv, it, run, tok, usage, al, ar, graph, gen, queue, seqs, new, cached, pusage, prun, pqueue, inp,
              pgraph, access, other) in rows:
             number += 1
-            if t and not in_traceback and (run or seqs or b" 50" not in access):
+            if t and not in_traceback and (run or seqs or _ACCESS_5XX not in access):
                 if t != ts_b:
                     ts_b = t
                     ts = _timestamp_of(t[:19].decode("ascii"))

@@ -218,6 +218,9 @@ _PREFIX = re.compile(
 )
 _FAST_PREFIX = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)((?: [A-Z]{2}\d+)*)\] ")
 _LEVELS = ("INFO ", "WARNING ", "ERROR ", "DEBUG ", "CRITICAL ")
+#: How a uvicorn line's message starts, and what sends it the long way (a 5xx status may make it a warning).
+ACCESS_START = "INFO:  "
+ACCESS_5XX = " 50"
 _LEVEL = re.compile(r"(INFO|WARNING|ERROR|DEBUG|CRITICAL) [\w.\-]+\.py:\d+: ")
 _GPU_PREFIX = re.compile(r"\[gpu_id=(\d+)\] ")
 _VLLM_PREFIX = re.compile(
@@ -406,7 +409,7 @@ class LogParser:
                         kind = decode
                     elif line.startswith("Prefill batch", start):
                         kind = prefill
-                    elif line.startswith("INFO:  ", start) and " 50" not in line:
+                    elif line.startswith(ACCESS_START, start) and ACCESS_5XX not in line:
                         kind = http  # uvicorn start-up and access lines (a 5xx status goes the long way)
                     else:
                         kind = None
