@@ -66,7 +66,7 @@ FILE_COMPLETION = {"bash": "_shtab_compgen_files", "zsh": "_files", "tcsh": "f"}
 class _PrintCompletion(argparse.Action):
     """``--print-completion SHELL``: print shtab's completion script for the whole parser and exit 0."""
 
-    def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:  # type: ignore[override]
+    def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:
         import shtab
 
         sys.stdout.write(shtab.complete(parser, shell=values, root_prefix="specdash"))

@@ -9,14 +9,14 @@ import pathlib
 from textual.app import App, ComposeResult
 
 from specdash.app.gpus import GpuPane
-from specdash.app.gpus.commands import GpuCommands
 from specdash.app.gpus.kill_modal import KillConfirmScreen
+from specdash.app.palette import PaneActions
 from specdash.hosts.local import LocalHost
 from support.gpu import FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans
 
 
 class PaneApp(App):
-    COMMANDS = App.COMMANDS | {GpuCommands}
+    COMMANDS = App.COMMANDS | {PaneActions}
 
     def __init__(self, host, readonly=False, detect_container=True):
         super().__init__()
@@ -26,9 +26,16 @@ class PaneApp(App):
         yield GpuPane(self.host, interval_s=0.2, readonly=self.readonly, source="nvidia-smi", grace_s=2,
                       detect_container=self.detect_container)
 
+    @property
+    def gpu_pane(self) -> GpuPane:
+        return self.query_one(GpuPane)
+
     async def on_mount(self) -> None:
         await self.host.connect()
         self.query_one(GpuPane).focus()
+
+    async def on_unmount(self) -> None:
+        await self.host.close()  # as the console does: ends the sampler's stream while the loop runs
 
 
 async def wait_for(pilot, predicate, timeout_s: float = 10.0) -> None:

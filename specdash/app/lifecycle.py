@@ -245,30 +245,3 @@ class LifecycleActions:
         self.notify(result.describe())
 
     _server_alive = False
-
-
-from functools import partial  # noqa: E402
-
-from textual.command import DiscoveryHit, Hit, Hits, Provider  # noqa: E402
-
-_SERVER_COMMANDS = (
-    ("Server: launch the builder's command", "launch(False)", "l — refused while the builder shows an error"),
-    ("Server: launch despite errors", "launch(True)", "L"),
-    ("Server: stop", "stop_server", "x — SIGTERM the server's process group, SIGKILL after 15 s"),
-    ("Server: restart", "restart_server", "r — stop, wait for GPU memory release, launch the builder's command"),
-)
-
-
-class ServerCommands(Provider):
-    """Command-palette entries for the lifecycle actions (they run the same actions as the keys)."""
-
-    async def discover(self) -> Hits:
-        for title, action, help_text in _SERVER_COMMANDS:
-            yield DiscoveryHit(title, partial(self.app.run_action, action), help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, action, help_text in _SERVER_COMMANDS:
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), partial(self.app.run_action, action), help=help_text)

@@ -25,10 +25,10 @@ from specdash.app.deferred_tabs import (
     deferred_class,
 )
 from specdash.app.gc_policy import apply_streaming_gc_policy
-from specdash.app.gpus.commands import GpuCommands
+from specdash.app.palette import PaneActions
 from specdash.app.gpus.pane import GpuPane
 from specdash.app.log.pane import LogPane
-from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, ServerCommands
+from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
 from specdash.app.recording import RecordingMixin
@@ -47,7 +47,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
     CSS_PATH = "app.tcss"
     #: a replay must not record its replayed start-ups as new ones in the start-up history
     readonly_history = False
-    COMMANDS = App.COMMANDS | {ServerCommands, GpuCommands}
+    COMMANDS = App.COMMANDS | {PaneActions}
     TITLE = "specdash"
     #: False in a replay: the GPU pane shows recorded samples instead of sampling the host.
     gpu_sampling = True
@@ -153,6 +153,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         self.call_after_refresh(self._focus_inside, self.query_one(TabbedContent).get_pane("log"))
         self.set_timer(DEFERRED_BUILD_AFTER_S, self.start_deferred_build)
         self.status_bar.connection = self.host.status
+        if self.configured_sglang_version and self.log_pane is not None:
+            self.log_pane.set_sglang_version(self.configured_sglang_version)  # known issues keyed to the release
         if self.readonly:
             self.status_bar.mode = "read-only"
         self.host.add_state_listener(self._on_host_state)
@@ -296,6 +298,9 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
 
     def on_builder_pane_command_changed(self, message) -> None:
         self.record_validated(message)
+        builder, log_pane = self.builder_pane, self.log_pane
+        if builder is not None and log_pane is not None and builder.sglang_version:
+            log_pane.set_sglang_version(builder.sglang_version)  # configured or detected on the host, never guessed
         bench = self.bench_pane
         if bench is not None:
             bench.use_command(message.command, message.report.profile.flag_release)

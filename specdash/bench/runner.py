@@ -78,7 +78,7 @@ class BenchSettings:
     @classmethod
     def from_workload(cls, url: str, workload: Workload, **overrides: Any) -> "BenchSettings":
         """Settings taking the workload's defaults, then ``overrides`` (``None`` values are ignored)."""
-        base = dict(
+        base: dict[str, Any] = dict(
             api=workload.api,
             num_requests=workload.num_requests,
             concurrency=workload.concurrency,

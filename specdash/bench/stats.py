@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 
 def percentile(values: Sequence[float], pct: float) -> float | None:
@@ -71,7 +71,8 @@ class Distribution:
     @classmethod
     def from_dict(cls, data: dict) -> "Distribution":
         """Inverse of :meth:`to_dict`."""
-        return cls(**{f.name: data.get(f.name) for f in dataclasses.fields(cls)})
+        values: dict[str, Any] = {f.name: data.get(f.name) for f in dataclasses.fields(cls)}
+        return cls(**values)
 
 
 #: A point is unstable only when its repeats' range exceeds this share of their median (noise floor).

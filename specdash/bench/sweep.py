@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import datetime as _dt
 import hashlib
 import json
@@ -346,7 +347,8 @@ class SweepResult:
         base = self.baseline()
         base_rate = base.throughput.mean if base and base.throughput else None
         reference = self._reference()
-        model = fit_chain_model(reference.accept_length, reference.point.depth) if reference else None
+        model = (fit_chain_model(reference.accept_length, reference.point.depth)
+                 if reference and reference.accept_length is not None else None)
         rows = []
         for p in self.points:
             rate = p.throughput.mean if p.throughput else None
@@ -641,7 +643,7 @@ class SweepRunner:
                     **_point_config(point),
                 },
                 log_accept_samples=self.log_accept_samples,
-                on_progress=lambda p, i=index, n=point.name: self._emit(i, n, "run", "", p),
+                on_progress=functools.partial(self._emit, index, point.name, "run", ""),
             )
             try:
                 run = await self._runner.run()
@@ -666,7 +668,7 @@ class SweepRunner:
 def _point_config(point: SweepPoint) -> dict:
     if not point.speculative:
         return {"speculative_algorithm": None}
-    cfg = {
+    cfg: dict[str, int | str | None] = {
         "speculative_num_steps": point.speculative_num_steps,
         "speculative_eagle_topk": point.speculative_eagle_topk,
         "speculative_num_draft_tokens": point.speculative_num_draft_tokens,

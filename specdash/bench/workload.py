@@ -16,6 +16,10 @@ import json
 import random
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
 
 #: APIs a workload can target: OpenAI chat (/v1/chat/completions), OpenAI completions (/v1/completions) and
 #: SGLang's native /generate.
@@ -63,7 +67,7 @@ class Workload:
         return data
 
 
-def _preset_files() -> dict[str, resources.abc.Traversable]:
+def _preset_files() -> dict[str, Traversable]:
     root = resources.files("specdash.bench.workloads")
     found = {}
     for entry in root.iterdir():

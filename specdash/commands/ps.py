@@ -35,6 +35,10 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_target_arguments(parser)
+    parser.add_argument("--from", dest="from_file", metavar="FILE",
+                        help="read a pasted nvidia-smi output instead of a host (the human table, or a "
+                             "--query-compute-apps / --query-gpu CSV output; - for standard input): GPUs and "
+                             "processes with what a paste can tell; nothing is offered for kill")
     parser.add_argument("--json", action="store_true",
                         help='one JSON object: {"gpus": [...], "processes": [...], "summary": ..., ...}')
 
@@ -166,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
     from specdash.hosts.base import HostError
     from specdash.text.display import clean
 
+    if getattr(args, "from_file", None):
+        return run_pasted(args)
     host = open_target(args)
 
     async def main():
@@ -184,4 +190,33 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(view_json(view)) + "\n")
     else:
         sys.stdout.write(clean(view_text(view), newlines=True))  # process names come from the host
+    return 0
+
+
+def run_pasted(args: argparse.Namespace) -> int:
+    """``ps --from FILE|-``: exit 0, or 2 (usage) when TARGET is given too, FILE cannot be read, or it holds no
+    nvidia-smi output."""
+    from specdash.cli import UsageError
+    from specdash.gpu.pasted import pasted_json, pasted_text
+    from specdash.gpu.smi_table import parse_pasted_smi
+    from specdash.text.display import clean
+
+    if args.target is not None:
+        raise UsageError("give TARGET or --from FILE, not both")
+    if args.from_file == "-":
+        text = sys.stdin.buffer.read().decode("utf-8", "replace")
+    else:
+        try:
+            with open(args.from_file, "rb") as handle:
+                text = handle.read().decode("utf-8", "replace")
+        except OSError as exc:
+            raise UsageError(f"cannot read {args.from_file}: {exc.strerror or exc}") from None
+    smi = parse_pasted_smi(text)
+    if not smi.found:
+        raise UsageError(f"no nvidia-smi output in {'standard input' if args.from_file == '-' else args.from_file} "
+                         "(expected the nvidia-smi table or a --query-compute-apps / --query-gpu CSV output)")
+    if args.json:
+        sys.stdout.write(json.dumps(pasted_json(smi)) + "\n")
+    else:
+        sys.stdout.write(clean(pasted_text(smi), newlines=True))
     return 0

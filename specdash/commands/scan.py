@@ -13,7 +13,9 @@ NAME = "scan"
 HELP = "summarise an SGLang server log: findings, start-up timeline, metrics (exit 1 on a crash)"
 DESCRIPTION = (
     "Read an SGLang server log (FILE, or - for stdin) and print what matters: overrides SGLang applied, the crash "
-    "reason, time to ready, acceptance and throughput, KV-pool retractions, OOM. Exit 1 when the log shows a crash."
+    "reason, time to ready, acceptance and throughput, KV-pool retractions, OOM. Exit 1 when the log shows a crash. "
+    "A text that mixes a launch command, a log excerpt, an nvidia-smi output or benchmark output (an issue body) is "
+    "reported part by part, in order, each with its line range and its analyzer (exit 1 also for a command error)."
 )
 
 #: Lines per block read from a compressed log (line by line, so the lines before damaged data are all read).
@@ -61,13 +63,27 @@ def run(args: argparse.Namespace) -> int:
             parse_version(version)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    from specdash.commands import scan_parts
+
+    try:  # a text that mixes a command, a log, a GPU table or benchmark output: each part by its analyzer
+        mixed, head = scan_parts.read_mixed(args.file, sys.stdin.buffer)
+    except OSError:
+        mixed, head = None, b""  # reported below as for any log
+    if mixed is not None:
+        doc = scan_parts.analyze(mixed, version)
+        if args.json:
+            json.dump(doc, sys.stdout, indent=1, default=str)
+            sys.stdout.write("\n")
+        else:
+            sys.stdout.write(clean(scan_parts.render(doc), newlines=True))
+        return 1 if doc["failed"] else 0
     known = KnownIssueLogScanner(version)
     analyzer = LogAnalyzer()
     needles = (pattern.needle for entry in KNOWN_ISSUES for pattern in entry.logs)
     reader = (PerLineReader if PER_LINE else BulkReader)(analyzer, on_line=known.feed, watch=needles)
     compressed = False
     if args.file == "-":
-        stream = sys.stdin.buffer
+        stream = scan_parts.prefixed(head, sys.stdin.buffer)
         close = False
     else:
         try:
@@ -154,8 +170,9 @@ def render_text(summary: dict) -> str:
         out.append("")
         out.append("Metrics (mean over trusted samples; last; samples)")
         for name, m in metrics.items():
+            of_all = ", mean of all (none trusted)" if m.get("mean_of") == "all" else ""
             out.append(f"  {name:<16} mean {m['mean']:<10g} last {m['last']:<10g} samples {m['samples']} "
-                       f"(trusted {m['trusted_samples']})")
+                       f"(trusted {m['trusted_samples']}){of_all}")
     if summary.get("consistency"):
         out.append(f"  check: {summary['consistency']['text']}")
     out.append("")

@@ -65,10 +65,11 @@ async def _gather(target: str | None, model_path: str | None, draft_path: str | 
     """Read config.json files, the SGLang version and the draft/target pairing inputs through a Host. Returns
     (model_config, draft_config, version, notes, pair_inputs) — pair_inputs is a
     :class:`specdash.sglang.pairing.PairInputs` when both models were readable, else None."""
-    from specdash.hosts.base import HostError
+    from specdash.hosts.base import Host, HostError
     from specdash.sglang.host_facts import facts_for
 
     notes: list[str] = []
+    host: Host
     if target is None or target == "local":
         from specdash.hosts.local import LocalHost
 
@@ -100,7 +101,7 @@ async def _gather(target: str | None, model_path: str | None, draft_path: str | 
             if version is None:
                 notes.append(f"{probe.problem}; using the newest known rules")
         pair_inputs = None
-        if configs[0] is not None and configs[1] is not None:
+        if configs[0] is not None and configs[1] is not None and model_path and draft_path:
             from specdash.sglang.pairing import PairLoadError, load_pair_from_host
 
             try:  # the draft/target pairing check needs the safetensors header too (header bytes only)
@@ -115,7 +116,7 @@ async def _gather(target: str | None, model_path: str | None, draft_path: str | 
 def _missing_required(report) -> set[str]:
     """SGLang field names of the required flags the command lacks (from the ``required-flag-missing`` diagnostic;
     SGLang server_args: ``--model-path`` is ``required=True``, argparse exits 2 without it)."""
-    out = set()
+    out: set[str] = set()
     for diag in report.diagnostics:
         if diag.code == "required-flag-missing":
             out.update(flag.lstrip("-").replace("-", "_") for flag in diag.flags)

@@ -410,7 +410,7 @@ def _gpu_ranges(indices: Iterable[int | None]) -> str:
         return "an unknown GPU"
     spans: list[str] = []
     start = prev = nums[0]
-    for n in nums[1:] + [None]:  # type: ignore[list-item]
+    for n in nums[1:] + [None]:
         if n is not None and n == prev + 1:
             prev = n
             continue
@@ -458,10 +458,10 @@ def summarize(processes: list[ClassifiedProcess], unattributed_mib: dict[int, in
                 text += (f" (+{len(extra)} more process{'es' if len(extra) != 1 else ''} of the same server "
                          "without GPU memory)")
         parts.append(text)
-    unknown = [p for p in processes if p.process_class == UNKNOWN]
-    if unknown:
-        mib = sum(p.used_mib or 0 for p in unknown)
-        n = len({p.pid for p in unknown})
+    foreign = [p for p in processes if p.process_class == UNKNOWN]
+    if foreign:
+        mib = sum(p.used_mib or 0 for p in foreign)
+        n = len({p.pid for p in foreign})
         parts.append(f"{n} process{'es' if n != 1 else ''} from another PID namespace (container?) "
                      f"hold{'s' if n == 1 else ''} {_gib(mib)} — not visible here")
     if unattributed_mib:

@@ -279,7 +279,8 @@ async def safe_kill(host: Host, targets: Iterable[ClassifiedProcess], current_us
 
     def total_used(snap: GpuSnapshot) -> int | None:
         values = [g.memory_used_mib for g in snap.gpus]
-        return None if not values or any(v is None for v in values) else sum(values)  # type: ignore[misc]
+        known = [v for v in values if v is not None]
+        return None if not values or len(known) < len(values) else sum(known)
 
     def fell(snap: GpuSnapshot) -> bool:
         b, a = total_used(before), total_used(snap)

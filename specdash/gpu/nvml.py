@@ -6,6 +6,8 @@ calls can stall for seconds when a GPU is wedged or the driver is busy tearing d
 
 from __future__ import annotations
 
+from typing import Any
+
 import time
 
 from specdash.gpu.model import GpuInfo, GpuProcess, GpuSnapshot
@@ -29,7 +31,7 @@ class NvmlReader:
     """
 
     def __init__(self) -> None:
-        self._nv = None
+        self._nv: Any = None  # the pynvml module once open (it ships no type information)
 
     def open(self) -> None:
         """``nvmlInit``; raises NvmlUnavailable with a one-line reason."""

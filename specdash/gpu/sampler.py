@@ -22,11 +22,14 @@ import contextlib
 import logging
 import threading
 import time
-from typing import AsyncIterator
+from typing import TYPE_CHECKING, AsyncGenerator
 
 from specdash.gpu import smi
 from specdash.gpu.model import GpuSnapshot
 from specdash.hosts.base import Host, HostError
+
+if TYPE_CHECKING:
+    from specdash.gpu.nvml import NvmlReader
 
 _log = logging.getLogger(__name__)
 
@@ -107,11 +110,11 @@ class GpuSampler:
         self.host = host
         self.interval_s = float(interval_s)
         self._want = source
-        self._nvml = None  # NvmlReader once open
+        self._nvml: NvmlReader | None = None  # once open
         self._nvml_failed: str | None = None if (host.is_local and source != "nvidia-smi") else "not local"
         self._pending: concurrent.futures.Future | None = None
         self._closed = asyncio.Event()
-        self._stream = None
+        self._stream: AsyncGenerator[bytes, None] | None = None
         self._list_text: str | None = None
 
     @property
@@ -183,7 +186,7 @@ class GpuSampler:
                 return _logged(snap)
         return _logged(await self._smi_once())
 
-    async def _smi_stream(self) -> AsyncIterator[GpuSnapshot]:
+    async def _smi_stream(self) -> AsyncGenerator[GpuSnapshot, None]:
         """Snapshots from the long-lived remote loop; falls back to per-tick ``host.run`` when it cannot run."""
         stall_s = max(15.0, 5 * self.interval_s)
         failures = 0
@@ -249,7 +252,7 @@ class GpuSampler:
         except asyncio.TimeoutError:
             pass
 
-    async def snapshots(self) -> AsyncIterator[GpuSnapshot]:
+    async def snapshots(self) -> AsyncGenerator[GpuSnapshot, None]:
         """Yield a snapshot about every ``interval_s`` seconds until :meth:`close`. Never raises."""
         while not self._closed.is_set():
             if self._nvml_failed is None:

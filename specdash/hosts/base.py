@@ -16,7 +16,7 @@ import dataclasses
 import enum
 import logging
 import time
-from typing import AsyncIterator, Callable
+from typing import AsyncGenerator, AsyncIterator, Callable
 
 
 _log = logging.getLogger(__name__)
@@ -204,7 +204,7 @@ class Host(abc.ABC):
         """
 
     @abc.abstractmethod
-    def stream(self, command: str) -> AsyncIterator[bytes]:
+    def stream(self, command: str) -> AsyncGenerator[bytes, None]:
         """Yield the stdout of a long-running ``command`` line by line, as raw bytes including the ``\\n``
         (a last partial line is yielded without it when the command ends). Closing the iterator (``aclose``,
         or leaving an ``async for``) stops the command: it never outlives the stream. Raises ConnectionLost

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from typing import AsyncIterator
+from typing import AsyncGenerator
 
 from specdash.hosts.base import CommandResult, ConnectionStatus, ConnState, Host
 from specdash.hosts.wrapper import wrap_command
@@ -21,15 +21,20 @@ class LocalHost(Host):
         super().__init__()
         self._env = env
         self._status = ConnectionStatus(ConnState.CONNECTED)  # nothing to connect to: always reachable
+        self._streaming: set[asyncio.subprocess.Process] = set()  # the commands of streams not closed yet
 
     async def connect(self) -> None:
         self._set_status(ConnectionStatus(ConnState.CONNECTED))
 
     async def close(self) -> None:
-        return None
+        """Stop every stream still running (its process group killed, its pipes closed now, while the loop runs):
+        a stream whose consumer was abandoned without closing it must not outlive the app."""
+        live, self._streaming = list(self._streaming), set()
+        for proc in live:
+            await _end_stream(proc)
 
     async def run(self, command: str, timeout_s: float = 30.0, input: str | None = None) -> CommandResult:
-        proc = await asyncio.create_subprocess_shell(
+        proc = await _spawn(
             command,
             stdin=asyncio.subprocess.PIPE if input is not None else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
@@ -53,10 +58,11 @@ class LocalHost(Host):
                 pass
             _close_pipes(proc)
             raise
-        return CommandResult(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+        code = proc.returncode if proc.returncode is not None else -1  # communicate() waited: never None
+        return CommandResult(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
 
-    async def stream(self, command: str) -> AsyncIterator[bytes]:  # type: ignore[override]
-        proc = await asyncio.create_subprocess_shell(
+    async def stream(self, command: str) -> AsyncGenerator[bytes, None]:
+        proc = await _spawn(
             wrap_command(command),  # ends with our stdin pipe: no orphan even if specdash is SIGKILLed
             stdin=asyncio.subprocess.PIPE,  # kept open, never written
             stdout=asyncio.subprocess.PIPE,
@@ -66,6 +72,7 @@ class LocalHost(Host):
             limit=1 << 20,
         )
         assert proc.stdout is not None
+        self._streaming.add(proc)
         try:
             while True:
                 try:
@@ -78,21 +85,49 @@ class LocalHost(Host):
                     line = await proc.stdout.readexactly(exc.consumed)
                 yield line
         finally:
-            if proc.stdin is not None:
-                proc.stdin.close()
-            if proc.returncode is None:
-                _kill_group(proc.pid)
-                try:
-                    await asyncio.wait_for(proc.wait(), 5)
-                except asyncio.TimeoutError:  # pragma: no cover
-                    pass
-            _close_pipes(proc)
+            self._streaming.discard(proc)
+            await _end_stream(proc)
 
     async def send_signal(self, pid: int, signum: int, *, group: bool = False) -> None:
         if group:
             os.killpg(pid, signum)
         else:
             os.kill(pid, signum)
+
+
+async def _end_stream(proc: asyncio.subprocess.Process) -> None:
+    """Close a stream's stdin (its wrapper then ends the group), SIGKILL the group, wait up to 5 s, close pipes."""
+    if proc.stdin is not None:
+        proc.stdin.close()
+    if proc.returncode is None:
+        _kill_group(proc.pid)
+        try:
+            await asyncio.wait_for(proc.wait(), 5)
+        except asyncio.TimeoutError:  # pragma: no cover
+            pass
+    _close_pipes(proc)
+
+
+async def _spawn(command: str, **kwargs) -> asyncio.subprocess.Process:
+    """``asyncio.create_subprocess_shell(command, **kwargs)`` (always with ``start_new_session=True``), safe
+    against cancellation: a caller cancelled while the process is being created (the app closing) would otherwise
+    lose the only reference to a started process, whose pipes the garbage collector then closes after the loop is
+    gone ("Event loop is closed"). The creation is shielded; if the caller is cancelled, the process is killed
+    (its group) and its pipes closed as soon as it exists."""
+    creation = asyncio.ensure_future(asyncio.create_subprocess_shell(command, **kwargs))
+    try:
+        return await asyncio.shield(creation)
+    except asyncio.CancelledError:
+        creation.add_done_callback(_discard_created)
+        raise
+
+
+def _discard_created(creation: asyncio.Future) -> None:
+    if creation.cancelled() or creation.exception() is not None:
+        return
+    proc = creation.result()
+    _kill_group(proc.pid)
+    _close_pipes(proc)
 
 
 def _close_pipes(proc: asyncio.subprocess.Process) -> None:

@@ -28,7 +28,7 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, AsyncGenerator, AsyncIterator, cast
 
 import asyncssh
 
@@ -299,7 +299,7 @@ class SSHHost(Host):
             await _close_chain(chain)
             raise
         chain.append(conn)
-        self._clients[id(conn)] = client
+        self._clients[id(conn)] = cast(_Client, client)  # create_connection(_Client, ...) made it
         return chain
 
     async def _raise_host_key_error(self, key_name: str, host: str, port: int, tunnel: Any, where: str) -> None:
@@ -394,7 +394,7 @@ class SSHHost(Host):
             status = -1
         return CommandResult(status, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
 
-    async def stream(self, command: str) -> AsyncIterator[bytes]:  # type: ignore[override]
+    async def stream(self, command: str) -> AsyncGenerator[bytes, None]:
         """See :meth:`Host.stream`. Raises ConnectionLost when the link drops mid-stream."""
         conn = self._require()
         try:

@@ -13,7 +13,10 @@ and the crash reason when crashed.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 from specdash.logs.findings import Finding, FindingsEngine
 from specdash.logs.metrics import LiveMetrics
@@ -23,21 +26,27 @@ from specdash.logs.state import ServerState
 
 # LineKind members as module constants (an Enum attribute lookup costs ~10x a global), shared with startup.py
 from specdash.logs.startup import (  # noqa: E402
-    _K_capacity, _K_decode, _K_graph_begin, _K_graph_end, _K_graph_progress, _K_http, _K_kv_cache, _K_override,
-    _K_plain, _K_prefill, _K_ready, _K_server_args, _K_timings, _K_weights_begin, _K_weights_end,
+    _K_capacity, _K_decode, _K_dist_begin, _K_dist_end, _K_graph_begin, _K_graph_end, _K_graph_progress, _K_http,
+    _K_kv_cache, _K_override, _K_plain, _K_prefill, _K_ready, _K_server_args, _K_timings, _K_weights_begin,
+    _K_weights_end,
 )
 
 _LABELS = dict(PHASES)
 #: The running phase in words, for the stall finding.
-_PHASE_WORDS = {"args": "start-up before weight loading (distributed/NCCL init)", "weights": "weight loading",
+_PHASE_WORDS = {"args": "start-up before weight loading (distributed/NCCL init)",
+                "dist": "NCCL init (torch distributed)", "weights": "weight loading",
                 "kv_cache": "KV cache allocation", "graph_target": "CUDA graph capture (target)",
                 "graph_draft": "CUDA graph capture (draft)", "warmup": "warmup"}
 #: Seconds a CUDA graph capture may take before it counts as stalled when nothing better is known.
 CAPTURE_EXPECTED_S = 600.0
+#: Seconds the NCCL init may take before it counts as stalled when nothing better is known: once every rank has
+#: joined it takes seconds (SGLang logs ``Init torch distributed ends. elapsed=13.00 s`` for 8 GPUs); longer, it
+#: waits on a rank or node that has not joined (it gives up only at --dist-timeout / torch's own timeout).
+DIST_EXPECTED_S = 300.0
 #: States in which a decode line changes nothing but metrics and sample findings (see LogAnalyzer.observe).
 _SERVING_STATES = (ServerState.READY, ServerState.CRASHED)
 _STARTUP_KINDS = (  # a tuple: membership by identity, no Enum.__hash__ call
-    _K_server_args, _K_weights_begin, _K_weights_end, _K_kv_cache, _K_graph_begin,
+    _K_server_args, _K_dist_begin, _K_dist_end, _K_weights_begin, _K_weights_end, _K_kv_cache, _K_graph_begin,
     _K_graph_end, _K_graph_progress, _K_capacity, _K_timings, _K_ready,
     _K_override, _K_prefill,
 )
@@ -69,7 +78,7 @@ class LogAnalyzer:
         self.ever_crashed = False
         self.lines = 0
         #: timestamp of the latest timestamped line seen outside the decode short path (None: none yet)
-        self.last_ts = None
+        self.last_ts: datetime | None = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -164,6 +173,40 @@ class LogAnalyzer:
         self.engine.startup_unfinished(self.lines, _PHASE_WORDS.get(cur, _LABELS.get(cur, cur)),
                                        tracker.running_s(cur), expected, basis, tracker.last_ts)
 
+    def live_stall(self, silent_s: float) -> dict[str, Any] | None:
+        """A start-up phase that has run past what is expected of it, judged live while the log is silent.
+
+        ``silent_s``: seconds since the last line (or partial line) arrived, measured by the caller's clock (wall
+        time, not log time: a phase that hangs writes nothing, so log time stands still). The phase has run its log
+        time (begin line to last line) plus ``silent_s``; the expectation is the same as for a scanned log
+        (:meth:`end_of_input`: start-up history, tqdm's estimate, SGLang's capture notice, the NCCL-init bound).
+
+        Returns None when no phase runs, nothing is expected of it, the server crashed, or it is within the
+        expectation; else ``{"phase", "label", "running_s", "silent_s", "expected_s", "basis", "text"}`` where
+        ``text`` is one line such as ``CUDA graph capture (target) has run 1354 s, 700 s without a new line
+        (expected at most 600 s, ...): stalled?``.
+        """
+        tracker = self.startup
+        cur = tracker.current
+        if self.ever_crashed or not tracker.active or cur is None or tracker.phases[cur].state != "running":
+            return None
+        expected, basis = self._expected_s(cur)
+        if expected is None:
+            return None
+        if self.last_ts is not None and (tracker.last_ts is None or self.last_ts > tracker.last_ts):
+            tracker.last_ts = self.last_ts  # any timestamped line moves log time on, as in end_of_input
+        logged = tracker.running_s(cur)
+        silent = max(0.0, float(silent_s))
+        running = (logged or 0.0) + silent
+        if running <= expected:
+            return None
+        label = _PHASE_WORDS.get(cur, _LABELS.get(cur, cur))
+        at_least = "" if logged is not None else "at least "
+        text = (f"{label} has run {at_least}{running:.0f} s, {silent:.0f} s without a new line (expected at most "
+                f"{expected:.0f} s, {basis}): stalled?")
+        return {"phase": cur, "label": label, "running_s": running, "silent_s": silent, "expected_s": expected,
+                "basis": basis, "text": text}
+
     def _expected_s(self, phase: str) -> tuple[float | None, str]:
         """The longest ``phase`` should take, and from what: twice its duration at the previous start of the same
         configuration (start-up history), tqdm's own estimate of the capture, or SGLang's capture notice ("This
@@ -178,6 +221,8 @@ class LogAnalyzer:
                 total = float(cap["elapsed_s"]) + float(cap["eta_s"])
                 return max(2 * total, total + 60.0), f"twice tqdm's estimate of {total:.0f} s"
             return CAPTURE_EXPECTED_S, "SGLang's notice: 'This can take up to several minutes'"
+        if phase == "dist":
+            return DIST_EXPECTED_S, "specdash's bound: it takes seconds once every rank has joined"
         return None, ""
 
     def coverage(self) -> dict[str, Any]:

@@ -55,6 +55,8 @@ _STALL_HINTS = {
     "weight loading": "Weight loading hangs on a slow or stuck filesystem (network storage, a full disk) or a "
                       "download that stopped. ",
     "CUDA graph capture": "A capture that stops usually ran out of GPU memory or waits on another rank (NCCL). ",
+    "NCCL init": "NCCL init waits for every rank to join: a rank or node that never started or cannot connect "
+                 "(wrong --nnodes/--node-rank/--dist-init-addr, a firewall, another node not started yet). ",
     "start-up before weight loading": "Before weight loading the ranks initialise NCCL; a hang there is a rank "
                                       "that never joined (wrong --nnodes/--dist-init-addr, a firewall, a GPU "
                                       "already in use). ",
@@ -170,8 +172,9 @@ class FindingsEngine:
             if self.on_new:
                 self.on_new(finding)
             return
-        if (old.message, old.severity) == (finding.message, finding.severity):
+        if (old.kind, old.message, old.severity) == (finding.kind, finding.message, finding.severity):
             return
+        old.kind = finding.kind  # a verdict can change kind (acceptance not judged -> low_acceptance)
         old.message, old.severity, old.explanation = finding.message, finding.severity, finding.explanation
         old.last_line, old.data, old.flag, old.fix = finding.line, finding.data, finding.flag, finding.fix
         if self.on_update:
@@ -439,10 +442,16 @@ class FindingsEngine:
             return
         line, sample = at
         text = ", ".join(f"{n}× {r}" for r, n in m.untrusted_reasons.most_common())
+        # counted over the kept samples, the ones the metrics and the acceptance finding are computed from
+        kept = len(m.samples)
+        excluded = sum(1 for s in m.samples if not s.trusted)
+        scope = f" (the last {kept} of {m.total_samples})" if m.total_samples > kept else ""
         self._set("untrusted_samples", Finding(
             "untrusted_samples", "info", m.untrusted_lines[0] if m.untrusted_total <= 50 else line.number,
-            f"{m.untrusted_total} of {m.total_samples} decode samples not trusted for trends",
-            f"Excluded from means and trends ({text}). A Decode batch line averages over the last "
+            f"{excluded} of {kept} decode samples{scope} not trusted for trends",
+            ("Excluded from means and trends" if excluded < kept else
+             "No sample is steady state, so the means are over all of them and no trend or verdict is drawn")
+            + f" ({text}). A Decode batch line averages over the last "
             f"{m.decode_log_interval} decode steps, so a window with idle time or a long prefill does not show "
             "steady-state acceptance or throughput.", sample.timestamp,
             data={"lines": list(m.untrusted_lines)}))
@@ -492,6 +501,16 @@ class FindingsEngine:
         if not count or mean is None:
             return
         trusted = basis == "steady-state"
+        if not trusted and not m.above_max_samples:
+            # every sample is excluded from trends (idle or prefill in its window): their mean is shown, never judged
+            self._set("acceptance", Finding(
+                "acceptance", "info", line.number,
+                f"accept length {mean:.2f} (mean of {count} samples, none steady-state): not judged",
+                "Every decode sample here is excluded from trends (see the samples finding): its window includes "
+                "idle time or prefill, so its accept length and throughput are not steady state. Judge acceptance "
+                "on steady decode lines (a benchmark run of a few minutes).", sample.timestamp,
+                data={"mean_accept_len": round(mean, 3), "samples": count, "basis": basis, "judged": False}))
+            return
         cons = m.consistency()
         depth = m.num_draft_tokens or (cons.n if cons and cons.formula == "accept_len/N" else None)
         max_len = m.max_accept_len or depth  # the configuration of this run: the kept samples are all of it
@@ -501,9 +520,9 @@ class FindingsEngine:
         data = {"mean_accept_len": round(mean, 3), "samples": count, "basis": basis, "max_accept_len": max_len,
                 "draft_tokens": depth}
         if n_rates:
-            data["mean_accept_rate"] = round(rate, 4)
+            data["mean_accept_rate"] = round(rate or 0.0, 4)
         if n_gen:
-            data["mean_gen_throughput"] = round(gen, 2)
+            data["mean_gen_throughput"] = round(gen or 0.0, 2)
         extra = mean - 1
         if m.above_max_samples and m.above_max_peak is not None:
             peak, peak_max, peak_line = m.above_max_peak

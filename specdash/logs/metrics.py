@@ -385,8 +385,9 @@ class LiveMetrics:
         return None
 
     def summary(self) -> dict[str, dict[str, Any]]:
-        """``{name: {"mean", "last", "samples", "trusted_samples", "min", "max"}}``; ``mean`` is over trusted
-        samples (over all when none is trusted); names absent from every line are left out."""
+        """``{name: {"mean", "mean_of", "last", "samples", "trusted_samples", "min", "max"}}``; ``mean`` is over
+        trusted samples (``mean_of`` = ``"trusted"``), or over all samples when none is trusted (``mean_of`` =
+        ``"all"``); names absent from every line are left out."""
         out: dict[str, dict[str, Any]] = {}
         for name in METRICS:
             all_v = self.values(name)
@@ -396,6 +397,7 @@ class LiveMetrics:
             base = trusted or all_v
             out[name] = {
                 "mean": round(statistics.fmean(base), 4),
+                "mean_of": "trusted" if trusted else "all",
                 "last": all_v[-1],
                 "samples": len(all_v),
                 "trusted_samples": len(trusted),

@@ -52,6 +52,8 @@ class LineKind(str, enum.Enum):
     traceback = "traceback"  # "Traceback (most recent call last):" and its frames (grouped)
     decode = "decode"
     prefill = "prefill"
+    dist_begin = "dist_begin"  # "Init torch distributed begin." (model_runner.py init_torch_distributed)
+    dist_end = "dist_end"  # "Init torch distributed ends. [elapsed=13.00 s, ]mem usage=0.09 GB"
     weights_begin = "weights_begin"
     weights_end = "weights_end"
     kv_cache = "kv_cache"
@@ -232,7 +234,9 @@ _SPECIAL = re.compile(r"[\x00-\x1f\x7f]")
 _CTRL_STRIP = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]+")
 
 _START = re.compile(
-    r"(?P<weights_begin>Load weight begin)"
+    r"(?P<dist_begin>Init torch distributed begin)"
+    r"|(?P<dist_end>Init torch distributed ends)"
+    r"|(?P<weights_begin>Load weight begin)"
     r"|(?P<weights_end>Load weight end)"
     r"|(?P<kv_cache>KV Cache is allocated)"
     r"|(?P<graph_sizes>Capture cuda graph bs )"
@@ -590,7 +594,7 @@ class LogParser:
     def _classify(self, parsed: ParsedLine, message: str) -> None:
         m = _START.match(message)
         if m is not None:
-            name = m.lastgroup
+            name = str(m.lastgroup)  # every alternative of _START is a named group
             kind = _KIND_BY_NAME[name]
             parsed.kind = kind
             if kind is LineKind.error:
@@ -678,6 +682,16 @@ class LogParser:
                 return
 
     # ---- info builders (rare lines: a few small regexes each) ---------------------------------------------
+    def _info_dist_begin(self, message: str) -> dict[str, Any]:
+        return {}
+
+    def _info_dist_end(self, message: str) -> dict[str, Any]:
+        info = _mem_info(message)
+        m = _ELAPSED.search(message)
+        if m:
+            info["elapsed_s"] = float(m.group(1))
+        return info
+
     def _info_weights_begin(self, message: str) -> dict[str, Any]:
         return _mem_info(message)
 
@@ -740,6 +754,8 @@ _KIND_BY_NAME = {kind.value: kind for kind in LineKind}
 _KIND_BY_NAME["graph_sizes"] = LineKind.graph_begin
 
 _INFO_BUILDERS = {
+    LineKind.dist_begin: LogParser._info_dist_begin,
+    LineKind.dist_end: LogParser._info_dist_end,
     LineKind.weights_begin: LogParser._info_weights_begin,
     LineKind.weights_end: LogParser._info_weights_end,
     LineKind.kv_cache: LogParser._info_kv_cache,

@@ -1,6 +1,9 @@
 """Start-up progress of an SGLang server from its log: phases with elapsed times, capture progress and ETA.
 
-Phases in order (SGLang's start-up log lines, 0.4.x to 2026 releases): ``args`` (ServerArgs built, ports) → ``weights`` (target and draft
+Phases in order (SGLang's start-up log lines, 0.4.x to 2026 releases): ``args`` (ServerArgs built, ports) → ``dist``
+(NCCL / torch.distributed init: ``Init torch distributed begin.`` / ``Init torch distributed ends.``, from
+``ModelRunner.init_torch_distributed`` in ``python/sglang/srt/model_executor/model_runner.py``; releases before the
+``ends`` line end it at ``Load weight begin``) → ``weights`` (target and draft
 ``Load weight begin/end``) → ``kv_cache`` (``KV Cache is allocated``) → ``graph_target`` / ``graph_draft`` (CUDA graph
 capture, every spelling: ``Capture cuda graph begin/end``, ``Capture draft cuda graph end``, 2026 ``Capture target
 verify CUDA graph begin``…) → ``warmup`` (until the ready line) → ``ready``.
@@ -40,9 +43,12 @@ _K_server_args = LineKind.server_args
 _K_timings = LineKind.timings
 _K_weights_begin = LineKind.weights_begin
 _K_weights_end = LineKind.weights_end
+_K_dist_begin = LineKind.dist_begin
+_K_dist_end = LineKind.dist_end
 
 PHASES: tuple[tuple[str, str], ...] = (
     ("args", "args"),
+    ("dist", "NCCL init"),
     ("weights", "weights"),
     ("kv_cache", "KV cache"),
     ("graph_target", "CUDA graph (target)"),
@@ -188,7 +194,7 @@ class StartupTracker:
         done = [p for p in self.phases.values() if p.state == "done"]
         if done:
             last = max(done, key=lambda p: _ORDER[p.name]).name
-            following = {"args": "weights", "weights": "kv_cache", "kv_cache": "graph_target",
+            following = {"args": "weights", "dist": "weights", "weights": "kv_cache", "kv_cache": "graph_target",
                          "graph_target": "warmup", "graph_draft": "warmup", "warmup": "ready"}
             return following.get(last)
         return "args"
@@ -252,6 +258,23 @@ class StartupTracker:
             return True
         if kind is _K_override and not self._active and ts is not None and self.ready_at is None:
             self._new_start(ts, args=True)
+            return True
+        if kind is _K_dist_begin or kind is _K_dist_end:
+            if self._active and self.phases["weights"].begin is not None:
+                return False  # the draft worker's model runner, after the target's weights: not the NCCL init
+            if self.ready_at is not None and kind is _K_dist_begin:
+                self._reset()
+        if kind is _K_dist_begin:
+            self._new_start(ts)
+            self._begin("dist", ts, rank)
+            return True
+        if kind is _K_dist_end:
+            self._new_start(ts)
+            phase = self._begin("dist", ts, rank)
+            phase.end = _later(phase.end, ts)
+            if "elapsed_s" in info:
+                phase.reported_s = max(phase.reported_s or 0.0, float(info["elapsed_s"]))
+            phase.mem = {k: v for k, v in info.items() if k.endswith("_gb")}
             return True
         if kind is _K_weights_begin:
             if self.ready_at is not None:

@@ -23,10 +23,17 @@ MAX_REASON_CHARS = 200
 _TIMESTAMP = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}[^\]]*\]\s*")
 
 
-class ServerState(enum.StrEnum):
+class ServerState(str, enum.Enum):
     """Server states. From the log: ``unknown`` (nothing telling read yet) → ``starting`` → ``ready`` →
     ``crashed`` (a new start goes back to ``starting``); ``stopped`` only from the lifecycle (the process group is
-    gone without a failure). A ``StrEnum``: each member equals and prints as its value."""
+    gone without a failure). A ``str`` enum (``enum.StrEnum`` needs Python 3.11): each member equals and prints as
+    its value."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
 
     UNKNOWN = "unknown"
     STARTING = "starting"

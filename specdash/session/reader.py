@@ -467,9 +467,9 @@ def _read_session(p: Path) -> SessionLog:
     if unlisted:
         problems.append(f"... and {unlisted} more damaged documents skipped")
     for kind, indexes in unknown.items():
-        first = indexes[0]
-        first_line = line_of.at(documents[first - 1].start)
-        problems.append(f"unknown event kind {kind!r} in {len(indexes)} document(s) (first: document {first}, "
+        first_doc = indexes[0]
+        first_line = line_of.at(documents[first_doc - 1].start)
+        problems.append(f"unknown event kind {kind!r} in {len(indexes)} document(s) (first: document {first_doc}, "
                         f"line {first_line}): kept, not replayed")
     if not closed:
         problems.append("no 'end' document: the recorder did not close the file (crash, kill, or still recording)")

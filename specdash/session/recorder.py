@@ -383,5 +383,6 @@ def start_recording(
         if not enabled:
             return None
         path = paths.default_session_path(host)
+    assert path is not None  # named, or auto-named just above
     return Recorder(path, {"host": host, "sglang_version": sglang_version, "note": note, "demo": demo},
                     discard_if_empty=auto_named)

@@ -5,7 +5,7 @@ The panes are fed from the session's events instead (see :class:`specdash.sessio
 
 from __future__ import annotations
 
-from typing import AsyncIterator
+from typing import AsyncGenerator
 
 from specdash.hosts.base import CommandResult, ConnectionStatus, ConnState, Host, HostError
 from specdash.session.reader import SessionLog
@@ -39,7 +39,7 @@ class ReplayHost(Host):
         """Refused: raises :class:`ReplayReadOnly`."""
         raise ReplayReadOnly("read-only replay: no command runs")
 
-    def stream(self, command: str) -> AsyncIterator[bytes]:
+    def stream(self, command: str) -> AsyncGenerator[bytes, None]:
         """Refused: raises :class:`ReplayReadOnly`."""
         raise ReplayReadOnly("read-only replay: no command runs")
 

@@ -53,7 +53,8 @@ def _apply_one(text: str, edit: Edit, release: str) -> str:
     cmd = parse_command(text)
     if not cmd.found:
         if edit.kind == "set":
-            extra = edit.option if edit.value is None else f"{edit.option} {_quote(edit.value)}"
+            option = edit.option or ""
+            extra = option if edit.value is None else f"{option} {_quote(edit.value)}"
             return (text.rstrip() + " " + extra).lstrip()
         return text
     table = load_table(release)
@@ -69,7 +70,8 @@ def _apply_one(text: str, edit: Edit, release: str) -> str:
             if len(occ.words) > 1:
                 return splice(text, occ.words[1].start, occ.words[-1].end, _quote(edit.value))
             return splice(text, word.end, word.end, f" {_quote(edit.value)}")
-        extra = edit.option if edit.value is None else f"{edit.option} {_quote(edit.value)}"
+        option = edit.option or ""
+        extra = option if edit.value is None else f"{option} {_quote(edit.value)}"
         return splice(text, cmd.end, cmd.end, f" {extra}")
     if edit.kind == "remove":
         targets = []

@@ -249,7 +249,7 @@ def load_table(release: str) -> FlagTable:
 
     Raises FileNotFoundError for a release without a table.
     """
-    path = resources.files("specdash.sglang").joinpath("data", f"flags_{release}.json")
+    path = resources.files("specdash.sglang").joinpath("data").joinpath(f"flags_{release}.json")
     data = json.loads(path.read_text(encoding="utf-8"))
     source = data.get("source", "")
     dumped = source.startswith("argparse parser")

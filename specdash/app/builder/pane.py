@@ -424,7 +424,7 @@ class BuilderPane(Widget):
         for i, d in enumerate(report.diagnostics):
             sev = Text(_SEVERITY_TEXT[d.severity])
             sev.stylize(self._style(d.severity))
-            fix = " [fix]" if d.fix else ""
+            fix = (" [fix]" if d.fix else "") + (" [link]" if d.link else "")
             diags.add_row(sev, f"{d.code}: {d.message}{fix}", key=str(i))
         if report.diagnostics:
             diags.move_cursor(row=min(max(row, 0), len(report.diagnostics) - 1))
@@ -476,6 +476,9 @@ class BuilderPane(Widget):
         where = f" [{d.exception} at {d.stage}]" if d.severity == "error" and d.exception else ""
         text = Text(f"{_SEVERITY_TEXT[d.severity]} {d.code}{where}: ", style=self._style(d.severity))
         text.append(d.message + fix)
+        if d.link:  # a known SGLang issue: the public thread, a terminal hyperlink the user can select and copy
+            text.append("\nsee: ", style="bold")
+            text.append(d.link, style=f"underline link {d.link}")
         detail.update(text)
 
     def _selected(self):

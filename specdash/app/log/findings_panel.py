@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.style import Style
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -31,8 +32,12 @@ def finding_prompt(finding: Finding) -> Content:
 
 
 def finding_detail(finding: Finding) -> Content:
-    """The explanation, flag and fix of a finding."""
+    """The explanation, flag and fix of a finding, and the public thread (``data["link"]``, a known SGLang issue)
+    as a terminal hyperlink the user can also select and copy."""
     parts: list = [(finding.message, "bold"), "\n", finding.explanation or ""]
+    link = finding.data.get("link") if finding.data else None
+    if isinstance(link, str) and link:
+        parts += ["\n", ("see: ", "bold $accent"), (link, Style(underline=True, link=link))]
     if finding.flag:
         parts += ["\n", ("flag: ", "bold $accent"), finding.flag]
     if finding.fix:

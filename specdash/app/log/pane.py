@@ -33,6 +33,7 @@ from specdash.logs.analyzer import LogAnalyzer
 from specdash.logs.findings import Finding
 from specdash.logs.startup import StartupHistory
 from specdash.logs.state import ServerState
+from specdash.sglang.known_issues import KnownIssueLogScanner
 from specdash.text.display import markup
 from specdash.text.redaction import redact_text
 
@@ -86,9 +87,12 @@ class LogPane(Widget):
         self._history = history if history is not None else StartupHistory()
         self._host = host
         self._dirty = False
+        self._sglang_version: str | None = None
         self.analyzer = self._new_analyzer()
 
     def _new_analyzer(self) -> LogAnalyzer:
+        #: known SGLang issues matched line by line (:mod:`specdash.sglang.known_issues`), listed with the findings
+        self.known_issues = KnownIssueLogScanner(self._sglang_version)
         return LogAnalyzer(
             on_finding=self._on_finding,
             on_state=self._on_state,
@@ -128,6 +132,8 @@ class LogPane(Widget):
         if not lines:
             return
         parsed = self.analyzer.feed_many(lines)
+        for line in parsed:
+            self.known_issues.feed(line.number, line.text)
         self.view.append(parsed)
         bar = getattr(self, "_startup_bar", None)
         if bar is not None:
@@ -169,6 +175,17 @@ class LogPane(Widget):
         self.view.set_filter("")
         self._update_status()
 
+    def set_sglang_version(self, version: str | None) -> None:
+        """The SGLang release that writes this log (None: not known), for the known-issue matches: an issue fixed
+        before it is then said to be fixed. Takes effect for the lines that follow."""
+        self._sglang_version = version
+        self.known_issues.set_version(version)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """What the findings panel lists: the analyzer's findings, then the known SGLang issues the log matched."""
+        return self.analyzer.findings + self.known_issues.finding_objects()
+
     def reset(self, title: str) -> None:
         """Start over for a different file titled ``title`` (lines, findings, metrics, start-up and the ``/`` filter
         are cleared)."""
@@ -208,14 +225,15 @@ class LogPane(Widget):
 
     def _refresh_panels(self) -> None:
         self._panels_at = time.monotonic()
-        if self.analyzer.startup.active:
-            self.query_one(StartupBar).update_from(self.analyzer.startup)  # the ETA counts down between lines
+        bar = self.query_one(StartupBar)
+        if self.analyzer.startup.active:  # the ETA counts down and a silent phase turns into a stall between lines
+            bar.update_from(self.analyzer.startup, self.analyzer.live_stall(bar.silent_s()))
         if not self._dirty:
             return
         self._dirty = False
-        self.query_one(FindingsPanel).show(self.analyzer.findings)
+        self.query_one(FindingsPanel).show(self.findings)
         self.query_one(MetricsStrip).update_from(self.analyzer.metrics)
-        self.query_one(StartupBar).update_from(self.analyzer.startup)
+        bar.update_from(self.analyzer.startup, self.analyzer.live_stall(bar.silent_s()))
         self._update_status()
 
     @property
@@ -260,7 +278,7 @@ class LogPane(Widget):
         if view.cursor_number is not None:
             parts.append(f"line {view.cursor_number}")
         if self.has_class("-findings-hidden"):
-            count = len(self.analyzer.engine.order)
+            count = len(self.analyzer.engine.order) + self.known_issues.matched
             parts.append(f"[b]{count} finding{'s' if count != 1 else ''}[/b] (F shows)")
         self.query_one("#log-status", Static).update(" · ".join(parts))
 

@@ -13,8 +13,10 @@ from specdash.app.styles import load_tcss
 from specdash.logs.startup import StartupTracker
 
 
-def phases_text(tracker: StartupTracker) -> str:
-    """``weights ✓ 6 s · KV cache ✓ 0 s · CUDA graph (target) ▶ 12 s`` (phases seen so far)."""
+def phases_text(tracker: StartupTracker, stall: dict | None = None) -> str:
+    """``weights ✓ 6 s · KV cache ✓ 0 s · CUDA graph (target) ▶ 12 s`` (phases seen so far); with ``stall``
+    (:meth:`specdash.logs.analyzer.LogAnalyzer.live_stall`) the running phase reads
+    ``⚠ 1354 s, no line for 700 s (expected ≤ 600 s): stalled?``."""
     parts = []
     current = tracker.current
     for phase in tracker.phases.values():
@@ -23,6 +25,9 @@ def phases_text(tracker: StartupTracker) -> str:
         elapsed = phase.elapsed_s
         if phase.state == "done":
             parts.append(f"{phase.label} ✓ {elapsed:.0f} s" if elapsed is not None else f"{phase.label} ✓")
+        elif stall is not None and stall["phase"] == phase.name:
+            parts.append(f"{phase.label} ⚠ {stall['running_s']:.0f} s, no line for {stall['silent_s']:.0f} s "
+                         f"(expected ≤ {stall['expected_s']:.0f} s): stalled?")
         else:
             running_s = tracker.running_s(phase.name)
             running = f" {running_s:.0f} s" if running_s is not None else ""
@@ -51,13 +56,18 @@ class StartupBar(Widget):
         """Note that a line arrived now (the ETA counts down from the last line's time)."""
         self._last_line_at = self.clock()
 
-    def update_from(self, tracker: StartupTracker) -> None:
-        """Redraw from ``tracker``; hides itself when no start is in progress."""
+    def silent_s(self) -> float:
+        """Seconds (of :attr:`clock`) since the last line arrived."""
+        return self.clock() - self._last_line_at
+
+    def update_from(self, tracker: StartupTracker, stall: dict | None = None) -> None:
+        """Redraw from ``tracker`` (and ``stall``, see :func:`phases_text`); hides itself when no start is in
+        progress."""
         if not tracker.active:
             self.display = False
             return
         self.display = True
-        self.query_one("#startup-phases", Static).update("starting: " + phases_text(tracker))
+        self.query_one("#startup-phases", Static).update("starting: " + phases_text(tracker, stall))
         progress = tracker.progress()
         capture = self.query_one("#startup-capture")
         if progress is None:

@@ -65,6 +65,10 @@ def pattern_matches(pattern: CommandPattern, values: dict, env: dict[str, str]) 
     return _env_holds(pattern, env)
 
 
+def _hardware(entry: KnownIssue) -> str:
+    return (entry.command.hardware if entry.command is not None else None) or "some"
+
+
 def _message(entry: KnownIssue) -> str:
     return (f"known SGLang issue: {entry.title}. {entry.symptom} ({entry.releases_text()}). "
             f"Workaround: {entry.workaround}")
@@ -115,7 +119,7 @@ def match_command(ctx, version: str | None, table: tuple[KnownIssue, ...] = KNOW
         message = _message(entry) + (" — " + "; ".join(notes) if notes else "")
         ctx.add(severity, code, flags, message, link=entry.link)
     if gpu_dependent:
-        listed = "; ".join(f"{e.title} (only on {e.command.hardware} GPUs: {e.link})" for e in gpu_dependent)
+        listed = "; ".join(f"{e.title} (only on {_hardware(e)} GPUs: {e.link})" for e in gpu_dependent)
         ctx.add("info", "known-issues-gpu-dependent", (),
                 f"{len(gpu_dependent)} known SGLang issue(s) match this command on some GPUs only, and the command "
                 f"does not show this host's GPU family: {listed}", link=gpu_dependent[0].link)

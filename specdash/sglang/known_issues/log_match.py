@@ -2,7 +2,8 @@
 
 ``KnownIssueLogScanner(version)``: ``feed(number, text)`` per line, then ``findings()`` — a list of dicts in the
 shape of :meth:`specdash.logs.findings.Finding.as_dict` (``kind`` ``known_issue``, ``data`` with the entry ``id``
-and ``link``), one per entry (repeats count up). A release at or past an entry's known fix gives an ``info``
+and ``link``), one per entry (repeats count up); ``finding_objects()`` gives them as ``Finding`` objects
+(the log pane lists them next to the analyzer's findings). A release at or past an entry's known fix gives an ``info``
 finding saying "fixed in X"; an unknown release keeps the entry's severity when the range is unknown anyway, and
 drops to ``info`` when only some releases have it.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from specdash.logs.findings import Finding
 from specdash.sglang.known_issues.model import KnownIssue, VersionVerdict
 from specdash.sglang.known_issues.table import KNOWN_ISSUES
 
@@ -22,10 +24,15 @@ class KnownIssueLogScanner:
     """Log-line matcher over ``table`` for SGLang release ``version`` (None: not known)."""
 
     def __init__(self, version: str | None = None, table: tuple[KnownIssue, ...] = KNOWN_ISSUES) -> None:
-        self.version = version
-        self._patterns = [(entry, p.needle, p.compiled) for entry in table for p in entry.logs
-                          if entry.verdict(version) is not VersionVerdict.before]
+        self._table = table
         self._found: dict[str, dict[str, Any]] = {}
+        self.set_version(version)
+
+    def set_version(self, version: str | None) -> None:
+        """Match the lines that follow for release ``version``; what matched so far is kept as it was reported."""
+        self.version = version
+        self._patterns = [(entry, p.needle, p.compiled) for entry in self._table for p in entry.logs
+                          if entry.verdict(version) is not VersionVerdict.before]
 
     def feed(self, number: int, text: str) -> None:
         """Look at line ``number`` (1-based) with ``text``."""
@@ -60,3 +67,16 @@ class KnownIssueLogScanner:
     def findings(self) -> list[dict[str, Any]]:
         """The findings so far, in order of first line."""
         return sorted(self._found.values(), key=lambda f: f["line"])
+
+    @property
+    def matched(self) -> int:
+        """Entries matched so far (cheap: a UI polls it to know whether anything changed)."""
+        return len(self._found)
+
+    def finding_objects(self) -> list[Finding]:
+        """The findings as :class:`specdash.logs.findings.Finding` (``key`` ``known_issue:<id>``), for a view that
+        lists them next to the log analyzer's own; ``data["link"]`` is the thread's URL."""
+        return [Finding(kind=f["kind"], severity=f["severity"], line=f["line"], message=f["message"],
+                        explanation=f["explanation"], count=f["count"], last_line=f["last_line"],
+                        key=f"known_issue:{f['data']['id']}", data=dict(f["data"]))
+                for f in self.findings()]

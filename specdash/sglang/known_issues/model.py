@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from specdash.sglang.versions import parse_version
 

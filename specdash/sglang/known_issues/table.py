@@ -9,8 +9,10 @@ log text of its own thread.
 
 from __future__ import annotations
 
-from specdash.sglang.rules.backends import MLA_ARCHITECTURES
+import re
+
 from specdash.sglang.known_issues.model import AtLeast, CommandPattern, KnownIssue, LogPattern
+from specdash.sglang.rules.backends import MLA_ARCHITECTURES
 
 _I = "https://github.com/sgl-project/sglang/issues/"
 _P = "https://github.com/sgl-project/sglang/pull/"
@@ -24,6 +26,11 @@ _POSITIVE = r"(?!-)(?!0*(\.0*)?$)[0-9.]+"
 
 def _not_typed(*dests: str):
     return lambda ctx: not any(ctx.typed(d) for d in dests)
+
+
+def _names_eagle3(path) -> bool:
+    """The draft path's last component names EAGLE-3 (``lightseekorg/kimi-k2.5-eagle3``, ``…-EAGLE3-…``)."""
+    return isinstance(path, str) and re.search(r"eagle-?3", path.rstrip("/").rsplit("/", 1)[-1], re.I) is not None
 
 
 def _token_mode_fixed(ctx) -> bool:
@@ -238,15 +245,21 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         CommandPattern(EAGLE_FAMILY, {"attention_backend": ("ascend",)})),
     # ---- AMD / ROCm ------------------------------------------------------------------------------------------------
     KnownIssue(
-        "rocm-aiter-greedy-sample-oov", "amd-rocm",
-        "ROCm EAGLE topk=1 draft: AITER greedy_sample returns out-of-vocabulary ids",
-        "AITER greedy_sample has an unmasked vector-tail bug: on MI355X it returned an out-of-vocabulary index for "
-        "a vocabulary of 151,666; the PR switches ROCm EAGLE topk=1 drafts to the masked Triton split-argmax",
-        (_P + "35872",),
-        "use a build with PR #35872",
+        "rocm-eagle-topk1-full-softmax-draft", "amd-rocm",
+        "ROCm EAGLE topk=1 draft runs a full-vocabulary softmax every draft step (before 0.5.21)",
+        "On ROCm the topk=1 draft took softmax over the whole vocabulary and then the top entry; PR #35872 replaces it "
+        "with a masked Triton split-argmax (the PR measured it against the full-softmax selector on MI355X). The PR "
+        "did not use AITER greedy_sample because it returned an out-of-vocabulary index for a 151,666-token "
+        "vocabulary; SGLang's all-greedy sampler does use greedy_sample when SGLANG_USE_AITER is set (0.5.20's "
+        "sampler.py offers SGLANG_DISABLE_AITER_GREEDY_SAMPLE=1 for rows it gets wrong)",
+        (_P + "35872", _P + "25251"),
+        "use 0.5.21 or newer for the cheaper draft step; if outputs contain an empty or out-of-range token with "
+        "SGLANG_USE_AITER, set SGLANG_DISABLE_AITER_GREEDY_SAMPLE=1",
         CommandPattern(EAGLE_FAMILY, {"speculative_eagle_topk": (1,)}, hardware="AMD ROCm (MI300/MI355)",
                        hardware_evidence=_AMD, evidence_required=True),
-        fixed_by="PR #35872 (merged)"),
+        # eagle_worker_v2.py: 0.5.21's draft extend has "elif self.topk == 1 and _is_hip: draft_topk1_argmax_only";
+        # 0.5.20's falls through to renorm_draft_probs + fast_topk on ROCm (PyPI wheels compared)
+        severity="info", first_fixed="0.5.21", fixed_by="PR #35872 (merged)", status="fixed"),
     KnownIssue(
         "rocm-eagle-dsa-tilelang", "amd-rocm",
         "EAGLE with the DSA tilelang backends crashes on MI355X",
@@ -269,14 +282,16 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         CommandPattern(EAGLE_FAMILY, {}, hardware="AMD ROCm (MI355X)", hardware_evidence=_AMD,
                        evidence_required=True)),
     KnownIssue(
-        "eagle3-draft-served-as-eagle", "amd-rocm",
-        "accept length exactly 1.00: an EAGLE-3 draft served with --speculative-algorithm EAGLE",
+        "eagle3-draft-served-as-eagle", "draft-model",
+        "the draft's name says EAGLE-3 but the algorithm is EAGLE: accept length stays at exactly 1.00",
         "Under EAGLE no aux hidden states are captured and an EAGLE-3 draft silently skips its fc layer; the only "
         "symptom is 'accept_len: 1.00' (found on MI355X with Kimi-K2.5 and its EAGLE-3 draft)",
         (_P + "21272",),
         "use --speculative-algorithm EAGLE3 for EAGLE-3 drafts (specdash validate checks the pair when both "
         "config.json files are readable)",
-        logs=(LogPattern("accept len: 1.00", r"accept len: 1\.00\b"),),
+        # The draft's name is the only hint the command gives (the pairing check decides from config.json); one
+        # decode line at accept len 1.00 is not evidence (a batch can reject every draft), so no log pattern.
+        CommandPattern(("EAGLE",), {"speculative_draft_model_path": _names_eagle3}),
         severity="info", status="closed"),
     # ---- environment variables that change benchmark truth ----------------------------------------------------
     KnownIssue(
@@ -412,4 +427,288 @@ KNOWN_ISSUES: tuple[KnownIssue, ...] = (
         "use a build with PR #7569",
         CommandPattern(EAGLE_FAMILY, {"enable_two_batch_overlap": True}),
         fixed_by="PR #7569 (merged)"),
+    # ---- more entries: DP attention, multi-node, PD, structured output, caches, backends, ROCm, XPU ------------------
+    KnownIssue(
+        "eagle3-dp-attention-idle-batch-crash", "dp-attention",
+        "EAGLE-3 + DP attention crashes on an idle batch in the draft extend",
+        "With DP attention a rank with no requests runs an idle batch; the draft extend of the multi-layer EAGLE v2 "
+        "worker initialised FlashAttention metadata for it and failed with \"max(): Expected reduction dim to be "
+        "specified for input.numel() == 0\" after \"can't use cuda graph for draft extend!\"",
+        (_P + "33892",),
+        "use a build with PR #33892",
+        logs=(LogPattern("Expected reduction dim to be specified for input.numel() == 0",
+                         r"max\(\): Expected reduction dim to be specified for input\.numel\(\) == 0"),),
+        fixed_by="PR #33892 (merged)", status="fixed"),
+    KnownIssue(
+        "mtp-dp-attention-multinode-crash", "dp-attention",
+        "MTP/EAGLE + DP attention across nodes hangs or crashes at start-up or first requests",
+        "DeepSeek-R1 on two nodes (tp 16, dp 8 or dp 4) with --enable-dp-attention and EAGLE/NEXTN crashed (R1-0528, "
+        "flashinfer) or hung (H20), and failed to initialise on 0.4.4.post1; removing --enable-dp-attention worked",
+        (_I + "6891", _I + "6296", _I + "4783"),
+        "compare with the same launch without --enable-dp-attention; a maintainer pointed to PR #6081 (MTP with DP "
+        "attention) for builds before it",
+        CommandPattern(EAGLE_FAMILY, {"enable_dp_attention": True, "nnodes": AtLeast(2)}),
+        severity="info", reported_in=("0.4.4.post1",), status="closed as inactive"),
+    # ---- prefill/decode disaggregation ----------------------------------------------------------------------------
+    KnownIssue(
+        "pd-eagle3-mla-draft-cache", "pd-disaggregation",
+        "PD + EAGLE-3 with an MLA target writes the draft cache in the wrong format",
+        "With EAGLE3 on an MLA target (DeepSeek family) under PD disaggregation the draft KV cache was written in the "
+        "MLA layout: accept length fell from 2.8 to 2.1 (steps 3, topk 1, draft tokens 4) and the Mooncake transfer "
+        "engine could crash with \"Failed to get segment descriptor for segment\"",
+        (_P + "13555",),
+        "use a build with PR #13555; compare the decode node's accept length with a non-PD run",
+        CommandPattern(("EAGLE3",), {"disaggregation_mode": ("prefill", "decode")},
+                       architectures=tuple(sorted(MLA_ARCHITECTURES))),
+        fixed_by="PR #13555 (merged)"),
+    KnownIssue(
+        "spec-v2-pd-structured-output", "pd-disaggregation",
+        "structured outputs with speculative decoding on a PD decode node: wrong output (spec v2) or crash (v1)",
+        "DeepSeek-V3.1 and MiMo-V2-Flash, 8xH200, 0.5.6.post2 and 0.5.7: json_object/json_schema requests did not "
+        "follow the schema with spec v2 under PD, and the PD decode node crashed under production load with spec v1; "
+        "a single-node TP8 deployment worked",
+        (_I + "16541", _I + "13019"),
+        "test structured-output requests against the PD deployment before serving them; route them to a "
+        "non-speculative or non-PD deployment",
+        CommandPattern(EAGLE_FAMILY, {"disaggregation_mode": ("decode",)}),
+        severity="info", reported_in=("0.5.6.post2", "0.5.7"), status="closed as inactive"),
+    KnownIssue(
+        "dflash-pd-unsupported", "pd-disaggregation",
+        "DFLASH under PD disaggregation: spec_info None crash, then watchdog self-kill",
+        "The PD protocol does not carry DFLASH draft state: the decode node crashed on spec_info None and the "
+        "watchdog killed it; with local workarounds the stack booted but produced no tokens",
+        (_I + "36140", _P + "34285"),
+        "run PD without speculative decoding on the decode node, or DFLASH without PD; PR #34285 (open) adds "
+        "support",
+        CommandPattern(("DFLASH",), {"disaggregation_mode": ("prefill", "decode")})),
+    KnownIssue(
+        "pd-decode-dsa-first-verify-hang", "pd-disaggregation",
+        "PD decode with DSA attention and EAGLE hangs on the first verify",
+        "All schedulers of a PD decode node with DSA attention hung in cuModuleLoadData on the first EAGLE verify "
+        "until the watchdog timeout",
+        (_I + "33642",),
+        "compare with a decode node without --speculative-algorithm; warm the kernel caches before routing traffic",
+        CommandPattern(EAGLE_FAMILY, {"disaggregation_mode": ("decode",), "attention_backend": ("dsa", "nsa")})),
+    KnownIssue(
+        "pd-prefill-spec-topk-length-mismatch", "pd-disaggregation",
+        "speculative flags on a PD prefill node: 'length of new_indices != length of topk_p'",
+        "With speculative decoding configured on the prefill side of a PD deployment the log reported \"length of "
+        "new_indices: 5 != length of topk_p: 7, this should not happen\" on requests after a cache flush",
+        (_I + "14368",),
+        "compare the prefill node's speculative flags with the decode node's; report the log lines with the release",
+        logs=(LogPattern("length of new_indices", r"length of new_indices: \d+ != length of topk_p: \d+"),),
+        severity="info"),
+    KnownIssue(
+        "pd-prefill-hybrid-spec-verify-scratch", "pd-disaggregation",
+        "PD prefill with speculative decoding on a hybrid (GDN/KDA) target allocates verify-only mamba snapshots",
+        "A prefill server never runs TARGET_VERIFY, but with speculative decoding on a hybrid linear-attention target "
+        "it still allocated num_draft_tokens x the mamba pool (~24 GB per rank for 4 draft tokens and a 256-slot "
+        "pool), captured verify graphs and warmed up in verify mode; deep-PP prefill layouts hit OOM at CUDA graph "
+        "capture",
+        (_P + "34191",),
+        "use a build with PR #34191, or lower --mem-fraction-static / the mamba pool on the prefill node",
+        CommandPattern(EAGLE_FAMILY, {"disaggregation_mode": ("prefill",)},
+                       architectures=("Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration")),
+        fixed_by="PR #34191 (merged)"),
+    KnownIssue(
+        "pp-prefill-mtp-rejected", "pipeline",
+        "PD prefill with pipeline parallelism and MTP (GLM-5.2) refused or broken before PR #39378",
+        "PP + speculative decoding was rejected outside NPU; the NextN draft on the last PP stage lacked the target "
+        "embedding, the PP ring dropped the DSA dsa_topk_indices seed (eager and CUDA-graph decode could diverge), "
+        "and NIXL could not map heterogeneous PP prefill stages; decode-side PP + speculative stays rejected",
+        (_P + "39378", _I + "23162"),
+        "use a build with PR #39378 for PP on the prefill node only; keep the decode node at --pp-size 1",
+        CommandPattern(EAGLE_FAMILY, {"disaggregation_mode": ("prefill",), "pp_size": AtLeast(2)}),
+        fixed_by="PR #39378 (merged)"),
+    # ---- SpecV2 / overlap and structured output ---------------------------------------------------------------------
+    KnownIssue(
+        "spec-v2-xgrammar-garbled", "spec-v2",
+        "structured output (XGrammar) under spec v2 returns garbled JSON",
+        "With SGLANG_ENABLE_SPEC_V2 a json_schema request on 0.5.6 (Qwen 235B and other models) returned text such "
+        "as '{\"name\": \"John!! Doe Doe Doe …' instead of schema-valid JSON; XGrammar support for spec v2 is a "
+        "tracked high-priority issue",
+        (_I + "13019", _I + "11762"),
+        "send structured-output requests to a spec v1 deployment (unset SGLANG_ENABLE_SPEC_V2) or check the output "
+        "against the schema",
+        CommandPattern(EAGLE_FAMILY, {}, env={"SGLANG_ENABLE_SPEC_V2": "1|true|yes|y"}),
+        severity="info", reported_in=("0.5.6",)),
+    KnownIssue(
+        "eagle-grammar-terminated-check", "other",
+        "EAGLE + grammar-constrained output crashes on a terminated grammar",
+        "With EAGLE and XGrammar the verify step filled the vocab mask of a grammar that had already terminated: "
+        "\"RuntimeError: … grammar_matcher.cc:653: Check failed: !terminated_\" and the scheduler died",
+        (_I + "15050", _P + "15373"),
+        "avoid structured-output requests on the speculative deployment; the proposed fix (skip terminated grammars "
+        "in generate_token_bitmask) was closed",
+        logs=(LogPattern("Check failed: !terminated_", r"grammar_matcher\.cc:\d+: Check failed: !terminated_"),),
+        severity="info", status="closed as inactive"),
+    KnownIssue(
+        "spec-reasoning-grammar-stop-token", "other",
+        "speculative decoding + reasoning parser + grammar: matcher used after the stop token",
+        "ReasonerGrammarObject did not implement is_terminated, so with a reasoning parser and speculative decoding "
+        "the verify step crashed: \"GrammarMatcher has terminated after accepting the stop token, but is trying to "
+        "find the next token mask\"",
+        (_P + "14464", _P + "14480"),
+        "use a build with PR #14464, or send structured-output requests without the reasoning parser",
+        CommandPattern(EAGLE_FAMILY, {"reasoning_parser": True}),
+        logs=(LogPattern("GrammarMatcher has terminated after accepting the stop token",
+                         r"GrammarMatcher has terminated after accepting the stop token, but is trying to find the "
+                         r"next token mask"),),
+        fixed_by="PR #14464 (merged)", status="fixed"),
+    # ---- hierarchical cache ----------------------------------------------------------------------------------------
+    KnownIssue(
+        "eagle-hicache-accept-length", "env-benchmark",
+        "EAGLE with the hierarchical cache: lower accept length",
+        "EAGLE3 on Llama-3.1-8B with --enable-hierarchical-cache measured accept length 2.25 before the fix and 2.39 "
+        "with it (bench_sglang_eagle, 10 questions); the EAGLE cache keys were not handled by HiCache",
+        (_P + "11215",),
+        "use a build with PR #11215; compare accept length with and without --enable-hierarchical-cache",
+        CommandPattern(EAGLE_FAMILY, {"enable_hierarchical_cache": True}),
+        fixed_by="PR #11215 (merged)"),
+    KnownIssue(
+        "eagle-hicache-storage-hash", "env-benchmark",
+        "EAGLE + HiCache storage backend: cross-instance KV sharing never hits",
+        "In EAGLE mode the radix cache keys are bigrams; the storage prefetch hashed single tokens, so the hashes "
+        "written (bigram) and queried (token) differ and every pod recomputed the KV cache (Mooncake Store)",
+        (_P + "17193",),
+        "measure the storage hit rate with speculative decoding on and off; the proposed fix was closed",
+        CommandPattern(EAGLE_FAMILY, {"enable_hierarchical_cache": True, "hicache_storage_backend": True}),
+        severity="info", status="closed (not merged)"),
+    # ---- attention backends' spec limits ----------------------------------------------------------------------------
+    KnownIssue(
+        "ngram-torch-native-warmup-crash", "attention-backend",
+        "NGRAM with the torch_native backend crashes in the start-up warmup",
+        "SGLang accepts --speculative-algorithm NGRAM with --attention-backend torch_native, reports 'Application "
+        "startup complete', then the warmup fails with \"AttributeError: 'NoneType' object has no attribute "
+        "'shape'\" (unset extend_prefix_lens); the backend support matrix marks speculative decoding unsupported "
+        "for torch_native",
+        (_I + "36352",),
+        "use an attention backend that supports speculative decoding (triton, flashinfer, fa3)",
+        CommandPattern(("NGRAM",), {"attention_backend": ("torch_native",)})),
+    KnownIssue(
+        "eagle-triton-num-steps-1", "attention-backend",
+        "EAGLE on the triton backend with --speculative-num-steps 1 fails",
+        "Launching Qwen-7B with EAGLE on the triton attention backend and speculative-num-steps=1 failed in the "
+        "scheduler's run_batch",
+        (_I + "3762",),
+        "use --speculative-num-steps 2 or more, or another attention backend",
+        CommandPattern(EAGLE_FAMILY, {"attention_backend": ("triton",), "speculative_num_steps": (1,)}),
+        severity="info", status="closed as inactive"),
+    KnownIssue(
+        "eagle-flashinfer-torch-compile-topk", "attention-backend",
+        "EAGLE topk > 1 with torch.compile on flashinfer crashes after some requests",
+        "QwQ-32B with EAGLE (steps 3, topk 2, 8 draft tokens) and --enable-torch-compile crashed after some "
+        "successful requests on the default flashinfer backend; triton did not crash, fa3 worked but only with "
+        "topk 1",
+        (_I + "5491",),
+        "use --attention-backend triton, or fa3 with --speculative-eagle-topk 1",
+        CommandPattern(EAGLE_FAMILY, {"enable_torch_compile": True, "speculative_eagle_topk": AtLeast(2),
+                                      "attention_backend": (None, "flashinfer")}),
+        severity="info", status="closed"),
+    # ---- multi-node start-up ----------------------------------------------------------------------------------------
+    KnownIssue(
+        "multinode-nextn-master-graph-memory", "multi-node",
+        "NEXTN on two nodes: the master node's CUDA graphs use 10-20 GB more memory",
+        "DeepSeek with NEXTN, 2 nodes TP16: with CUDA graphs the node-rank 0 process used more than 10 GB (20 GB "
+        "when capturing up to bs 64) more than the worker, leaving little KV cache",
+        (_I + "4119",),
+        "lower --cuda-graph-max-bs or --mem-fraction-static on the master node and compare the KV cache sizes of "
+        "both nodes' logs",
+        CommandPattern(EAGLE_FAMILY, {"nnodes": AtLeast(2), "disable_cuda_graph": False}),
+        severity="info", status="closed as inactive"),
+    KnownIssue(
+        "multinode-eagle-cuda-graph-hang", "multi-node",
+        "EAGLE on two nodes: both nodes hang (CUDA graph / DeepGEMM)",
+        "DeepSeek-V3-0324 TP16 over two H100x8 nodes (LWS) with EAGLE (topk 1, steps 3, 4 draft tokens) on "
+        "v0.4.6.post4: several failures around CUDA graph capture and DeepGEMM, including both nodes hanging",
+        (_I + "6496",),
+        "try --disable-cuda-graph to separate a capture hang from a transport problem; watch both nodes' logs",
+        CommandPattern(EAGLE_FAMILY, {"nnodes": AtLeast(2), "disable_cuda_graph": False}),
+        severity="info", reported_in=("0.4.6.post4",)),
+    # ---- benchmark tooling -------------------------------------------------------------------------------------------
+    KnownIssue(
+        "bench-speculative-missing-args", "env-benchmark",
+        "bench_speculative.py stops with AttributeError: return_routed_experts",
+        "The speculative benchmark script built its args without return_routed_experts and plot_throughput, so "
+        "async_request_sglang_generate failed: \"'types.SimpleNamespace' object has no attribute "
+        "'return_routed_experts'\" — no figures are produced",
+        (_P + "17974",),
+        "use a build with PR #17974 (or add the two fields to the script's args)",
+        logs=(LogPattern("return_routed_experts",
+                         r"'types\.SimpleNamespace' object has no attribute 'return_routed_experts'"),),
+        fixed_by="PR #17974 (merged)", status="fixed"),
+    # ---- draft model loading -----------------------------------------------------------------------------------------
+    KnownIssue(
+        "eagle3-no-draft-path-target-as-draft", "draft-model",
+        "EAGLE3 without --speculative-draft-model-path loads the target as the draft and crashes",
+        "With no draft path SGLang fell back to the target checkpoint as the EAGLE-3 draft, loaded the weights twice "
+        "and crashed at start-up: Qwen2ForCausalLM has no set_embed, LlamaForCausalLM has no hot_token_id",
+        (_I + "36528", _P + "36593"),
+        "pass --speculative-draft-model-path with an EAGLE-3 draft (specdash validate reports the missing path when "
+        "the target's config.json is readable)",
+        logs=(LogPattern("object has no attribute '", r"object has no attribute '(set_embed|hot_token_id)'"),)),
+    KnownIssue(
+        "qwen3-vl-moe-spec-missing-methods", "draft-model",
+        "Qwen3-VL MoE targets cannot start speculative decoding (missing draft hooks)",
+        "Qwen3-VL-30B-A3B (MoE) on 0.5.7: EAGLE crashed because Qwen3VLMoeForConditionalGeneration has no "
+        "get_embed_and_head(), EAGLE3 because it has no set_eagle3_layers_to_capture()",
+        (_I + "17935",),
+        "serve the target without speculative decoding, or a release whose Qwen3-VL MoE wrapper implements both",
+        CommandPattern(EAGLE_FAMILY, {}, architectures=("Qwen3VLMoeForConditionalGeneration",)),
+        # only EAGLE as a condition: without the architecture it would be a note on every EAGLE command
+        when=lambda ctx: ctx.arch is not None,
+        logs=(LogPattern("object has no attribute '",
+                         r"object has no attribute '(get_embed_and_head|set_eagle3_layers_to_capture)'"),),
+        reported_in=("0.5.7",)),
+    KnownIssue(
+        "standalone-merge-batch-crash", "other",
+        "STANDALONE speculative decoding crashes in merge_batch after 1000-2000 requests",
+        "Benchmarking with thousands of requests, 50 in parallel, the server crashed in get_next_batch_to_run -> "
+        "merge_batch -> spec_info.merge_batch (torch.cat of hidden_states): \"RuntimeError: Sizes of tensors …\"",
+        (_P + "10090",),
+        "restart policy / lower concurrency until the cause is fixed; compare with EAGLE on the same workload",
+        logs=(LogPattern("merge_batch(other.spec_info)", r"self\.spec_info\.merge_batch\(other\.spec_info\)"),),
+        severity="info", status="reported in the PR thread"),
+    # ---- AMD / ROCm --------------------------------------------------------------------------------------------------
+    KnownIssue(
+        "rocm-eagle-custom-allreduce-deadlock", "amd-rocm",
+        "EAGLE on AMD deadlocks in the aiter custom all-reduce at high concurrency",
+        "The aiter custom all-reduce kernel (aiter::cross_device_reduce_2stage) deadlocked during the EAGLE "
+        "target-verify step at concurrency >= 16 (steps 4, topk 1, 5 tokens) or >= 32 (3, 1, 4) on MI355X: the "
+        "server hangs with no recovery. SGLang's GLM-5.1 cookbook requires --disable-custom-all-reduce for EAGLE on "
+        "AMD",
+        (_P + "29313",),
+        "add --disable-custom-all-reduce (falls back to RCCL, negligible cost)",
+        CommandPattern(EAGLE_FAMILY, {"disable_custom_all_reduce": False}, hardware="AMD ROCm",
+                       hardware_evidence=_AMD, evidence_required=True)),
+    KnownIssue(
+        "rocm-gfx950-fp8-gemm-accept-drop", "amd-rocm",
+        "MI350X/MI355X (gfx950): block-FP8 aiter GEMM corrupts output, MTP accept length about 1.3",
+        "On gfx950 block-FP8 linear layers routed to aiter's gemm_a8w8_blockscale_bpreshuffle, which is numerically "
+        "wrong there (ROCm 7.2, v0.5.13.post1-rocm720): GLM-5.2-FP8 GSM8K fell to 0.000 and EAGLE/MTP acceptance to "
+        "about 1.3 (2.65-3.77 with the fix); MI300X/MI325X (gfx942) are not affected",
+        (_P + "28471",),
+        "on gfx950 check the base model's accuracy first; the thread's fix sets _use_aiter_bpreshuffle_gfx95 = False",
+        CommandPattern(EAGLE_FAMILY, {}, hardware="AMD ROCm", hardware_evidence=_AMD, evidence_required=True),
+        severity="info", reported_in=("0.5.13.post1",)),
+    KnownIssue(
+        "rocm-aiter-legacy-workspace-oom", "amd-rocm",
+        "aiter attention on gfx950 without the unified attention path: ~65 GB workspace OOM",
+        "Serving MiniMax-M3 (EAGLE3 draft) on MI350X with the aiter backend at --mem-fraction-static 0.85 needed "
+        "SGLANG_USE_AITER_UNIFIED_ATTN=1 to avoid a ~65 GB legacy aiter workspace allocation",
+        (_P + "36866", _P + "36659"),
+        "set SGLANG_USE_AITER_UNIFIED_ATTN=1 (MiniMax-M3 also needs SGLANG_USE_AITER_MOE_GU_ITLV=0)",
+        CommandPattern(("EAGLE3",), {"attention_backend": ("aiter",)}, env_absent=("SGLANG_USE_AITER_UNIFIED_ATTN",),
+                       hardware="AMD ROCm", hardware_evidence=_AMD, evidence_required=True),
+        severity="info"),
+    # ---- Intel XPU ---------------------------------------------------------------------------------------------------
+    KnownIssue(
+        "xpu-eagle-verify-broadcast-hang", "other",
+        "EAGLE/NEXTN on Intel XPU with TP 2 hangs at warmup",
+        "A verify-decision broadcast moved onto the greedy path (PR #34238) runs raw torch.distributed.broadcast on "
+        "XPU: TP=2 intermittently hung on the first decode step after the first verify until the 300 s watchdog",
+        (_P + "35195", _P + "35165"),
+        "use a build with PR #35195, or --tp-size 1 on XPU",
+        CommandPattern(EAGLE_FAMILY, {"device": ("xpu",), "tp_size": AtLeast(2)}),
+        fixed_by="PR #35195 (merged)"),
 )

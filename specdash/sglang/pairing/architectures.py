@@ -78,7 +78,7 @@ FOREIGN_EAGLE3_ARCHS: dict[str, str] = {
 
 def looks_eagle3_arch(arch: str | None) -> bool:
     """True for any architecture string naming an EAGLE-3 draft (SGLang's, vLLM's or speculators')."""
-    return bool(arch) and ("eagle3" in arch.lower() or arch == "Eagle3Speculator")
+    return arch is not None and ("eagle3" in arch.lower() or arch == "Eagle3Speculator")
 
 
 @functools.lru_cache(maxsize=1)

@@ -21,7 +21,7 @@ from specdash.sglang.pairing.configs import DraftFacts, TargetFacts
 from specdash.sglang.pairing.conventions import ConventionGuess, describe_boundaries, guess_convention
 from specdash.sglang.pairing.layer_rules import CaptureRule, rule_for
 from specdash.sglang.diagnostics import Diagnostic
-from specdash.sglang.pairing.report import pairing_diagnostic
+from specdash.sglang.pairing.report import Severity, pairing_diagnostic
 from specdash.sglang.pairing.safetensors_header import DraftTensors
 
 
@@ -376,7 +376,7 @@ def check_id_convention(ctx: PairContext) -> list[Diagnostic]:
         ]
     fix_ids = ctx.rule.ids_for(trained, n)
     ctx.suggested_ids = fix_ids
-    severity = "error" if guess.strength == "strong" else "warning"
+    severity: Severity = "error" if guess.strength == "strong" else "warning"
     return [
         pairing_diagnostic(
             severity, "id-convention",

@@ -242,7 +242,7 @@ async def run_probe_batch(host, requests: list[dict], *, python: str = "python3"
                           timeout_s: float = 300.0) -> list[dict]:
     """Run several :func:`probe_request` dicts in one python process (one SGLang import); one result dict per
     request, each as :func:`run_probe` returns. A failure of the whole run repeats its error for every request."""
-    result = await host.run(probe_command(python, requests), timeout_s=timeout_s)  # type: ignore[arg-type]
+    result = await host.run(probe_command(python, requests), timeout_s=timeout_s)
     if result.exit_status == -1 and "timeout" in result.stderr:
         return [{"ok": False, "error": f"probe timed out after {timeout_s:g} s"} for _ in requests]
     data = parse_probe_output(result.stdout, result.stderr, result.exit_status)

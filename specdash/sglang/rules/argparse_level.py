@@ -12,7 +12,7 @@ import functools
 import json
 
 from specdash.sglang.arguments import Occurrence
-from specdash.sglang.diagnostics import Edit
+from specdash.sglang.diagnostics import Edit, Fix
 from specdash.sglang.flags import FOREIGN_FLAGS, VLLM_METHODS, load_table, normalise_foreign
 from specdash.sglang.rules.context import Context
 from specdash.sglang.versions import FLAG_TABLE_RELEASES, has_speculative_decoding
@@ -155,7 +155,7 @@ def _algorithm_typed(ctx: Context) -> str | None:
     return None
 
 
-def _foreign_fix(ctx: Context, occ: Occurrence, key: str, foreign) -> object:
+def _foreign_fix(ctx: Context, occ: Occurrence, key: str, foreign) -> Fix | None:
     value = " ".join(occ.values)
     algo_opt = ctx.option("speculative_algorithm")
     if key == "--speculative-model":

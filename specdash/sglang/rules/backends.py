@@ -49,7 +49,7 @@ def resolve(ctx: Context) -> None:
         ctx.override("split-backends-equal", "attention_backend", prefill,
                      "--prefill-attention-backend and --decode-attention-backend name the same backend")
     backend = v.get("attention_backend")
-    backends = {v.get(d) for d in _BACKEND_DESTS} - {None}
+    backends = {b for d in _BACKEND_DESTS if (b := v.get(d)) is not None}
     if backend == "flex_attention" and ctx.parsed.typed.get("speculative_algorithm") is not None:
         ctx.error("flex-attention-speculative", (ctx.option("attention_backend"), ctx.option("speculative_algorithm")),
                   "SGLang raises AssertionError: Speculative decoding is currently not supported with Flex Attention "

@@ -17,6 +17,10 @@ from specdash.sglang.diagnostics import Edit
 from specdash.sglang.rules.context import Context
 
 _HF_CACHE = re.compile(r"(?:^|/)models--(?P<org>[^/]+?)--(?P<name>[^/]+)(?:/snapshots/(?P<rev>[^/]+))?")
+#: the bare ``org--name`` form (a cache or mirror directory named after the repo without ``models--``): Hugging Face
+#: repo ids never contain ``--`` (``huggingface_hub.utils.validate_repo_id``), so one ``--`` between two valid parts
+#: splits it one way only
+_HF_BARE = re.compile(r"^(?P<org>[A-Za-z0-9](?:[\w.]|-(?!-))*[A-Za-z0-9_])--(?P<name>[A-Za-z0-9](?:[\w.]|-(?!-))*)$")
 _PATH_DESTS = ("model_path", "speculative_draft_model_path", "tokenizer_path")
 _OWN_CODES = {"broken-continuation", "unresolved-value", "unresolved-args", "unresolved-env", "shell-default",
               "hf-cache-path"}
@@ -56,6 +60,26 @@ def check(ctx: Context) -> None:
                     f"{ctx.option(dest)} is a Hugging Face cache directory of {match.group('org')}/"
                     f"{match.group('name')}{rev}; the repo id {match.group('org')}/{match.group('name')} names "
                     "the same model on another host.")
+            continue
+        bare = bare_repo_id(value)
+        if bare:
+            ctx.add("info", "hf-cache-path", ctx.option(dest),
+                    f"{ctx.option(dest)} ends in {bare.replace('/', '--')}, the form Hugging Face gives the repo "
+                    f"{bare} in cache directory names; if it is that model, the repo id {bare} names it on "
+                    "another host.")
+
+
+def bare_repo_id(path: str) -> str | None:
+    """``org/name`` when the last component of ``path`` is the bare ``org--name`` form with exactly one ``--``
+    between two parts that are valid repo-id parts (``/data/Qwen--Qwen3-8B`` -> ``Qwen/Qwen3-8B``), else None
+    (no ``--``, more than one, an empty or invalid side, a ``models--`` cache path, a ``--flag``)."""
+    component = path.rstrip("/").rsplit("/", 1)[-1]
+    if component.startswith(("models--", "datasets--", "spaces--", "-")) or len(component) > 200:
+        return None
+    match = _HF_BARE.match(component)
+    if not match or ".." in component:
+        return None
+    return f"{match.group('org')}/{match.group('name')}"
 
 
 def _broken_continuation(ctx: Context) -> None:

@@ -90,7 +90,7 @@ def resolve(ctx: Context) -> None:
         _current_common(ctx)
         if ctx.stopped:
             return
-    family = ("EAGLE", "EAGLE3", "STANDALONE") if p.at_least("0.5.5") else ("EAGLE", "EAGLE3")
+    family: tuple[str, ...] = ("EAGLE", "EAGLE3", "STANDALONE") if p.at_least("0.5.5") else ("EAGLE", "EAGLE3")
     if not p.at_least("0.4.5"):
         family = ("EAGLE",)
     if algo in family:
@@ -406,6 +406,8 @@ def _eagle_family(ctx: Context, algo: str) -> None:
                         ctx.set_edit("speculative_num_steps", a), ctx.set_edit("speculative_eagle_topk", b),
                         ctx.set_edit("speculative_num_draft_tokens", c)))
         steps, topk, draft = a, b, c
+    if steps is None:  # not reached: chosen above or returned
+        return
     if topk is None:
         _topk_missing(ctx, algo)
         return
@@ -445,6 +447,7 @@ def _eagle_family(ctx: Context, algo: str) -> None:
                      flags=(draft_opt, topk_opt, steps_opt))
         draft = steps + 1
     if p.at_least("0.5.5") and topk > 1 and page > 1:
+        allowed: tuple[str, ...]
         if p.at_least("0.5.16"):
             allowed = ("flashinfer", "fa3", "triton")
         elif p.at_least("0.5.8"):
@@ -491,6 +494,8 @@ def _topk_missing(ctx: Context, algo: str) -> None:
     fails at start-up."""
     p, v = ctx.profile, ctx.values
     steps = v.get("speculative_num_steps")
+    if steps is None:  # not reached: the caller checked it
+        return
     steps_opt, topk_opt, draft_opt = (ctx.option("speculative_num_steps"), ctx.option("speculative_eagle_topk"),
                                       ctx.option("speculative_num_draft_tokens"))
     given = [steps_opt] + ([draft_opt] if v.get("speculative_num_draft_tokens") is not None else [])
