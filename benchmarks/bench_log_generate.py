@@ -26,7 +26,8 @@ START_LINES = [
     "[{t} TP0] Load weight begin. avail mem=78.49 GB",
     "[{t} TP1] Load weight begin. avail mem=78.49 GB",
     "[{t} TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=70.86 GB, mem usage=7.63 GB.",
-    "[{t} TP0] Load weight end. type=LlamaForCausalLMEagle3, dtype=torch.bfloat16, avail mem=70.02 GB, mem usage=0.84 GB.",
+    "[{t} TP0] Load weight end. type=LlamaForCausalLMEagle3, dtype=torch.bfloat16, avail mem=70.02 GB, "
+    "mem usage=0.84 GB.",
     "[{t} TP0] KV Cache is allocated. #tokens: 412883, K size: 12.60 GB, V size: 12.60 GB",
     "[{t} TP0] Memory pool end. avail mem=23.71 GB",
     "[{t} TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=23.40 GB",
@@ -39,7 +40,8 @@ def tqdm_storm(n: int = 23) -> str:
     for i in range(n + 1):
         pct = i * 100 // n
         bar = "█" * (pct // 10) + " " * (10 - pct // 10)
-        parts.append(f"Capturing batches (bs={max(1, 48 - 2 * i)} avail_mem=23.{40 - i:02d} GB): {pct:3d}%|{bar}| {i}/{n} [00:{i // 2:02d}<00:{(n - i) // 2:02d},  2.41it/s]")
+        parts.append(f"Capturing batches (bs={max(1, 48 - 2 * i)} avail_mem=23.{40 - i:02d} GB): {pct:3d}%|{bar}| "
+                     f"{i}/{n} [00:{i // 2:02d}<00:{(n - i) // 2:02d},  2.41it/s]")
     return "\r".join(parts)
 
 
@@ -57,7 +59,8 @@ def generate(n_lines: int, seed: int = 1):
         count += 1
     yield tqdm_storm()
     yield f"[{ts()} TP0] Capture cuda graph end. Time elapsed: 9.63 s. avail mem=22.62 GB. mem usage=0.78 GB."
-    yield f"[{ts()} TP0] max_total_num_tokens=412883, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=48, context_len=131072"
+    yield (f"[{ts()} TP0] max_total_num_tokens=412883, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+           "max_running_requests=48, context_len=131072")
     yield f"[{ts()}] INFO:     Uvicorn running on http://127.0.0.1:30000 (Press CTRL+C to quit)"
     yield f"[{ts()}] The server is fired up and ready to roll!"
     count += 5
@@ -70,17 +73,23 @@ def generate(n_lines: int, seed: int = 1):
             al = rnd.uniform(1.6, 3.6)
             line = (f"[{ts()} TP0] Decode batch, #running-req: {running}, #token: {running * rnd.randint(200, 2000)}, "
                     f"token usage: {rnd.random() * 0.3:.2f}, accept len: {al:.2f}, accept rate: {al / 4:.2f}, "
-                    f"cuda graph: True, gen throughput (token/s): {rnd.uniform(100, 4000):.2f}, #queue-req: {rnd.randint(0, 20)}")
+                    f"cuda graph: True, gen throughput (token/s): {rnd.uniform(100, 4000):.2f}, "
+                    f"#queue-req: {rnd.randint(0, 20)}")
         elif r < 0.82:
-            line = (f"[{ts()} TP0] Prefill batch, #new-seq: {rnd.randint(1, 8)}, #new-token: {rnd.randint(16, 8192)}, "
-                    f"#cached-token: {rnd.randint(0, 512)}, token usage: {rnd.random() * 0.3:.2f}, #running-req: {running}, "
-                    f"#queue-req: {rnd.randint(0, 20)}, input throughput (token/s): {rnd.uniform(1000, 20000):.2f}, cuda graph: False")
+            line = (f"[{ts()} TP0] Prefill batch, #new-seq: {rnd.randint(1, 8)}, "
+                    f"#new-token: {rnd.randint(16, 8192)}, #cached-token: {rnd.randint(0, 512)}, "
+                    f"token usage: {rnd.random() * 0.3:.2f}, #running-req: {running}, "
+                    f"#queue-req: {rnd.randint(0, 20)}, input throughput (token/s): {rnd.uniform(1000, 20000):.2f}, "
+                    "cuda graph: False")
         elif r < 0.985:
-            line = f'[{ts()}] INFO:     127.0.0.1:{rnd.randint(30000, 60000)} - "POST /v1/chat/completions HTTP/1.1" 200 OK'
+            line = (f'[{ts()}] INFO:     127.0.0.1:{rnd.randint(30000, 60000)} - '
+                    '"POST /v1/chat/completions HTTP/1.1" 200 OK')
         elif r < 0.99:
-            line = f"[{ts()} TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1, #new_token_ratio: 0.9998 -> 1.0000"
+            line = (f"[{ts()} TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1, "
+                    "#new_token_ratio: 0.9998 -> 1.0000")
         elif r < 0.995:
-            line = f"[{ts()}] WARNING: Endpoint '/get_server_info' is deprecated and will be removed in a future version."
+            line = (f"[{ts()}] WARNING: Endpoint '/get_server_info' is deprecated and will be removed in a future "
+                    "version.")
         else:
             line = "\x1b[32m" + tqdm_storm(8) + "\x1b[0m"
         yield line

@@ -160,7 +160,8 @@ def render_text(summary: dict) -> str:
     startup = summary["startup"]
     if startup["phases"]:
         out.append("")
-        out.append("Start-up" + (f" (ready after {startup['time_to_ready_s']:.0f} s)" if startup["time_to_ready_s"] is not None else ""))
+        ttr = startup["time_to_ready_s"]
+        out.append("Start-up" + (f" (ready after {ttr:.0f} s)" if ttr is not None else ""))
         for p in startup["phases"]:
             elapsed = f"{p['elapsed_s']:.2f} s" if p["elapsed_s"] is not None else p["state"]
             mem = ", ".join(f"{k}={v}" for k, v in p.items() if k.endswith("_gb") or k == "kv_tokens")

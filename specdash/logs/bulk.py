@@ -70,7 +70,7 @@ class BulkLine(ParsedLine):
         self.timestamp = timestamp
         self.ranks = ranks
         self.level = level
-        self.record = record  # type: ignore[misc]
+        self.record = record
 
 
 class BulkReader:

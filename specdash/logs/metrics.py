@@ -22,7 +22,7 @@ import collections
 import dataclasses
 import statistics
 from datetime import datetime
-from typing import Any, Deque
+from typing import Any
 
 from specdash.logs.parser import LineKind, ParsedLine
 from specdash.logs.records import DecodeRecord, PrefillRecord
@@ -132,7 +132,7 @@ class LiveMetrics:
     are picked up from the ``server_args=`` line when present."""
 
     def __init__(self) -> None:
-        self.samples: Deque[DecodeSample] = collections.deque(maxlen=MAX_SAMPLES)
+        self.samples: collections.deque[DecodeSample] = collections.deque(maxlen=MAX_SAMPLES)
         self.total_samples = 0
         self.decode_log_interval = 40
         self.num_draft_tokens: int | None = None
@@ -144,14 +144,14 @@ class LiveMetrics:
         #: decode samples not trusted (lifetime), per reason (the text before the first ':'), and their lines
         self.untrusted_total = 0
         self.untrusted_reasons: collections.Counter[str] = collections.Counter()
-        self.untrusted_lines: Deque[int] = collections.deque(maxlen=50)
+        self.untrusted_lines: collections.deque[int] = collections.deque(maxlen=50)
         self._prefill_tokens_since = 0
         self._last_decode_ts: datetime | None = None
-        self._gaps_s: Deque[float] = collections.deque(maxlen=50)
-        self._per_req: Deque[float] = collections.deque(maxlen=50)
+        self._gaps_s: collections.deque[float] = collections.deque(maxlen=50)
+        self._per_req: collections.deque[float] = collections.deque(maxlen=50)
         self._per_req_median: float | None = None
         #: (running, queued, token usage) of the last batch lines, for the request-cap finding
-        self.batch_state: Deque[tuple[int, int, float]] = collections.deque(maxlen=6)
+        self.batch_state: collections.deque[tuple[int, int, float]] = collections.deque(maxlen=6)
         #: running sums over the kept samples: per summed metric (sum, n, trusted sum, trusted n), see _SUMMED
         self._acc: list[float] = [0.0] * (4 * len(_SUMMED))
         #: samples whose accept length exceeds their max_accept_len: count, highest value, its line
