@@ -21,7 +21,8 @@ import specdash.commands.scan as scan_command
 from specdash.cli import main
 from specdash.logs.analyzer import LogAnalyzer
 from specdash.logs.bulk import BulkReader, PerLineReader, analyse_stream
-from specdash.sglang.known_issues import KNOWN_ISSUES, KnownIssueLogScanner
+from specdash.sglang.known_issues import KNOWN_ISSUES, KnownIssue, KnownIssueLogScanner
+from specdash.sglang.known_issues.model import LogPattern
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -80,9 +81,9 @@ def test_scan_json_identical_on_each_log_era(era: str, tmp_path: Path, monkeypat
         assert summary["metrics"]["accept_len"]["samples"] == summary["metrics"]["gen_throughput"]["samples"]
 
 
-def _read(reader_class, data: bytes, cuts: list[int], needles=()) -> tuple[dict, list]:
+def _read(reader_class, data: bytes, cuts: list[int], needles=(), table=KNOWN_ISSUES) -> tuple[dict, list]:
     analyzer = LogAnalyzer()
-    known = KnownIssueLogScanner()
+    known = KnownIssueLogScanner(table=table)
     reader = reader_class(analyzer, on_line=known.feed, watch=needles)
     start = 0
     for cut in sorted(set(cuts)) + [len(data)]:
@@ -118,8 +119,12 @@ def test_a_watched_string_in_a_regular_line_reaches_the_line_matcher() -> None:
     decode = ("[2025-08-12 16:09:00 TP0] Decode batch, #running-req: 3, #token: 900, token usage: 0.01, "
               "accept len: 1.00, accept rate: 0.25, cuda graph: True, gen throughput (token/s): 90.00, #queue-req: 0")
     data = ("\n".join(head + [decode] * 3) + "\n").encode()
-    bulk = _read(BulkReader, data, [], NEEDLES)
-    per_line = _read(PerLineReader, data, [])
+    # a table entry whose log line is a regular decode line (a draft that accepts nothing)
+    table = (KnownIssue("zero-accept", "speculative", "draft accepts nothing", "accept len 1.00",
+                        ("https://github.com/sgl-project/sglang/issues/11948",), "check the draft",
+                        logs=(LogPattern("accept len: 1.00", r"accept len: 1\.00,"),)),)
+    bulk = _read(BulkReader, data, [], ("accept len: 1.00",), table)
+    per_line = _read(PerLineReader, data, [], (), table)
     assert bulk == per_line
     assert [f["line"] for f in bulk[1]] == [41] and bulk[1][0]["count"] == 3
 
