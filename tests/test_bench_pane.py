@@ -155,3 +155,54 @@ def test_snapshot_bench_pane_with_a_sweep(snap_compare):
         await pilot.pause()
 
     assert snap_compare(PaneApp(None), terminal_size=(160, 48), run_before=show)
+
+
+async def test_status_names_the_server_then_the_tunnel():
+    app = PaneApp(None)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BenchPane)
+        pane.server_url = "http://127.0.0.1:41234"  # an SSH forward's local end
+        pane.server_address = "gpu-box:30000"
+        await pilot.pause()
+        status = str(app.query_one("#bench-status").render())
+        assert "server gpu-box:30000 (via tunnel :41234)" in status
+        pane.server_url = "http://127.0.0.1:30000"  # a local server: its own port, no tunnel to mention
+        pane.server_address = "local:30000"
+        await pilot.pause()
+        status = str(app.query_one("#bench-status").render())
+        assert "server http://127.0.0.1:30000 - b:" in status and "tunnel" not in status
+
+
+async def test_o_opens_a_file_of_pasted_output_beside_the_runs(tmp_path):
+    from support.bench_outputs import sglang_bench_serving
+    from test_bench_imported import MARKDOWN
+
+    path = tmp_path / "bobs Sweep output.md"  # typed into the box: b, S and o must not fire the pane's keys
+    path.write_text("our numbers:\n" + MARKDOWN + "\n" + sglang_bench_serving(retokenized=12034))
+    app = PaneApp(None)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BenchPane)
+        await pilot.press("o")
+        await pilot.pause()
+        assert app.focused.id == "bench-open-path"
+        await pilot.press(*str(tmp_path / "missing.md"), "enter")
+        await pilot.pause()
+        assert pane.status.startswith(f"cannot read {tmp_path / 'missing.md'}: No such file")
+        box = app.query_one("#bench-open-path")
+        box.value = ""
+        await pilot.press(*str(path), "enter")
+        await pilot.pause()
+        assert not pane.running and pane.results == []
+        assert pane.status == (f"opened {path}: 4 results (markdown table, sglang bench_serving), "
+                               "2 findings below")
+        table = app.query_one("#bench-runs", DataTable)
+        rows = [table.get_row_at(i) for i in range(table.row_count)]
+        assert rows[1][1] == "eagle3" and rows[1][4] == "142.1" and rows[1][9] == "2.90 (imported)"
+        assert rows[1][10] == "imported: markdown table, line 7; steps 3, topk 1, draft tokens 4; 1 finding"
+        assert rows[3][3] == "200/-" and rows[3][4] == "568.9"
+        warnings = str(app.query_one("#bench-warnings", Static).render())
+        assert "line 7: pasted speedup 1.9x; recomputed 1.58x from 142.1/90.0" in warnings
+        assert "generated 51200 tokens but the text retokenizes to 12034" in warnings
+        await pilot.press("o", "escape")
+        await pilot.pause()
+        assert not box.display and app.focused is pane

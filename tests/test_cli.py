@@ -23,6 +23,20 @@ def test_help_lists_connect():
     assert "connect" in result.stdout
 
 
+def test_help_loads_no_heavy_module():
+    """``specdash --help`` builds the whole parser (every command module) without asyncio, Textual or an HTTP or
+    SSH client: the command modules import those inside ``run``."""
+    code = ("import sys, contextlib, io\n"
+            "from specdash.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+            "    main(['--help'])\n"
+            "heavy = ('asyncio', 'textual', 'httpx', 'asyncssh', 'yaml', 'aiohttp')\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
 def test_connect_help_shows_every_option():
     result = run_cli("connect", "--help")
     assert result.returncode == 0

@@ -246,3 +246,36 @@ async def test_crash_without_orphans_takes_its_children_down(tmp_path, started_g
                              "(exit status 3)")
     assert harness.pids_in_group(handle.pgid) == []
     assert harness.gpu_processes(env) == []
+
+
+@pytest.mark.parametrize(("extra", "spec", "possible"), [
+    # steps 1: SGLang verifies at most 1 draft token + the bonus token, whatever the scenario scripted (2.86)
+    ("--speculative-num-steps 1 --speculative-eagle-topk 1 --speculative-num-draft-tokens 2", True, 2),
+    ("", False, None),  # no speculation: no accept length anywhere
+])
+async def test_accept_lengths_are_possible_for_the_configuration_run(tmp_path, started_groups, extra, spec, possible):
+    scenario = tmp_path / "deep.yaml"  # the accept length of a deeper configuration: 2.86 = 1 + 0.62 * 3
+    scenario.write_text('era: "0.5.9"\ndecode: {accept_len: [2.86], accept_rate: [0.62], log_interval_s: 0.1}\n')
+    env = harness.double_env(tmp_path, str(scenario))
+    host = LocalHost(env=env)
+    port = harness.free_port()
+    command = harness.launch_command(port, spec=False, extra=(
+        "--speculative-algorithm EAGLE3 --speculative-draft-model-path /models/EAGLE3-LLaMA3.1-8B " + extra)
+        if spec else "")
+    handle = await launch(host, command)
+    started_groups.append(handle.pgid)
+    status = await wait_for_state(host, handle, READY, timeout_s=20, poll_s=0.1)
+    assert status.state is ServerState.READY, status.describe()
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", trust_env=False, timeout=10) as client:
+        events = await _sse_events(client, "/generate", {"text": "Hi", "stream": True,
+                                                         "sampling_params": {"max_new_tokens": 60}})
+        final = events[-2]["meta_info"]
+        info = (await client.get("/get_server_info")).json()["internal_states"][0]
+    log = pathlib.Path(handle.log_path).read_text()
+    logged = [float(v) for v in re.findall(r"accept len: ([\d.]+)", log)]
+    if spec:
+        assert logged and all(v == pytest.approx(1 + 0.62 * (possible - 1)) for v in logged)  # 1.62 of 2
+        assert final["spec_accept_length"] <= possible and info["avg_spec_accept_length"] <= possible
+    else:
+        assert logged == [] and "spec_accept_length" not in final and "spec_verify_ct" not in final
+        assert "avg_spec_accept_length" not in info

@@ -161,3 +161,21 @@ def test_snapshot_gpu_pane(snap_compare, tmp_path):
 
     assert snap_compare(PaneApp(LocalHost(env=state.env()), detect_container=False), terminal_size=(160, 48),
                         run_before=ready)
+
+
+async def test_used_above_total_is_said_and_the_lines_fit_80_columns(tmp_path):
+    state = FakeGpuState(tmp_path / "gpu.json", gpus=2)
+    state.state["gpus"][1]["base_used_mib"] = 122610  # more than the card's 81559 MiB: an inconsistent reading
+    state.write()
+    app = PaneApp(LocalHost(env=state.env()), detect_container=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(GpuPane)
+        await wait_for(pilot, lambda: pane.view is not None)
+        await pilot.pause(0.1)
+        lines = str(pane.query_one("#gpu-devices").render()).splitlines()
+        assert lines[0].startswith("GPU 0 NVIDIA H100 80GB H") and lines[0].rstrip().endswith("4/81559 MiB   0 %")
+        assert lines[1].startswith("GPU 1") and "122610/81559 MiB" in lines[1]
+        note = " ".join(line.strip() for line in lines[2:])
+        assert "GPU 1: 122610 MiB used is more than its 81559 MiB total — an inconsistent reading" in note
+        assert not any("GPU 0:" in line for line in lines)  # a consistent reading gets no comment
+        assert all(len(line) <= 76 for line in lines[:2])  # one line per GPU inside an 80-column pane

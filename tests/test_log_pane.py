@@ -378,3 +378,38 @@ def test_log_pane_snapshot_80x24(snap_compare, tmp_path, monkeypatch):
         await pilot.pause(0.3)
 
     assert snap_compare(PaneApp(tmp_path / "h.json"), terminal_size=SMALL, run_before=run_before)
+
+
+async def test_Z_wraps_long_lines_and_jumps_still_land_on_their_line(app):
+    """At 80 columns a traceback's last line is cut; ``Z`` wraps every line at the pane's width (the end of the
+    line is on screen, the status says so), ``E`` still lands on the error line, and ``Z`` again unwraps."""
+    long_tail = "RuntimeError: " + " ".join(f"word{i}" for i in range(40)) + " THE-END"
+    lines = [decode_line(i) for i in range(5)] + ["Traceback (most recent call last):",
+                                                   '  File "/sgl/python/sglang/srt/server_args.py", line 1, in <m>',
+                                                   long_tail] + [decode_line(i) for i in range(5, 40)]
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(lines)
+        view = pane.view
+        await wait_until(pilot, lambda: view.line_count == len(lines), what="lines")
+
+        def screen_rows() -> list[str]:
+            return [view.render_line(y).text.rstrip() for y in range(view.size.height)]
+
+        await pilot.press("Z")
+        await pilot.pause(0.2)
+        assert view.wrap and "wrapped (Z)" in status_text(app)
+        assert view.virtual_size.width <= view.size.width  # nothing to scroll sideways
+        await pilot.press("E")  # previous error (from the bottom): the RuntimeError line, all of it on screen
+        await pilot.pause(0.2)
+        rows = screen_rows()
+        start = next(i for i, row in enumerate(rows) if row.startswith("RuntimeError: word0"))
+        joined = "".join(rows[start:start + 5])
+        assert "THE-END" in joined and joined.startswith(long_tail[:60])
+        assert view.cursor is not None and view.text_at_row(view.cursor_row()) == long_tail
+        await pilot.press("Z")
+        await pilot.pause(0.2)
+        assert not view.wrap and "wrapped" not in status_text(app)
+        rows = screen_rows()
+        assert any(row.startswith("RuntimeError: word0") for row in rows)
+        assert not any("THE-END" in row for row in rows)  # one row per line again: the end is off to the right

@@ -54,3 +54,56 @@ def test_parse_ignores_noise_and_missing_marker():
     line = 'SPECDASH-DRY-RUN {"ok": true, "resolved": {"page_size": 1}, "warnings": ["w"], "version": "0.5.9"}'
     parsed = parse_dry_run_output("log line\n" + line + "\n")
     assert parsed.ok and parsed.resolved == {"page_size": 1} and parsed.warnings == ("w",)
+
+
+def _broken_sglang(tmp_path) -> dict[str, str]:
+    """An installed ``sglang`` whose import fails the way a broken install does (a CUDA library missing)."""
+    import os
+
+    package = tmp_path / "site" / "sglang"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "raise ImportError('libcudart.so.12: cannot open shared object file: No such file or directory')\n")
+    return {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+
+
+async def test_an_import_failure_is_said_and_never_a_disagreement(tmp_path):
+    from specdash.sglang.dry_run import run_dry_run
+
+    report = validate_command(TEXT)
+    host = LocalHost(env=_broken_sglang(tmp_path))
+    await host.connect()
+    raw = await host.run(dry_run_command(sys.executable), timeout_s=60,
+                         input=dry_run_request(argv_of(report), report.command.env_dict()))
+    parsed = parse_dry_run_output(raw.stdout)
+    assert parsed is not None and parsed.stage == "import" and parsed.import_failed
+    assert compare(report, parsed) == []  # nothing was asked, so nothing agrees or disagrees
+    result, problem = await run_dry_run(host, report, sys.executable)
+    assert result is None
+    assert problem.startswith("dry run could not ask SGLang on local")
+    assert "libcudart.so.12" in problem and "nothing is known about the command" in problem
+
+
+async def test_builder_dry_run_on_a_broken_install_shows_could_not_ask(tmp_path):
+    from textual.app import App
+    from textual.widgets import Static
+
+    from specdash.app.builder import BuilderPane
+
+    class PaneApp(App):
+        def compose(self):
+            yield BuilderPane(TEXT.replace("SGLANG_ENABLE_SPEC_V2=1 ", ""), "0.5.9")
+
+    app = PaneApp()
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(BuilderPane)
+        pane.python = sys.executable
+        pane.host = LocalHost(env=_broken_sglang(tmp_path))
+        await pilot.pause()
+        pane.action_dry_run()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        status = str(pane.query_one("#builder-status", Static).render())
+        assert "could not ask SGLang" in status and "libcudart" in status
+        assert "DISAGREES" not in status and "agrees" not in status
+        assert pane.dry_run_result is None

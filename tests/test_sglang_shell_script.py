@@ -187,3 +187,40 @@ def test_a_comment_inside_a_continuation_ends_the_command():
         "after it (--port --host)")
     fixed = diag.fix.apply(text)
     assert "# --tp" not in fixed and validate_command(fixed, "0.5.9").typed["port"] == 3000
+
+
+TRIMMED = """python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct \\
+  --speculative-algorithm EAGLE3 --speculative-draft-model-path jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B \\
+  --speculative-num-steps 3 [... 4 more flags trimmed]
+"""
+
+
+def test_a_trim_marker_inside_a_line_is_not_arguments_and_hides_flags():
+    report = validate_command(TRIMMED, "0.5.9")
+    codes = {d.code: d for d in report.diagnostics}
+    assert "stray-argument" not in codes  # "[..." and "trimmed]" are not arguments
+    assert codes["trimmed-command"].severity == "info"
+    assert "line 3: [... 4 more flags trimmed]" in codes["trimmed-command"].message
+    # topk may be among the trimmed flags: a missing-flag finding is only what holds if it is not
+    topk = codes["topk-missing"]
+    assert topk.severity == "info" and topk.fix is None
+    assert topk.message.startswith("not certain ([... 4 more flags trimmed] may set --speculative-eagle-topk)")
+    assert not report.has_errors
+
+
+def test_an_unresolved_expansion_may_hold_the_missing_flag():
+    script = TRIMMED.replace("[... 4 more flags trimmed]", "$EXTRA_ARGS")
+    report = validate_command(script, "0.5.9")
+    topk = next(d for d in report.diagnostics if d.code == "topk-missing")
+    assert topk.severity == "info"
+    assert "$EXTRA_ARGS may set --speculative-eagle-topk" in topk.message
+    # without anything hidden the same command is an error, as SGLang stops on it
+    plain = validate_command(TRIMMED.replace(" [... 4 more flags trimmed]", ""), "0.5.9")
+    assert next(d for d in plain.diagnostics if d.code == "topk-missing").severity == "error"
+
+
+def test_an_error_about_flags_the_text_shows_stays_an_error_when_something_is_hidden():
+    script = TRIMMED.replace("--speculative-num-steps 3", "--num-speculative-tokens 3")
+    report = validate_command(script, "0.5.9")
+    foreign = next(d for d in report.diagnostics if d.code == "foreign-flag")
+    assert foreign.severity == "error"  # the vLLM flag is typed: hiding other flags does not make it valid

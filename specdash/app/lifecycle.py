@@ -87,7 +87,24 @@ class LifecycleActions:
             self.notify("A server launched from here is still running: press r to restart or x to stop it.",
                         severity="warning")
             return
+        crowded = self._launch_room()
+        if crowded:  # other processes already hold much of the GPUs it will use: say so with the figures, ask
+            self.push_screen(ConfirmScreen("Launch onto GPUs already in use?", markup(crowded), "Launch"),
+                             lambda yes: self._launch(command) if yes else None)
+            return
         self._launch(command)
+
+    def _launch_room(self: Any) -> str:
+        """The warning about the GPUs the builder's command will use that already hold memory (plain text, from the
+        GPU pane's latest sample: :mod:`specdash.gpu.launch_room`), or ""."""
+        from specdash.gpu.launch_room import launch_room
+
+        pane, builder = self.gpu_pane, self.builder_pane
+        report = getattr(builder, "report", None)
+        view = getattr(pane, "view", None)
+        if report is None or view is None or report.command is None:
+            return ""
+        return launch_room(view.snapshot, dict(report.effective), report.command.env_dict()).describe()
 
     @work(group="lifecycle", exclusive=True)
     async def _launch(self, command: str) -> None:
@@ -120,6 +137,7 @@ class LifecycleActions:
             return
         try:
             bench.server_url = await self.host.forward_port(handle.port)
+            bench.server_address = f"{self.host.name}:{handle.port}"  # the tunnel's local port is not the server's
         except Exception as exc:  # noqa: BLE001 - benchmarks unavailable, the rest works
             self.notify(f"Benchmarks cannot reach the server: {markup(exc)}", severity="warning")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -31,11 +32,17 @@ from specdash.app.log.pane import LogPane
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
+from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
 from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
-from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
 from specdash.app.typing_focus import key_blocked, typing_widget
-from specdash.hosts.base import ConnectionStatus, Host, HostError, HostKeyChanged, HostKeyUnknown
+from specdash.hosts.base import (
+    ConnectionStatus,
+    Host,
+    HostError,
+    HostKeyChanged,
+    HostKeyUnknown,
+)
 from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
 
@@ -49,16 +56,21 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
     readonly_history = False
     COMMANDS = App.COMMANDS | {PaneActions}
     TITLE = "specdash"
+    #: screen classes for small terminals (app.tcss): -narrow below 120 columns, -short below 36 rows
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
     #: False in a replay: the GPU pane shows recorded samples instead of sampling the host.
     gpu_sampling = True
     BINDINGS = [
         Binding("q", "quit", "Quit", show=False, id="app.quit"),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit_ctrl"),
+        # the footer shows help and the keys of the pane in view; quitting and the pane keys are written on the tabs
+        # and the GPU pane's title (:meth:`SpecdashApp.key_label`) and listed by help
+        Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit_ctrl"),
         Binding("f1,question_mark", "help", "Help", id="app.help"),
-        Binding("f2", "show_tab('log')", "Log", id="app.tab_log"),
-        Binding("f3", "show_tab('builder')", "Builder", id="app.tab_builder"),
-        Binding("f4", "show_tab('bench')", "Bench", id="app.tab_bench"),
-        Binding("f5", "focus_gpus", "GPUs", id="app.focus_gpus"),
+        Binding("f2", "show_tab('log')", "Log", show=False, id="app.tab_log"),
+        Binding("f3", "show_tab('builder')", "Builder", show=False, id="app.tab_builder"),
+        Binding("f4", "show_tab('bench')", "Bench", show=False, id="app.tab_bench"),
+        Binding("f5", "focus_gpus", "GPUs", show=False, id="app.focus_gpus"),
         Binding("f12", "screenshot", "Screenshot", show=False, id="app.screenshot"),
         *LIFECYCLE_BINDINGS,
     ]
@@ -96,13 +108,46 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         yield self._status_bar
         with Vertical(id="main"):
             with TabbedContent(id="tabs", initial="log"):
-                with TabPane("Log", id="log"):
+                with TabPane(self.key_label("app.tab_log", "Log"), id="log"):
                     yield LogPane(title=self.log_path or "log", host=self.host.name,
                                   history=StartupHistory(read_only=self.readonly_history))
-                for tab_id, label, *_ in DEFERRED_TABS:
-                    yield TabPane(label, id=tab_id)  # its pane is mounted later (specdash.app.deferred_tabs)
-            yield GpuPane(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly, sample=self.gpu_sampling)
-        yield Footer()
+                for tab_id, label, *_ in DEFERRED_TABS:  # their panes are mounted later (specdash.app.deferred_tabs)
+                    yield TabPane(self.key_label(f"app.tab_{tab_id}", label), id=tab_id)
+            gpus = GpuPane(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly,
+                           sample=self.gpu_sampling)
+            gpus.title_prefix = self.key_label("app.focus_gpus", "")
+            yield gpus
+        yield Footer(show_command_palette=False)
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Textual's notify; on a short screen (below 36 rows) a new notice replaces the ones on screen, so toasts
+        never stack over half of an 80x24 console."""
+        try:
+            short = self.screen.has_class("-short")
+        except Exception:  # noqa: BLE001 - no screen yet (before the first frame) or shutting down
+            short = False
+        if short:
+            self.clear_notifications()
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def on_resize(self, event: Any) -> None:
+        """The key footer drops its padding below 120 columns, so the pane's keys fit an 80-column terminal."""
+        try:
+            self.query_one(Footer).compact = event.size.width < 120
+        except NoMatches:  # not composed yet
+            pass
+
+    def key_label(self, binding_id: str, label: str) -> str:
+        """``"F3 Launch builder"``: ``label`` after the first key of ``binding_id`` as the keymap has it (config.yaml's
+        remapping, else the default), so the tabs say how to reach them with the footer left to the pane's keys."""
+        keys = self.keymap_overrides.get(binding_id) or next(
+            (b.key for cls in type(self).__mro__ for b in cls.__dict__.get("BINDINGS", [])
+             if isinstance(b, Binding) and b.id == binding_id), "")
+        first = keys.split(",")[0].strip()
+        if not first:
+            return label
+        return f"{first.upper() if len(first) <= 3 and first.startswith('f') else first} {label}"
 
     @property
     def status_bar(self) -> StatusBar:
@@ -253,14 +298,46 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
         if pane is not None and reset:
             pane.reset(path)
         self.log_path = path
+        self.workers.cancel_group(self, "history")
         self._follow(path)
+
+    #: Bytes of a log shown at once when it is opened (its last lines: a few screenfuls); the bytes before are the
+    #: history, analysed behind (:meth:`_analyse_history`). 0: read every log from its start.
+    TAIL_FIRST_BYTES = 256 * 1024
+    #: Lines shown meanwhile analysed per step once the history is done (the UI gets the loop between steps).
+    HISTORY_CATCH_UP_LINES = 5000
 
     @work(group="follow", exclusive=True)
     async def _follow(self, path: str) -> None:
-        from specdash.hosts.tail import LogFollower, TailLines, TailMarker, TailPartial
+        from specdash.hosts.tail import (
+            LogFollower,
+            TailLines,
+            TailMarker,
+            TailPartial,
+            lines_before,
+            read_range,
+            recent_start_offset,
+        )
 
         pane = self.log_pane
-        async with LogFollower(self.host, path) as follower:
+        start = size = 0
+        if self.TAIL_FIRST_BYTES > 0:
+            try:
+                size = await self.host.file_size(path) or 0
+                start = await recent_start_offset(self.host, path, self.TAIL_FIRST_BYTES, size=size)
+            except HostError:
+                start = 0  # the follower reports what is wrong with the file
+            if start >= size:  # the last 256 KiB hold no line start (one huge last line): read it all
+                start = 0
+        if start > 0 and pane is not None:
+            host = self.host
+            pane.earlier_reader = lambda offset: lines_before(host, path, offset)
+            pane.range_reader = lambda first, last: read_range(host, path, first, last)
+            pane.start_history(start)
+            self.record_marker(f"history: bytes 0-{start} of {path} analysed in place, not recorded")
+        history_at = start  # analysed once the first lines of the tail are painted
+        first_batch = True
+        async with LogFollower(self.host, path, start_offset=start) as follower:
             async for event in follower:
                 if pane is None:
                     continue
@@ -268,6 +345,14 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                     texts = [line.decode("utf-8", "replace").rstrip("\r") for line in event.lines]
                     self.record_log_batch(texts, event.offsets, path)
                     pane.feed(texts)
+                    if first_batch:  # painted with the next frame, not one sync interval later
+                        first_batch = False
+                        pane.view.sync_now()
+                    if history_at and (event.end_offset >= size or len(event.lines) < follower.max_batch_lines):
+                        # the tail is read (a batch short of full: caught up): analyse the history once it is painted
+                        pane.view.sync_now()
+                        self.call_after_refresh(self._analyse_history, path, history_at)
+                        history_at = 0
                     if not self._deferred_build_started:  # the first lines get painted, then the hidden tabs
                         self.set_timer(LOG_PAINTED_AFTER_S, self.start_deferred_build)
                 elif isinstance(event, TailMarker):
@@ -277,6 +362,39 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                     text = event.text.decode("utf-8", "replace")
                     self.record_partial(text, path)
                     pane.partial(text)
+
+    @work(group="history", exclusive=True)
+    async def _analyse_history(self, path: str, end: int) -> None:
+        """Analyse bytes ``0..end`` of ``path`` behind the tail already shown: findings, metrics and the start-up
+        fill in as it goes, the status line shows the progress. One batch (a few thousand lines) per turn of the
+        event loop, so keys and the live tail stay responsive."""
+        import asyncio
+
+        pane = self.log_pane
+        if pane is None:
+            return
+        try:
+            await self.analyse_range(path, 0, end, pane)
+        except HostError as exc:
+            self._log_marker(f"history analysis stopped ({exc}): line numbers from here on are not the file's")
+            pane.abandon_history()
+        while not pane.finish_history(self.HISTORY_CATCH_UP_LINES):
+            await asyncio.sleep(0)
+
+    async def analyse_range(self, path: str, start: int, end: int, pane: LogPane) -> None:
+        """Feed bytes ``start..end`` of ``path`` (line-aligned) to ``pane``'s history analysis, batch by batch (the
+        one place that reads history: a faster bulk reader can take its place). Raises HostError."""
+        import asyncio
+
+        from specdash.hosts.tail import read_range
+
+        async for batch in read_range(self.host, path, start, end):
+            history = pane.history
+            if history is None or history.abandoned:
+                return  # given up (the live log outran it): the lines shown are analysed next
+            texts = [line.decode("utf-8", "replace").rstrip("\r") for line in batch.lines]
+            pane.feed_history(texts, batch.offsets, batch.end_offset)
+            await asyncio.sleep(0)
 
     # -- message handlers (the mixins define none: each handler here calls what it needs) ----------------------
     def on_log_pane_finding_added(self, message) -> None:

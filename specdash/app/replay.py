@@ -13,9 +13,11 @@ What goes where:
 * ``command`` -> the builder shows the command (:meth:`BuilderPane.set_command`);
 * ``bench`` / ``sweep`` -> :meth:`BenchPane.show_run` / :meth:`BenchPane.show_sweep` (from the full result the
   recorder keeps in ``run`` / ``sweep``);
-* ``connection`` / ``action`` -> the replay bar; recorded tab switches (F2/F3/F4) switch the tab again.
+* ``connection`` / ``action`` -> the replay bar; a recorded tab switch (F2/F3/F4) is named there, never applied:
+  which pane is on screen is the viewer's choice.
 
-A :class:`~specdash.session.replay.Rewind` clears every pane; the events that follow rebuild them.
+A :class:`~specdash.session.replay.Rewind` clears every pane and the notices on screen; the events that follow
+rebuild them, and a notice the replayed log raises is shown once per replay, not again after every seek.
 
 Keys: ``p`` pause/resume, ``[`` / ``]`` step back/forward one event, ``{`` / ``}`` previous/next finding, ``+`` /
 ``-`` double/halve the speed, ``g`` seek to a time (``mm:ss``, ``hh:mm:ss`` or seconds).
@@ -31,13 +33,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
-from textual.widgets import DataTable, Input, Static, TabbedContent
+from textual.widgets import DataTable, Input, Static
 
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS
 from specdash.app.main import SpecdashApp
 from specdash.app.styles import load_tcss
 from specdash.logs.state import ServerState
 from specdash.session.events import (
+    ActionEvent,
     BenchEvent,
     CommandEvent,
     ConnectionEvent,
@@ -48,7 +51,6 @@ from specdash.session.events import (
     LogEvent,
     MarkerEvent,
     PartialEvent,
-    ActionEvent,
     SweepEvent,
     gpu_snapshot_from_event,
     process_classes,
@@ -109,13 +111,13 @@ class ReplayApp(SpecdashApp):
     gpu_sampling = False
     BINDINGS = [
         Binding("p", "replay_pause", "Pause/resume", id="replay.pause"),
-        Binding("left_square_bracket", "replay_step(-1)", "Step back", id="replay.step_back"),
+        Binding("left_square_bracket", "replay_step(-1)", "Step back", show=False, id="replay.step_back"),
         Binding("right_square_bracket", "replay_step(1)", "Step", id="replay.step_forward"),
         Binding("right_curly_bracket", "replay_finding(1)", "Next finding", id="replay.next_finding"),
         Binding("left_curly_bracket", "replay_finding(-1)", "Prev finding", show=False,
                 id="replay.previous_finding"),
         Binding("plus", "replay_speed(2.0)", "Faster", id="replay.faster"),
-        Binding("minus", "replay_speed(0.5)", "Slower", id="replay.slower"),
+        Binding("minus", "replay_speed(0.5)", "Slower", show=False, id="replay.slower"),
         Binding("g", "replay_seek", "Seek", id="replay.seek"),
         # the lifecycle keys stay bound (their read-only check says why nothing happens) but leave the footer to
         # the replay keys
@@ -138,6 +140,8 @@ class ReplayApp(SpecdashApp):
         self._mismatched: list[str] = []
         self._recorded_connection = ""
         self._server_stopped = False
+        self._replaying_event = False
+        self._event_notices: set[tuple[str, str]] = set()
 
     # -- layout -------------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -152,8 +156,9 @@ class ReplayApp(SpecdashApp):
         self.set_interval(STATUS_REFRESH_S, self._refresh_bar)
         header = self.session_log.header
         if header is not None and header.demo:
-            self.notify(markup(header.note) if header.note else "a demonstration recorded against the test double, not a real GPU run",
-                        title="Demonstration session", timeout=8)
+            # short: a toast must not cover the panes on a small terminal; the recorder's full note is in --summary
+            self.notify("Recorded against the SGLang test double, not a real GPU run (the full note: specdash replay "
+                        "--summary FILE).", title="Demonstration session", timeout=8)
         if self.session_log.problems:
             self.notify(f"{len(self.session_log.problems)} problem(s) reading {markup(self.session_log.path)}: see the "
                         "bottom bar", severity="warning", timeout=10)
@@ -188,6 +193,7 @@ class ReplayApp(SpecdashApp):
         async for item in self.player.events():
             try:
                 if isinstance(item, Rewind):
+                    self.clear_notifications()  # a seek replays the notices again: no stack of old ones
                     self.clear_panes()
                 else:
                     self.apply_event(item)
@@ -277,13 +283,33 @@ class ReplayApp(SpecdashApp):
             self._recorded_connection = f"recorded connection: {event.state}" + (
                 f" ({event.detail})" if event.detail else "")
         elif isinstance(event, ActionEvent):
-            self.last_event = f"{at} key: {event.binding}"
             tab = _RECORDED_TABS.get(event.binding)
-            if tab is not None:  # show the pane the user was looking at (a view change, nothing acts)
-                try:
-                    self.query_one(TabbedContent).active = tab
-                except Exception:  # noqa: BLE001 - that pane is absent from this build
-                    pass
+            if tab is not None:  # the view stays the viewer's choice: say which pane the recorded user looked at
+                binding_id = event.binding
+                label = self.key_label(binding_id, f"shows it — the recorded user looked at the {tab} pane")
+                self.last_event = f"{at} key: {event.binding} ({label})"
+            else:
+                self.last_event = f"{at} key: {event.binding}"
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Textual's notify, except that a notice raised by replayed events (the low-acceptance pointer) is shown once
+        per replay: a seek re-derives the findings and would raise it again, stacking copies."""
+        if self._replaying_event:
+            key = (title, str(message))
+            if key in self._event_notices:
+                return
+            self._event_notices.add(key)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def on_log_pane_finding_added(self, message: Any) -> None:
+        """The console's handling, with its notices shown once per replay (see :meth:`notify`)."""
+        message.prevent_default()  # the console's handler runs here, once, not again after this one
+        self._replaying_event = True
+        try:
+            super().on_log_pane_finding_added(message)
+        finally:
+            self._replaying_event = False
 
     def on_log_pane_server_state_changed(self, message: Any) -> None:
         if self._server_stopped:

@@ -59,3 +59,57 @@ def save_run(result: RunResult, directory: Path | None = None, now: _dt.datetime
         n += 1
     return write_json_atomic(path, redact_value(result.to_dict()))  # an export: secrets redacted
 
+
+
+def save_imported(record, source: str, directory: Path | None = None, now: _dt.datetime | None = None) -> Path:
+    """Store an :class:`~specdash.bench.imported.record.ImportedRecord` as
+    ``imported-YYYYmmdd-HHMMSS-<source>-L<line>.json`` in the run-file shape (``to_run_dict``, with
+    ``settings["source_file"] = source``); return the path. Raises OSError when the folder cannot be written."""
+    folder = directory or results_dir()
+    stamp = (now or _dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
+    base = f"imported-{stamp}-{_slug(Path(source).name if source != '-' else 'stdin')}-L{record.line}"
+    path = folder / f"{base}.json"
+    n = 2
+    while path.exists():
+        path = folder / f"{base}-{n}.json"
+        n += 1
+    data = record.to_run_dict()
+    data["settings"]["source_file"] = source
+    return write_json_atomic(path, redact_value(data))
+
+
+def load_stored(directory: Path | None = None) -> tuple[list[tuple[str, object]], list[str]]:
+    """Every stored run and imported record: ``([(id, RunResult | ImportedRecord)], [problems])``, sorted by id
+    (the file name without ``.json``; ids start with the time they were stored). A file that is not JSON or not
+    one of these shapes is a problem line, never an exception; sweep files are skipped."""
+    from specdash.bench.imported.record import ImportedRecord
+
+    folder = directory or results_dir()
+    items: list[tuple[str, object]] = []
+    problems: list[str] = []
+    try:
+        paths_ = sorted(folder.glob("*.json"))
+    except OSError as exc:
+        return [], [f"{folder}: {exc.strerror or exc}"]
+    for path in paths_:
+        if not path.name.startswith(("run-", "imported-")):
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            item: object = (ImportedRecord.from_run_dict(data) if path.name.startswith("imported-")
+                            else RunResult.from_dict(data))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            problems.append(f"{path.name}: not readable ({type(exc).__name__})")
+            continue
+        items.append((path.stem, item))
+    return items, problems
+
+
+def find_stored(run_id: str, directory: Path | None = None) -> object | None:
+    """The stored run or imported record whose id (file stem) is ``run_id`` (or ends the only match), else None."""
+    items, _ = load_stored(directory)
+    exact = [obj for name, obj in items if name == run_id or name + ".json" == run_id]
+    if exact:
+        return exact[0]
+    loose = [obj for name, obj in items if run_id and run_id in name]
+    return loose[0] if len(loose) == 1 else None

@@ -1,4 +1,10 @@
-"""``specdash bench --url URL [--workload NAME|FILE] [-n N] [-c C] [--json]``: one benchmark without the UI."""
+"""``specdash bench --url URL [--workload NAME|FILE] [-n N] [-c C] [--json]``: one benchmark without the UI.
+
+Actions on results: ``specdash bench import FILE|-`` reads pasted benchmark output (SGLang bench_serving /
+bench_speculative, vLLM bench serve, tables, one-line reports) into stored records; ``specdash bench list`` lists
+and ranks stored runs and imported records; ``specdash bench compare A B`` compares two results or two launch
+commands side by side. Each takes ``--json``.
+"""
 
 from __future__ import annotations
 
@@ -12,12 +18,15 @@ DESCRIPTION = (
     "Stream a workload to a running server (OpenAI-compatible /v1/chat/completions or /v1/completions, or SGLang's "
     "/generate) and print output tokens/s, requests/s, TTFT / ITL / TPOT percentiles (ITL per token, so "
     "multi-token speculative chunks count right) and the accept length of this run with its source. The result, "
-    "with raw per-request data, is stored as JSON under the state dir (see 'specdash locate')."
+    "with raw per-request data, is stored as JSON under the state dir (see 'specdash locate'). Without --url, an "
+    "ACTION works on results: 'import FILE|-' reads pasted benchmark output, 'list' ranks stored results, "
+    "'compare A B' compares two results or two launch commands."
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", required=True, metavar="URL", help="server base URL, e.g. http://127.0.0.1:30000")
+    parser.add_argument("--url", metavar="URL", help="server base URL, e.g. http://127.0.0.1:30000 (required to run a "
+                                                     "benchmark)")
     parser.add_argument(
         "--workload", default="short-chat", metavar="NAME|FILE",
         help="preset (short-chat, long-generation, batch1-latency) or a file: ShareGPT JSON/JSONL or one prompt "
@@ -38,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true",
                         help='print {"output_tokens_per_s", "requests_per_s", "ttft_ms", "itl_ms", "tpot_ms", '
                              '"accept_length", "accept_length_source", "errors", "requests"}')
+    from specdash.commands import bench_results
+
+    bench_results.add_actions(parser)
 
 
 def _fmt(value: float | None, digits: int = 1) -> str:
@@ -84,6 +96,12 @@ def run(args: argparse.Namespace) -> int:
     from specdash.cli import UsageError
     from specdash.text.display import clean
 
+    if getattr(args, "bench_action", None):
+        from specdash.commands import bench_results
+
+        return bench_results.run_action(args)
+    if not args.url:
+        raise UsageError("--url is required to run a benchmark (or give an action: import, list, compare)")
     if not args.url.startswith(("http://", "https://")):
         raise UsageError(f"--url must start with http:// or https://, got {args.url!r}")
     try:

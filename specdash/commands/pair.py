@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 
 NAME = "pair"
@@ -46,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
             parse_version(args.sglang_version)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    import asyncio  # here, not at the top: `specdash --help` imports this module and must stay fast
+
     host = _open_host(args.host)
     try:
         report, title = asyncio.run(_analyze(host, args, algorithm))
@@ -99,7 +100,8 @@ async def _analyze(host, args: argparse.Namespace, algorithm: str):
             pass
     tarch = (inputs.target_config.get("architectures") or ["?"])[0]
     darch = (inputs.draft_config.get("architectures") or ["?"])[0]
-    title = f"pairing on {getattr(host, 'name', 'host')}: target {tarch} ({inputs.target_dir}) <- draft {darch} ({inputs.draft_dir})"
+    title = (f"pairing on {getattr(host, 'name', 'host')}: target {tarch} ({inputs.target_dir}) "
+             f"<- draft {darch} ({inputs.draft_dir})")
     for note in inputs.notes:
         title += f"\nnote: {note}"
     return report, title

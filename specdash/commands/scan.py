@@ -23,6 +23,8 @@ BATCH_LINES = 4096
 #: True: read every line the per-line way (:class:`specdash.logs.bulk.PerLineReader`), the reference the bulk path
 #: is tested against; False (the default): :class:`specdash.logs.bulk.BulkReader`.
 PER_LINE = False
+#: Texts up to this many lines are also searched for benchmark output (bench_serving, tables, ...).
+BENCH_MAX_LINES = 20_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,8 +108,15 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.file} is a specdash session, not a server log: use "
                              f"'specdash replay {args.file}' (or 'specdash replay --summary {args.file}')")
     damaged = ""
+    kept: list[bytes] | None = []  # the text, while short enough to look for benchmark output in it
+    kept_newlines = 0
     try:
         for block in (_line_blocks(stream) if compressed else read_blocks(stream)):
+            if kept is not None:
+                kept.append(block)
+                kept_newlines += block.count(b"\n")
+                if kept_newlines > BENCH_MAX_LINES:
+                    kept = None
             reader.feed(block)
     except IsADirectoryError:
         raise UsageError(f"{args.file} is a directory, not a log file") from None
@@ -125,14 +134,41 @@ def run(args: argparse.Namespace) -> int:
 
         summary["findings"] = sorted(summary["findings"] + known.findings(),
                                      key=lambda f: (severity_rank(f["severity"]), f["line"]))
+    kept_lines: list[str] | None = None
+    if kept is not None and reader.lines <= BENCH_MAX_LINES:
+        text = b"".join(kept).decode("utf-8", "replace")
+        kept_lines = text.split("\n")
+        if text.endswith("\n") or not text:
+            kept_lines.pop()
+    bench = _benchmark_results(kept_lines, summary)
     if damaged:
         sys.stderr.write(f"specdash scan: warning: {clean(damaged, max_chars=300)}\n")
     if args.json:
         json.dump(summary, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
+    elif bench and summary.get("benchmark_only"):
+        sys.stdout.write(clean(bench, newlines=True) + "\n")
     else:
-        sys.stdout.write(clean(render_text(summary), newlines=True))
+        sys.stdout.write(clean(render_text(summary) + (f"\nBenchmark results\n{bench}\n" if bench else ""),
+                               newlines=True))
     return 1 if summary["crashed"] else 0
+
+
+def _benchmark_results(lines: list[str] | None, summary: dict) -> str:
+    """Add ``benchmark_results`` (see :meth:`specdash.bench.imported.ImportedResult.to_dict`) and
+    ``benchmark_only`` (True when the text holds benchmark output and no server-log content) to ``summary``;
+    return the results as text ("" when none)."""
+    if not lines:
+        return ""
+    from specdash.bench.imported import find_results
+    from specdash.bench.imported.report import result_text
+
+    results = find_results("\n".join(lines) + "\n")
+    if not results:
+        return ""
+    summary["benchmark_results"] = [r.to_dict() for r in results]
+    summary["benchmark_only"] = not (summary["findings"] or summary["metrics"] or summary["startup"]["phases"])
+    return "\n\n".join(result_text(r) for r in results)
 
 
 def render_text(summary: dict) -> str:

@@ -34,12 +34,13 @@ MAX_DETAIL_LINES = 12
 
 
 def is_mixed(seg: Segmentation) -> bool:
-    """True when ``seg`` is read part by part: it holds an nvidia-smi or benchmark output, or a command and markdown
-    (fences, quotes, ``<details>``), or a command and no log. A log with its launch command on top and no markdown
-    (``cmd 2>&1 | tee server.log`` with the command echoed first) stays a log: the log scan reads the command
-    itself."""
+    """True when ``seg`` is read part by part: it holds an nvidia-smi output, or a command and markdown (fences,
+    quotes, ``<details>``), or a command and no log, or benchmark output beside a command. A log with its launch
+    command on top and no markdown (``cmd 2>&1 | tee server.log`` with the command echoed first) stays a log: the
+    log scan reads the command itself; benchmark output alone or within a log stays with the log scan too, which
+    reports benchmark results in a section of their own."""
     kinds = {p.kind for p in seg.parts}
-    if kinds & {"gpu", "bench"}:
+    if "gpu" in kinds:
         return True
     if kinds & {"command", "shell"}:
         return seg.markdown or "log" not in kinds
@@ -131,17 +132,13 @@ def _gpu(part: Part, seg: Segmentation, version: str | None) -> dict[str, Any]:
 
 
 def _bench(part: Part, seg: Segmentation, version: str | None) -> dict[str, Any]:
+    from specdash.bench.imported.report import result_text
+
     result = part.data
     if result is None:
-        return {"analyzer": "bench", "summary": "benchmark output (not read: no benchmark reader in this build)",
-                "details": [], "failed": False, "result": None}
-    details: list[str] = []
-    try:  # the benchmark reader's own report, when that module offers one
-        from specdash.bench.imported.report import result_text  # type: ignore[import-not-found]
-
-        details = [line for line in result_text(result).splitlines() if line.strip()]
-    except ImportError:
-        details = []
+        return {"analyzer": "bench", "summary": "benchmark output (not read)", "details": [], "failed": False,
+                "result": None}
+    details = [line for line in result_text(result).splitlines() if line.strip()]
     records = getattr(result, "records", [])
     to_dict = getattr(result, "to_dict", None)
     return {"analyzer": "bench", "summary": f"bench: {getattr(result, 'tool', '?')}, {len(records)} "
@@ -248,7 +245,7 @@ class _Prefixed(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer) -> int:
         if len(self._head):
             n = min(len(buffer), len(self._head))
             buffer[:n] = self._head[:n]

@@ -22,13 +22,24 @@ class LocalHost(Host):
         self._env = env
         self._status = ConnectionStatus(ConnState.CONNECTED)  # nothing to connect to: always reachable
         self._streaming: set[asyncio.subprocess.Process] = set()  # the commands of streams not closed yet
+        self._closed = False  # set by close(), cleared by connect()
 
     async def connect(self) -> None:
+        self._closed = False
         self._set_status(ConnectionStatus(ConnState.CONNECTED))
+
+    async def file_size(self, path: str) -> int | None:
+        """Size of ``path`` in bytes (None when it does not exist), read here without a subprocess: opening a log
+        asks it first, before anything is on screen."""
+        try:
+            return os.stat(path).st_size
+        except (OSError, ValueError):
+            return None
 
     async def close(self) -> None:
         """Stop every stream still running (its process group killed, its pipes closed now, while the loop runs):
         a stream whose consumer was abandoned without closing it must not outlive the app."""
+        self._closed = True  # a stream whose command is still being started ends as soon as it exists
         live, self._streaming = list(self._streaming), set()
         for proc in live:
             await _end_stream(proc)
@@ -72,6 +83,9 @@ class LocalHost(Host):
             limit=1 << 20,
         )
         assert proc.stdout is not None
+        if self._closed:  # closed while the command was being started (the app is exiting)
+            await _end_stream(proc)
+            return
         self._streaming.add(proc)
         try:
             while True:

@@ -39,7 +39,7 @@ import collections
 import contextlib
 import dataclasses
 import shlex
-from typing import Union
+from collections.abc import AsyncIterator
 
 from specdash.hosts.base import ConnectionLost, ConnState, Host, HostError, quote
 
@@ -126,15 +126,17 @@ class TailPartial:
     text: bytes
 
 
-TailEvent = Union[TailLines, TailMarker, TailPartial]
+TailEvent = TailLines | TailMarker | TailPartial
 _END = object()
 
 
-async def recent_start_offset(host: Host, path: str, window_bytes: int = 256 * 1024) -> int:
+async def recent_start_offset(host: Host, path: str, window_bytes: int = 256 * 1024, size: int | None = None) -> int:
     """Where to start following ``path`` to show about its last ``window_bytes`` bytes: the offset of the first
     line that starts inside that window (0 when the file is smaller or missing; the file size when the window
-    holds no line start). Pass it as ``LogFollower(host, path, start_offset=...)``. Raises HostError."""
-    size = await host.file_size(path)
+    holds no line start). Pass it as ``LogFollower(host, path, start_offset=...)``. ``size``: the file's size when
+    the caller knows it (else asked). Raises HostError."""
+    if size is None:
+        size = await host.file_size(path)
     if size is None or size <= window_bytes:
         return 0
     start = size - window_bytes
@@ -148,6 +150,54 @@ async def recent_start_offset(host: Host, path: str, window_bytes: int = 256 * 1
     return start + int(text)
 
 
+#: Characters of base64 per frame when a byte range is read (a multiple of 4: every frame decodes on its own;
+#: 384 KiB of the file per frame, well under LocalHost.stream's 1 MiB line limit).
+RANGE_FRAME_CHARS = 4 * 131072
+
+
+async def read_range(host: Host, path: str, start: int, end: int) -> AsyncIterator[TailLines]:
+    """The lines of ``path`` on ``host`` between byte ``start`` and byte ``end`` (``start`` should be a line start;
+    the range is read as it is), in order, as :class:`TailLines` batches of a few thousand lines with each line's
+    byte offset. A line cut by ``end`` (no newline before it) comes last, as it is. One command on the host
+    (``tail -c +N | head -c M | base64``): no fork per chunk, and a remote host sends only that range.
+    Stops early when the file is shorter. Raises HostError (ConnectionLost when the link drops)."""
+    if end <= start:
+        return
+    command = (f"tail -c +{int(start) + 1} -- {quote(path)} | head -c {int(end) - int(start)} "
+               f"| base64 -w {RANGE_FRAME_CHARS}")
+    position, buffer = start, b""
+    async with contextlib.aclosing(host.stream(command)) as frames:
+        async for frame in frames:
+            buffer += base64.b64decode(frame.strip())
+            cut = buffer.rfind(b"\n") + 1
+            if not cut:
+                continue
+            lines = buffer[: cut - 1].split(b"\n")
+            buffer = buffer[cut:]
+            offsets = []
+            for line in lines:
+                offsets.append(position)
+                position += len(line) + 1
+            yield TailLines(lines, position, offsets)
+    if buffer:
+        yield TailLines([buffer], position + len(buffer), [position])
+
+
+async def lines_before(host: Host, path: str, offset: int, window_bytes: int = 64 * 1024) -> TailLines:
+    """The complete lines that end at or before byte ``offset`` (a line start) within the last ``window_bytes``
+    bytes before it: the line the window starts inside is left out, unless the window starts at byte 0. Empty
+    when ``offset`` is 0. Used to scroll back above what is shown. Raises HostError."""
+    start = max(0, offset - window_bytes)
+    lines: list[bytes] = []
+    offsets: list[int] = []
+    async for batch in read_range(host, path, start, offset):
+        lines.extend(batch.lines)
+        offsets.extend(batch.offsets)
+    if start > 0 and lines:
+        lines, offsets = lines[1:], offsets[1:]  # cut by the window: its start is before ``start``
+    return TailLines(lines, offset, offsets)
+
+
 class _Rewritten(Exception):
     """The file was truncated and rewritten between two polls: follow it again from the start."""
 
@@ -159,7 +209,8 @@ class LogFollower:
     fails for good (then a last ``stopped: reason`` marker).
 
     Batching: lines that arrive within ``batch_window_s`` (50 ms) of the first are delivered together, at most
-    ``max_batch_lines`` (1000) per batch. Backpressure: at most ~64 frames are buffered; beyond that reading
+    ``max_batch_lines`` (1000) per batch; the very first batch is delivered without waiting (what the file holds
+    when it is opened goes on screen at once). Backpressure: at most ~64 frames are buffered; beyond that reading
     pauses (SSH flow control then pauses the remote side).
 
     After a connection drop it emits ``connection lost: reconnecting``, waits for the host to reconnect
@@ -189,13 +240,14 @@ class LogFollower:
         self._held: collections.deque[object] = collections.deque()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        self._delivered = False  # a batch of lines was delivered (the first one is not held for the window)
 
     @property
     def offset(self) -> int:
         """Byte offset just past the last complete line read from the file (lines still queued included)."""
         return self._offset
 
-    def __aiter__(self) -> "LogFollower":
+    def __aiter__(self) -> LogFollower:
         return self
 
     async def __anext__(self) -> TailEvent:
@@ -211,7 +263,9 @@ class LogFollower:
             return item
         lines, starts, end_offsets = list(item[0]), list(item[1]), list(item[2])  # type: ignore[index]
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.batch_window_s
+        # the first lines go out at once (what is on screen when a log is opened); then batches gather a window
+        deadline = loop.time() + (self.batch_window_s if self._delivered else 0.0)
+        self._delivered = True
         while len(lines) < self.max_batch_lines:
             if self._held:
                 nxt = self._held.popleft()
@@ -254,7 +308,7 @@ class LogFollower:
             self._queue.get_nowait()
         self._queue.put_nowait(_END)
 
-    async def __aenter__(self) -> "LogFollower":
+    async def __aenter__(self) -> LogFollower:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from specdash.session.events import EVENT_TYPES, Event, HeaderEvent, make_event
-from specdash.text.redaction import redact_value
+from specdash.text.redaction import redact_text, redact_value
 
 #: Log lines longer than this many characters are cut before writing.
 MAX_LINE_CHARS = 16_384
@@ -71,9 +71,18 @@ REPLAYABLE_COMMAND_ACTIONS = frozenset({"launched", "stopped", "restarted", "dry
 _YAML_UNSAFE_RE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 
 
-def _flow(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return _YAML_UNSAFE_RE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+_encode_string = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes for a str
+
+
+def _json_item(item: Any) -> str:
+    """``json.dumps(item)`` for one element of a list written one per line; a log line ``[offset, text]`` directly."""
+    if type(item) is list and len(item) == 2 and type(item[0]) is int and type(item[1]) is str:
+        return f"[{item[0]}, {_encode_string(item[1])}]"
+    return _json(item)
 
 
 def dump_document(doc: dict[str, Any]) -> str:
@@ -98,12 +107,14 @@ def dump_document(doc: dict[str, Any]) -> str:
     """
     parts: list[str] = []
     for key, value in doc.items():
-        name = _flow(str(key))
+        name = _json(str(key))
         if isinstance(value, list) and value and all(isinstance(item, (list, dict)) for item in value):
-            parts.append(f"{name}: [\n  " + ",\n  ".join(_flow(item) for item in value) + "]\n")
+            parts.append(f"{name}: [\n  " + ",\n  ".join(_json_item(item) for item in value) + "]\n")
         else:
-            parts.append(f"{name}: {_flow(value)}\n")
+            parts.append(f"{name}: {_json(value)}\n")
     body = "".join(parts)
+    if not body.isascii() or "\x7f" in body:  # the characters YAML does not take raw: DEL and non-ASCII
+        body = _YAML_UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", body)
     return f"--- # size {len(body)}\n{body}"
 
 
@@ -132,6 +143,22 @@ def _cut_line(text: Any) -> Any:
     if isinstance(text, str) and len(text) > MAX_LINE_CHARS:
         return text[:MAX_LINE_CHARS] + f" … [{len(text) - MAX_LINE_CHARS} characters cut by the recorder]"
     return text
+
+
+def _log_lines(lines: Any) -> list[list[Any]]:
+    """A ``log`` event's ``[[byte_offset, text], ...]`` as written: each text cut (:func:`_cut_line`) and redacted
+    (:func:`redact_text`; an offset that is not an int goes through :func:`to_plain` and :func:`redact_value`).
+    The direct path for the one field that carries every line of a busy log: what the generic walk of
+    :func:`to_plain` and :func:`redact_value` would give, without its per-value dispatch."""
+    out: list[list[Any]] = []
+    append = out.append
+    for item in lines or ():
+        if isinstance(item, (list, tuple)) and len(item) == 2 and type(item[0]) is int and type(item[1]) is str:
+            append([item[0], redact_text(_cut_line(item[1]))])
+        else:
+            append(redact_value(to_plain([_cut_line(part) for part in item] if isinstance(item, (list, tuple))
+                                         else item)))
+    return out
 
 
 class Recorder:
@@ -234,8 +261,11 @@ class Recorder:
                     return False
                 self._last_sample_t[kind] = t_s
             if kind == "log":
-                fields["lines"] = [[offset, _cut_line(text)] for offset, text in fields.get("lines", ())]
-            doc = make_event(kind, t_s, redact_value(to_plain(fields))).to_dict()
+                lines = fields.pop("lines", ())
+                doc = make_event(kind, t_s, redact_value(to_plain(fields))).to_dict()
+                doc["lines"] = _log_lines(lines)
+            else:
+                doc = make_event(kind, t_s, redact_value(to_plain(fields))).to_dict()
             if not (kind == "log" and self._merge_log(doc)):
                 self._pending.append(doc)
             self.events_recorded += 1

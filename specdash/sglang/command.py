@@ -76,8 +76,10 @@ class LaunchCommand:
     ``from_error_line``: True when taken from an argparse "unrecognized arguments" line; ``end``: offset where
     the command's last argument ends (fixes append there); ``text``: the whole original text; ``lost_args``: flag
     words on lines after ``broken_line`` (1-based) that the shell ran as a separate command because that line
-    lacks its trailing backslash (``broken_by_comment``: that line is a ``# comment`` inside the continuation); ``defaults``: ``(name, default)`` pairs where ``${NAME:-default}`` used its
-    default.
+    lacks its trailing backslash (``broken_by_comment``: that line is a ``# comment`` inside the continuation);
+    ``defaults``: ``(name, default)`` pairs where ``${NAME:-default}`` used its default; ``trimmed``: ``(line,
+    marker)`` for each trim marker inside the command's lines (``--x 3 [... trimmed]``: 1-based line, the marker
+    as pasted): part of the command is not shown, so what was cut is unknown.
     """
 
     text: str
@@ -96,6 +98,7 @@ class LaunchCommand:
     broken_line: int = 0
     broken_by_comment: bool = False
     defaults: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    trimmed: list[tuple[int, str]] = dataclasses.field(default_factory=list)
 
     @property
     def unresolved_env(self) -> list[EnvAssign]:
@@ -319,6 +322,8 @@ def _classify_inside(cmd: list[Word], start: int) -> tuple[str, str, int, list[W
 
 _OUTER_LAUNCHERS = {"docker", "podman", "nvidia-docker", "srun", "torchrun", "mpirun", "apptainer", "singularity",
                     "enroot"}
+#: A trim marker inside a line (``--speculative-num-steps 3 [... 12 more flags trimmed]``, ``<...>``).
+_INLINE_TRIM = re.compile(r"\[\s*(?:\.\.\.|…)[^\]\n]*\]|<\s*(?:\.\.\.|…)[^>\n]*>")
 _SEPARATOR_LINE = re.compile(r"^[ \t]*(?:[-=_*~#]{3,}|\[\s*(?:\.\.\.|…)[^\]\n]*\]"
                              r"|<\s*(?:\.\.\.|…)[^>\n]*>|\.\.\.|…)[ \t]*$", re.MULTILINE)
 
@@ -341,7 +346,16 @@ def _blank_separators(text: str) -> str:
         out.append(replacement)
         pos = match.start() + len(replacement)
     out.append(text[pos:])
-    return "".join(out)
+    return _INLINE_TRIM.sub(lambda m: " " * len(m.group(0)), "".join(out))
+
+
+def _trim_markers(text: str, start: int, end: int) -> list[tuple[int, str]]:
+    """``(1-based line, marker)`` of the inline trim markers on the lines from offset ``start`` to ``end``."""
+    first = text.rfind("\n", 0, start) + 1
+    last = text.find("\n", end)
+    last = len(text) if last < 0 else last
+    return [(text.count("\n", 0, m.start()) + 1, m.group(0))
+            for m in _INLINE_TRIM.finditer(text[:last], first)]
 
 
 _DECLARATIONS = ("export", "declare", "readonly", "local", "typeset")
@@ -436,6 +450,7 @@ def parse_command(text: str) -> LaunchCommand:
             args.append(w)
         result.args = args
         result.end = args[-1].end if args else (cmd[first_arg - 1].end if first_arg else cmd[0].end)
+        result.trimmed = _trim_markers(text, result.start, result.end)
         if engine == "sglang":
             candidates.append(result)
         elif fallback is None:

@@ -50,7 +50,8 @@ class _Keep(logging.Handler):
                 pass
 # on the "sglang" logger: prepare_server_args calls logging.basicConfig(force=True), which drops root handlers
 logging.getLogger("sglang").addHandler(_Keep())
-out = {"ok": False, "exception": None, "message": "", "resolved": {}, "warnings": records, "version": None}
+out = {"ok": False, "exception": None, "message": "", "resolved": {}, "warnings": records, "version": None,
+       "stage": "import"}
 err = io.StringIO()
 def plain(v):
     try:
@@ -62,6 +63,7 @@ try:
     import sglang
     out["version"] = getattr(sglang, "__version__", None)
     from sglang.srt.server_args import prepare_server_args
+    out["stage"] = "args"
     with contextlib.redirect_stderr(err):
         args = prepare_server_args(list(req["argv"]))
         if hasattr(args, "resolve_once"):
@@ -95,7 +97,9 @@ def dry_run_request(argv: list[str], env: dict[str, str]) -> str:
 @dataclasses.dataclass(frozen=True)
 class DryRunResult:
     """What SGLang itself decided: ``ok`` (False when it raised), ``exception`` (type name), ``message``,
-    ``resolved`` ``{field: value}``, ``warnings`` (its log lines), ``version`` (``sglang.__version__``)."""
+    ``resolved`` ``{field: value}``, ``warnings`` (its log lines), ``version`` (``sglang.__version__``), ``stage``
+    (``"import"`` while ``sglang`` and ``sglang.srt.server_args`` were being imported, ``"args"`` from
+    ``prepare_server_args`` on, None when the output did not say)."""
 
     ok: bool
     exception: str | None
@@ -103,6 +107,13 @@ class DryRunResult:
     resolved: dict[str, Any]
     warnings: tuple[str, ...]
     version: str | None
+    stage: str | None = None
+
+    @property
+    def import_failed(self) -> bool:
+        """SGLang could not be asked: importing it (or a module it imports while parsing the arguments) failed, so
+        the result says nothing about the command."""
+        return not self.ok and (self.stage == "import" or self.exception in ("ImportError", "ModuleNotFoundError"))
 
 
 def parse_dry_run_output(stdout: str) -> DryRunResult | None:
@@ -116,7 +127,7 @@ def parse_dry_run_output(stdout: str) -> DryRunResult | None:
                 return None
             return DryRunResult(bool(data.get("ok")), data.get("exception"), data.get("message") or "",
                                 dict(data.get("resolved") or {}), tuple(data.get("warnings") or ()),
-                                data.get("version"))
+                                data.get("version"), data.get("stage") if isinstance(data.get("stage"), str) else None)
     return None
 
 
@@ -137,6 +148,8 @@ def compare(report, result: DryRunResult, fields: tuple[str, ...] = COMPARED_FIE
     ``server_args``). Values are compared only when both sides succeeded and specdash predicted a definite value
     (None = "SGLang decides at launch", e.g. an attention backend chosen from the GPU).
     """
+    if result.import_failed:
+        return []  # SGLang was not asked: there is nothing to compare (run_dry_run reports it as a problem)
     predicted_error = any(d.severity == "error" and d.stage in ("argparse", "server_args") for d in report.diagnostics)
     out: list[Disagreement] = []
     if predicted_error != (not result.ok):
@@ -177,4 +190,7 @@ async def run_dry_run(host, report, python: str = "python3") -> tuple[DryRunResu
     if parsed is None:
         tail = (out.stderr or out.stdout).strip().splitlines()[-1:] or ["no output"]
         return None, f"dry run failed: {tail[0][:200]}"
+    if parsed.import_failed:  # SGLang was never asked: no verdict, no agreement, no disagreement
+        return None, (f"dry run could not ask SGLang on {host.name}: importing it with {python} failed "
+                      f"({parsed.exception}: {parsed.message[:200]}); nothing is known about the command")
     return parsed, None

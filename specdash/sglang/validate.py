@@ -268,6 +268,7 @@ def _with_renames(ctx: Context) -> Context:
     new = Context(profile=ctx.profile, table=ctx.table, command=command, parsed=parsed, env=command.env_dict(),
                   arch=ctx.arch, arch_source=ctx.arch_source, values=values)
     new.diagnostics = ctx.diagnostics
+    new.notes["typed_command"] = ctx.notes.get("typed_command", ctx.command)  # the flags as the user typed them
     return new
 
 

@@ -216,8 +216,8 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str] | str], ...]
 _TRIGGERS = ("key", "secret", "passw", "pwd", "cookie", "auth", "bearer", "basic", "hf_", "sk-", "_pat", "pat_",
              "gh", "glpat", "xox", "akia", "asia", "eyj", "credential", "signature", "://")
 # "token" only when not one of SGLang's counters: "#token: 43210", "#new-token: 12", "token usage", "(token/s)",
-# "max_total_tokens", "tokenizer".
-_TOKEN_TRIGGER_RE = re.compile(r"token(?!s|izer|/s| usage|: \d|_map|-map|_id)")
+# "max_total_tokens", "tokenizer", "#new_token_ratio: 0.9998 -> 1.0000" (the retract line of SGLang's scheduler).
+_TOKEN_TRIGGER_RE = re.compile(r"token(?!s|izer|/s| usage|: \d|_map|-map|_id|_ratio)")
 _GH_TRIGGER_RE = re.compile(r"gh[pousr]_|github_pat")
 
 

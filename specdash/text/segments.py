@@ -309,11 +309,9 @@ def detect_gpu(content: list[str | None], region: list[int]) -> list[tuple[int, 
 
 def detect_bench(content: list[str | None], region: list[int]) -> list[tuple[int, int, object]]:
     """Benchmark outputs found by ``specdash.bench.imported.find_results`` (data: its ``ImportedResult``); parts
-    stay inside one region. Returns nothing when that module is not in this build."""
-    try:  # the benchmark reader is developed beside this module; until both are merged it may be absent
-        from specdash.bench.imported import find_results  # type: ignore[import-not-found]
-    except ImportError:
-        return []
+    stay inside one region."""
+    from specdash.bench.imported import find_results
+
     text = "\n".join(line or "" for line in content) + "\n"
     try:
         results = find_results(text)

@@ -1,4 +1,6 @@
-"""BenchPane: one key benchmarks the running server (``b``), one key runs the depth sweep (``S``), ``esc`` cancels.
+"""BenchPane: one key benchmarks the running server (``b``), one key runs the depth sweep (``S``), ``esc`` cancels;
+``o`` opens a local file of pasted benchmark output (:func:`specdash.bench.imported.find_results`) and shows its
+results beside the runs.
 
 Thin widget over the core: :class:`specdash.bench.runner.BenchRunner` for a run and
 :class:`specdash.bench.sweep.SweepRunner` for a sweep; every figure shown is computed there. Results are stored
@@ -25,11 +27,18 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import DataTable, ProgressBar, Select, Static
+from textual.widgets import DataTable, Input, ProgressBar, Select, Static
 from textual_plotext import PlotextPlot
 
 from specdash.app.readonly_keys import hidden
-from specdash.app.bench.render import RUN_COLUMNS, SWEEP_COLUMNS, progress_line, run_row, sweep_row
+from specdash.app.bench.render import (
+    RUN_COLUMNS,
+    SWEEP_COLUMNS,
+    imported_row,
+    progress_line,
+    run_row,
+    sweep_row,
+)
 from specdash.app.styles import load_tcss
 from specdash.bench.acceptance import low_acceptance_warning
 from specdash.bench.results import RunResult
@@ -37,6 +46,9 @@ from specdash.bench.runner import BenchError, BenchProgress, BenchRunner, BenchS
 from specdash.bench.sweep import SweepDefinition, SweepError, SweepEvent, SweepResult, SweepRunner, default_sweep
 from specdash.bench.workload import APIS, Workload, load_preset, preset_names
 from specdash.text.display import markup
+
+#: Largest file ``o`` opens (a pasted benchmark output is a few KB).
+OPEN_MAX_BYTES = 8_000_000
 
 SWEEP_NEEDS_LIFECYCLE = (
     "the depth sweep needs the server lifecycle: launch the server from the builder so specdash can restart it "
@@ -57,6 +69,7 @@ class BenchPane(Widget, can_focus=True):
         Binding("b", "run_bench", "Benchmark", id="bench.run"),
         Binding("S", "sweep", "Depth sweep", id="bench.sweep"),
         Binding("escape", "cancel", "Cancel run", id="bench.cancel"),
+        Binding("o", "open_results", "Open results file", id="bench.open"),
     ]
 
     class RunFinished(Message):
@@ -95,6 +108,7 @@ class BenchPane(Widget, can_focus=True):
         self.save_results = True
         self.workloads: dict[str, Workload] = {n: load_preset(n) for n in preset_names()}
         self.results: list[RunResult] = []
+        self.imported: list[Any] = []  # ImportedRecord opened with ``o``, in the order shown
         self.sweep_result: SweepResult | None = None
         self.status = ""
         self._runner: BenchRunner | None = None
@@ -116,6 +130,7 @@ class BenchPane(Widget, can_focus=True):
                 id="bench-api",
             )
         yield Static("", id="bench-status")
+        yield Input(placeholder="file of pasted benchmark output (enter opens it, esc closes)", id="bench-open-path")
         yield ProgressBar(total=1, show_eta=False, id="bench-progress")
         yield Static("", id="bench-live")
         yield DataTable(id="bench-runs", cursor_type="row", zebra_stripes=True)
@@ -125,6 +140,7 @@ class BenchPane(Widget, can_focus=True):
         yield Static("", id="bench-warnings")
 
     def on_mount(self) -> None:
+        self.query_one("#bench-open-path", Input).display = False
         self.query_one("#bench-runs", DataTable).add_columns(*RUN_COLUMNS)
         self.query_one("#bench-sweep", DataTable).add_columns(*SWEEP_COLUMNS)
         self._draw_chart(None)
@@ -149,6 +165,34 @@ class BenchPane(Widget, can_focus=True):
             self._set_status(self._idle_status())
 
     @property
+    def server_address(self) -> str | None:
+        """``host:port`` the server itself listens on, when the app knows it (None: only ``server_url`` is known).
+        Through an SSH tunnel ``server_url`` is a local port; the pane names the server, then the tunnel."""
+        return getattr(self, "_server_address", None)
+
+    @server_address.setter
+    def server_address(self, address: str | None) -> None:
+        self._server_address = address
+        self.server_url = self._server_url  # re-say the idle status
+
+    def server_text(self) -> str:
+        """``"gpu-box:30000 (via tunnel :41234)"`` through a forwarded port, else the URL; "" when none is known."""
+        from urllib.parse import urlsplit
+
+        url, address = self._server_url, self.server_address
+        if not url:
+            return ""
+        if not address:
+            return url
+        try:
+            local_port = urlsplit(url).port
+        except ValueError:
+            local_port = None
+        if local_port is None or address.endswith(f":{local_port}"):
+            return url  # no tunnel: the URL is the server's own
+        return f"{address} (via tunnel :{local_port})"
+
+    @property
     def running(self) -> bool:
         """A benchmark run or a sweep is in progress."""
         return self._runner is not None or self._sweep is not None
@@ -158,7 +202,7 @@ class BenchPane(Widget, can_focus=True):
             return "read-only: benchmarks and sweeps are off"
         if not self.server_url:
             return "no server yet - b benchmarks it once one is running; S runs the depth sweep"
-        return f"server {self.server_url} - b: benchmark the selected workload, S: depth sweep"
+        return f"server {self.server_text()} - b: benchmark the selected workload, S: depth sweep"
 
     def _set_status(self, text: str, error: bool = False) -> None:
         self.status = text
@@ -212,12 +256,70 @@ class BenchPane(Widget, can_focus=True):
             log_accept_samples=self.log_accept_samples,
             on_progress=self._on_progress,
         )
-        self._set_status(f"benchmarking {self.server_url} with {settings.workload.name} ({settings.api}) - esc cancels")
+        self._set_status(f"benchmarking {self.server_text()} with {settings.workload.name} ({settings.api}) "
+                         "- esc cancels")
         self.query_one("#bench-progress", ProgressBar).update(total=settings.num_requests, progress=0)
         self._bench_worker(self._runner)
 
+    def action_open_results(self) -> None:
+        """``o``: ask for a local file of pasted benchmark output (shown beside the runs once opened)."""
+        box = self.query_one("#bench-open-path", Input)
+        box.display = True
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "bench-open-path":
+            return
+        event.stop()
+        self.open_results(event.value.strip())
+
+    def open_results(self, path: str) -> None:
+        """Read ``path`` (a local text file, at most :data:`OPEN_MAX_BYTES`), add every benchmark result found in
+        it to the runs table (``imported``) and say what was found, or why nothing was, in the status line."""
+        from pathlib import Path
+
+        from specdash.bench.imported import find_results
+
+        box = self.query_one("#bench-open-path", Input)
+        if not path:
+            self._set_status("no file named", error=True)
+            return
+        try:
+            with open(Path(path).expanduser(), "rb") as handle:
+                data = handle.read(OPEN_MAX_BYTES + 1)
+        except OSError as exc:
+            self._set_status(f"cannot read {path}: {exc.strerror or exc}", error=True)
+            return
+        if len(data) > OPEN_MAX_BYTES:
+            self._set_status(f"{path} is over {OPEN_MAX_BYTES // 1_000_000} MB: not a pasted benchmark output",
+                             error=True)
+            return
+        results = find_results(data.decode("utf-8", "replace"))
+        records = [r for res in results for r in res.records if r.metrics]
+        if not records:
+            self._set_status(f"{path}: no benchmark output found", error=True)
+            return
+        box.display = False
+        self.focus()
+        table = self.query_one("#bench-runs", DataTable)
+        for record in records:
+            self.imported.append(record)
+            table.add_row(*imported_row(record))
+        table.move_cursor(row=table.row_count - 1)
+        tools = ", ".join(sorted({r.tool for r in records}))
+        findings = [f"line {f.line}: {f.message}" for r in records for f in r.findings]
+        self._set_status(f"opened {path}: {len(records)} result{'s' if len(records) != 1 else ''} ({tools})"
+                         + (f", {len(findings)} finding{'s' if len(findings) != 1 else ''} below" if findings else ""))
+        self.query_one("#bench-warnings", Static).update(markup("\n".join(findings)))
+
     def action_cancel(self) -> None:
-        """``esc``: cancel the running benchmark or sweep (what finished is kept, marked partial)."""
+        """``esc``: cancel the running benchmark or sweep (what finished is kept, marked partial); closes the file
+        box of ``o`` when it is open."""
+        box = self.query_one("#bench-open-path", Input)
+        if box.display and self._runner is None and self._sweep is None:
+            box.display = False
+            self.focus()
+            return
         if self._runner is not None:
             self._runner.cancel()
             self._set_status("cancelling - finished requests are kept")

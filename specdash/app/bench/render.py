@@ -41,6 +41,34 @@ def run_row(result: RunResult) -> tuple[str, ...]:
     )
 
 
+def imported_row(record) -> tuple[str, ...]:
+    """One results-table row for a :class:`~specdash.bench.imported.record.ImportedRecord` (same columns as
+    :func:`run_row`; what the text does not state is ``-``; recomputed figures replace pasted ones that disagree)."""
+    def value(key: str) -> float | None:
+        return record.value(key)
+
+    completed, errors = value("completed"), value("errors")
+    ok = f"{'-' if completed is None else int(completed)}/{'-' if errors is None else int(errors)}"
+    accept = value("accept_length")
+    notes = [f"imported: {record.tool}, line {record.line}", record.depth_text()]
+    if record.findings:
+        notes.append(f"{len(record.findings)} finding{'s' if len(record.findings) != 1 else ''}")
+    return (
+        "-",
+        record.label or "-",
+        "-",
+        ok,
+        num(value("output_tokens_per_s") if value("output_tokens_per_s") is not None
+            else value("speed_tokens_per_s")),
+        num(value("requests_per_s"), 2),
+        f"{num(value('ttft_ms.p50'))}/{num(value('ttft_ms.p99'))}",
+        f"{num(value('itl_ms.p50'), 2)}/{num(value('itl_ms.p99'), 2)}",
+        num(value("tpot_ms.p50") if value("tpot_ms.p50") is not None else value("tpot_ms.mean"), 2),
+        "-" if accept is None else f"{accept:.2f} (imported)",
+        "; ".join(notes),
+    )
+
+
 def progress_line(progress: BenchProgress) -> str:
     """Live figures of a running benchmark, one line."""
     ttft = "-" if progress.ttft_p50_ms is None else f"{progress.ttft_p50_ms:.1f} ms"

@@ -106,6 +106,8 @@ class GpuPane(Widget, can_focus=False):
         self.user: str | None = None
         self.container: ContainerInfo | None = None
         self._server_pgids: frozenset[int] = frozenset()
+        #: put before the border title, e.g. ``"F5 "`` (the app's key to focus the pane)
+        self.title_prefix = ""
         self._killing = False
         self._hold_status_until = 0.0  # monotonic time until which a kill result keeps the status line
 
@@ -121,7 +123,7 @@ class GpuPane(Widget, can_focus=False):
         yield Static("", id="gpu-status")
 
     def on_mount(self) -> None:
-        self.border_title = "GPUs & processes" + ("  [read-only]" if self.readonly else "")
+        self.border_title = self.title_prefix + "GPUs & processes" + ("  [read-only]" if self.readonly else "")
         if self.sample:
             self.run_sampler()
         else:
@@ -220,7 +222,7 @@ class GpuPane(Widget, can_focus=False):
         self.view = view
         if not self.is_attached or not self.children:
             return  # the app is shutting down: nothing to render into
-        self.query_one("#gpu-devices", Static).update(devices_markup(view.snapshot))
+        self.query_one("#gpu-devices", Static).update(devices_markup(view.snapshot, self.size.width))
         no_gpu = bool(view.snapshot.error)
         summary = "" if no_gpu else summary_markup(view.summary, view.processes,
                                                    [view.short_note] if view.short_note else [],
@@ -230,6 +232,11 @@ class GpuPane(Widget, can_focus=False):
         self.query_one(DataTable).display = not no_gpu  # no GPU is a state, not an empty table
         self.set_class(no_gpu, "-no-gpu")
         self._fill_table()
+
+    def on_resize(self) -> None:
+        """Re-render the GPU lines for the new width (short form below ``COMPACT_BELOW`` columns)."""
+        if self.view is not None and self.children:
+            self.query_one("#gpu-devices", Static).update(devices_markup(self.view.snapshot, self.size.width))
 
     def _row_key(self, proc: ClassifiedProcess) -> str:
         return f"{proc.pid}:{proc.gpu_index}"

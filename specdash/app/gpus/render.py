@@ -32,22 +32,51 @@ def bar(used_mib: int | None, total_mib: int | None, width: int = BAR_WIDTH) -> 
     return f"[${memory_variable(used_mib, total_mib)}]{'█' * filled}[/][$foreground-muted]{'░' * (width - filled)}[/]"
 
 
-def gpu_line(gpu: GpuInfo) -> str:
-    """One GPU: ``GPU 0  NVIDIA H100 80GB HBM3  ████░░ 70009 / 81559 MiB  util 37 %``."""
+#: below this many columns a GPU takes the short form of :func:`gpu_line` (one line at 80 columns)
+COMPACT_BELOW = 100
+
+
+def gpu_line(gpu: GpuInfo, compact: bool = False) -> str:
+    """One GPU: ``GPU 0  NVIDIA H100 80GB HBM3  ████░░ 70009 / 81559 MiB  util 37 %``; ``compact`` (a narrow
+    pane): ``GPU 0 NVIDIA H100 80GB HB ████░░ 70009/81559 MiB  37 %`` (70 columns at most)."""
     used = "[N/A]" if gpu.memory_used_mib is None else str(gpu.memory_used_mib)
     total = "[N/A]" if gpu.memory_total_mib is None else str(gpu.memory_total_mib)
     util = "[N/A]" if gpu.utilization_pct is None else f"{gpu.utilization_pct:>3} %"
+    if compact:
+        memory = bar(gpu.memory_used_mib, gpu.memory_total_mib, 10)
+        return (f"[b]GPU {gpu.index}[/b] {escape(gpu.name[:18]):<18} {memory} {escape(used):>6}/{escape(total)} MiB "
+                f"{escape(util)}")
     return (f"[b]GPU {gpu.index}[/b]  {escape(gpu.name[:26]):<26}  {bar(gpu.memory_used_mib, gpu.memory_total_mib)} "
             f"{escape(used):>6} / {escape(total)} MiB  util {escape(util)}")
 
 
-def devices_markup(snapshot: GpuSnapshot | None) -> str:
-    """All GPU lines, or the no-GPU state as a normal, muted line."""
+def over_capacity_note(gpu: GpuInfo) -> str | None:
+    """The plain-text comment for a reading with more memory used than the GPU's total, else None.
+
+    nvidia-smi's ``memory.used`` and ``memory.total`` are both framebuffer figures for the same device, so used above
+    total cannot be a true reading of one GPU; specdash does not know which figure is wrong (the driver's count, a
+    MIG or vGPU view, a pasted or scripted sample), so it says so instead of guessing."""
+    used, total = gpu.memory_used_mib, gpu.memory_total_mib
+    if used is None or not total or used <= total:
+        return None
+    return (f"GPU {gpu.index}: {used} MiB used is more than its {total} MiB total — an inconsistent reading "
+            "(specdash cannot tell which figure is wrong); its bar is shown full, the figures unchanged")
+
+
+def devices_markup(snapshot: GpuSnapshot | None, width: int | None = None) -> str:
+    """All GPU lines (the short form when ``width`` columns is below :data:`COMPACT_BELOW`), a warning line under a
+    GPU whose reading has more memory used than its total, or the no-GPU state as a normal, muted line."""
     if snapshot is None:
         return "[$foreground-muted]reading GPUs…[/]"
     if snapshot.error:
         return f"[$foreground-muted]{escape(snapshot.error)}[/]"
-    lines = [gpu_line(g) for g in snapshot.gpus]
+    compact = width is not None and width < COMPACT_BELOW
+    lines = []
+    for g in snapshot.gpus:
+        lines.append(gpu_line(g, compact))
+        note = over_capacity_note(g)
+        if note:
+            lines.append(f"[$warning]⚠ {escape(note)}[/]")
     if snapshot.warning:
         lines.append(f"[$warning]{escape(snapshot.warning)}[/]")
     return "\n".join(lines)

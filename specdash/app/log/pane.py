@@ -14,7 +14,10 @@ a marker. The analyzer keeps bounded state (5 000 decode samples, findings dedup
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -31,6 +34,8 @@ from specdash.app.log.view import SYNC_INTERVAL_FAST_S, FilterError, LogView
 from specdash.app.styles import load_tcss
 from specdash.logs.analyzer import LogAnalyzer
 from specdash.logs.findings import Finding
+from specdash.logs.line_index import LineIndex
+from specdash.logs.parser import LogParser
 from specdash.logs.startup import StartupHistory
 from specdash.logs.state import ServerState
 from specdash.sglang.known_issues import KnownIssueLogScanner
@@ -42,6 +47,36 @@ from specdash.text.redaction import redact_text
 PANEL_REFRESH_S = 0.25
 #: below this pane width the findings panel (60 columns) starts hidden: F shows it
 NARROW_WIDTH = 120
+#: A jump to a finding above the window reads the history between them when it is at most this many lines (the
+#: window holds MAX_LINES); further up the notice says the line is not in the window.
+HISTORY_JUMP_LINES = 50_000
+#: Live lines kept waiting for the analyzer while the history is read; beyond this the history analysis stops
+#: where it is (memory stays bounded; the live log matters more than the oldest lines).
+HISTORY_PENDING_MAX = 200_000
+
+
+@dataclasses.dataclass
+class HistoryProgress:
+    """The background analysis of the bytes before the tail shown first: ``total_bytes`` to analyse,
+    ``done_bytes`` so far; ``pending`` the lines shown meanwhile, waiting for their turn in the analyzer;
+    ``index`` the offsets of every N-th history line (bounded, :class:`specdash.logs.line_index.LineIndex`)."""
+
+    total_bytes: int
+    done_bytes: int = 0
+    finished: bool = False
+    counted: bool = False
+    abandoned: bool = False
+    history_lines: int = 0
+    pending: list[str] = dataclasses.field(default_factory=list)
+    index: LineIndex = dataclasses.field(default_factory=LineIndex)
+    display_parser: LogParser = dataclasses.field(default_factory=LogParser)
+
+    @property
+    def percent(self) -> int:
+        """Whole percent of the history analysed (100 only when all of it is)."""
+        if self.total_bytes <= 0 or self.done_bytes >= self.total_bytes:
+            return 100
+        return min(99, self.done_bytes * 100 // self.total_bytes)
 
 
 class LogPane(Widget):
@@ -61,6 +96,7 @@ class LogPane(Widget):
         Binding("f", "toggle_follow", "Follow", id="log.follow"),
         Binding("y", "copy_lines", "Copy lines", show=False, id="log.copy"),
         Binding("F", "toggle_findings", "Findings", id="log.findings"),
+        Binding("Z", "toggle_wrap", "Wrap", id="log.wrap"),
     ]
 
     class ServerStateChanged(Message):
@@ -89,6 +125,15 @@ class LogPane(Widget):
         self._dirty = False
         self._sglang_version: str | None = None
         self.analyzer = self._new_analyzer()
+        self._progress: HistoryProgress | None = None
+        #: ``async (offset) -> TailLines``: the lines just before byte ``offset`` of the followed file (set by the
+        #: app for a tail-first log; None: nothing to scroll back into)
+        self.earlier_reader: Callable[[int], Awaitable[Any]] | None = None
+        #: ``(start, end) -> async iterator of TailLines``: bytes ``start..end`` of the followed file, as lines (set by
+        #: the app with :attr:`earlier_reader`); a jump to a finding in the history reads through it
+        self.range_reader: Callable[[int, int], AsyncIterator[Any]] | None = None
+        self._first_offset: int | None = None  # byte offset of the first line in the window, when known
+        self._reading_earlier = False
 
     def _new_analyzer(self) -> LogAnalyzer:
         #: known SGLang issues matched line by line (:mod:`specdash.sglang.known_issues`), listed with the findings
@@ -128,17 +173,158 @@ class LogPane(Widget):
         return view if view is not None else self.query_one(LogView)
 
     def feed(self, lines: list[str]) -> None:
-        """Add decoded lines (no trailing newline), as a batch, in stream order."""
+        """Add decoded lines (no trailing newline), as a batch, in stream order. While the history above them is
+        being analysed (:meth:`start_history`) they are shown at once and analysed after the history."""
         if not lines:
             return
-        parsed = self.analyzer.feed_many(lines)
-        for line in parsed:
-            self.known_issues.feed(line.number, line.text)
+        history = self._progress
+        if history is not None and not history.finished:
+            parsed = history.display_parser.feed_many(lines)
+            history.pending.extend(lines)
+            if len(history.pending) > HISTORY_PENDING_MAX and not history.abandoned:
+                history.abandoned = True  # the history worker stops at its next batch and catches up
+                self.marker(f"history analysis stopped at {history.percent} %: the live log comes faster than the "
+                            f"history is read; line numbers from here on are not the file's")
+        else:
+            parsed = self._analyse(lines)
         self.view.append(parsed)
         bar = getattr(self, "_startup_bar", None)
         if bar is not None:
             bar.line_arrived()
         self._dirty = True
+
+    def _analyse(self, lines: list[str]) -> list:
+        """The analyzer and the known-issue scanner read ``lines`` (the next lines of the file, in order)."""
+        parsed = self.analyzer.feed_many(lines)
+        feed_issue = self.known_issues.feed
+        for line in parsed:
+            feed_issue(line.number, line.text)
+        return parsed
+
+    # ---- tail first, history behind ----------------------------------------------------------------------------
+    def start_history(self, history_bytes: int) -> None:
+        """The lines fed from now on start at byte ``history_bytes`` of the file: the bytes before it (the
+        history) are analysed in the background through :meth:`feed_history`, then :meth:`finish_history`. Until
+        then the lines shown are numbered from the first one fed, the analyzer sees nothing of them (they are
+        analysed after the history, in file order) and the status line shows the progress."""
+        self._progress = HistoryProgress(history_bytes)
+        self._first_offset = history_bytes
+        self.view.earlier_exists = history_bytes > 0 and self.earlier_reader is not None
+        self._update_status()
+
+    @property
+    def history(self) -> HistoryProgress | None:
+        """The background analysis of the history (None when the whole file was fed from its start)."""
+        return self._progress
+
+    def feed_history(self, lines: list[str], offsets: list[int], done_bytes: int) -> None:
+        """Analyse a batch of history lines (in file order, each with its byte offset); ``done_bytes``: bytes of the
+        history analysed once this batch is."""
+        history = self._progress
+        if history is None or history.finished or history.abandoned or not lines:
+            return
+        self._analyse(lines)
+        history.index.add(offsets)
+        history.done_bytes = min(done_bytes, history.total_bytes)
+        self._dirty = True
+
+    def finish_history(self, batch_lines: int = 0) -> bool:
+        """The history is analysed: analyse the lines shown meanwhile (at most ``batch_lines`` of them per call;
+        0: all), then number the lines shown as the file numbers them. Returns True once done (call again until
+        then)."""
+        history = self._progress
+        if history is None or history.finished:
+            return True
+        if not history.counted:
+            history.counted = True
+            history.history_lines = self.analyzer.lines  # abandoned: the lines analysed, not the file's count
+            history.done_bytes = history.total_bytes
+        pending = history.pending
+        take = len(pending) if batch_lines <= 0 else min(batch_lines, len(pending))
+        if take:
+            self._analyse(pending[:take])
+            del pending[:take]
+        if pending:
+            return False
+        history.finished = True
+        self.view.shift_numbers(history.history_lines)
+        self._dirty = True
+        self._update_status()
+        return True
+
+    def _history_span(self, line: int) -> tuple[int, int, int] | None:
+        """``(line_number, start_offset, end_offset)``: the history lines to read so that ``line`` joins the top
+        of the window (from the indexed line at or before it up to the first line shown); None when the history
+        is not indexed yet, ``line`` is not above the window, or more than :data:`HISTORY_JUMP_LINES` away."""
+        history, first, end = self._progress, self.view.first_number, self._first_offset
+        if history is None or not history.finished or history.abandoned or first is None or end is None \
+                or self.range_reader is None or not 0 < line < first:
+            return None
+        located = history.index.locate(line)
+        if located is None or first - located[0] > HISTORY_JUMP_LINES:
+            return None
+        return located[0], located[1], end
+
+    async def _jump_into_history(self, line: int) -> None:
+        """Read the history from the indexed line before ``line`` up to the window, put it above, jump to it."""
+        span = self._history_span(line)
+        reader = self.range_reader
+        if span is None or reader is None:
+            return
+        number, start, end = span
+        texts: list[str] = []
+        offsets: list[int] = []
+        try:
+            async for batch in reader(start, end):
+                texts.extend(raw.decode("utf-8", "replace").rstrip("\r") for raw in batch.lines)
+                offsets.extend(batch.offsets)
+        except Exception as exc:  # noqa: BLE001 - a host error: say it, keep the pane
+            self.notify(f"cannot read line {line}: {markup(str(exc))}", severity="warning", timeout=5)
+            return
+        if end != self._first_offset or not texts:
+            return
+        parsed = LogParser().feed_many(texts)
+        for i, parsed_line in enumerate(parsed):
+            parsed_line.number = number + i
+        if self.view.prepend(parsed):
+            self._first_offset = offsets[0]
+            self.view.earlier_exists = offsets[0] > 0
+        if not self.view.jump_to_number(line):
+            self.notify(f"line {line} is no longer in the window", timeout=3)
+        self._update_status()
+
+    def abandon_history(self) -> None:
+        """Stop analysing the history where it is (the host failed, or the live log comes faster than the history
+        is read: :data:`HISTORY_PENDING_MAX`). The lines shown are analysed from here on (:meth:`finish_history`),
+        numbered as if they followed the last history line analysed."""
+        if self._progress is not None and not self._progress.finished:
+            self._progress.abandoned = True
+
+    def on_log_view_need_earlier(self, event: LogView.NeedEarlier) -> None:
+        event.stop()
+        if self._reading_earlier or self.earlier_reader is None or not self._first_offset:
+            return
+        self._reading_earlier = True
+        self.run_worker(self._read_earlier(self._first_offset), group="earlier", exclusive=True)
+
+    async def _read_earlier(self, offset: int) -> None:
+        try:
+            reader = self.earlier_reader
+            batch = await reader(offset) if reader is not None else None
+            if batch is None or not batch.lines or offset != self._first_offset:
+                return
+            texts = [line.decode("utf-8", "replace").rstrip("\r") for line in batch.lines]
+            parsed = LogParser().feed_many(texts)
+            first = self.view.first_number or 1
+            for i, line in enumerate(parsed):  # numbered up to the first line shown
+                line.number = first - len(parsed) + i
+            if self.view.prepend(parsed):
+                self._first_offset = batch.offsets[0]
+                self.view.earlier_exists = batch.offsets[0] > 0
+        except Exception as exc:  # noqa: BLE001 - a host error while scrolling back: say it, keep the pane
+            self.notify(f"cannot read earlier lines: {markup(str(exc))}", severity="warning", timeout=5)
+        finally:
+            self._reading_earlier = False
 
     def partial(self, text: str) -> None:
         """The line being written now, before its newline (a tqdm capture bar updating in place): the start-up
@@ -191,7 +377,11 @@ class LogPane(Widget):
         are cleared)."""
         self.border_title = markup(title)
         self.analyzer = self._new_analyzer()
+        self._progress = None
+        self._first_offset = None
+        self.earlier_reader = self.range_reader = None
         self.view.clear()
+        self.view.earlier_exists = False
         self.clear_filter()
         self._dirty = True
         self._refresh_panels()
@@ -260,6 +450,11 @@ class LogPane(Widget):
         if not self.findings_shown and self.query_one(FindingsPanel).has_focus_within:
             self.view.focus()
 
+    def action_toggle_wrap(self) -> None:
+        """``Z``: wrap long lines at the pane's width, or show them on one row each (scrolling sideways)."""
+        self.view.set_wrap(not self.view.wrap)
+        self._update_status()
+
     def _update_status(self) -> None:
         view = self.view
         parts = []
@@ -272,11 +467,16 @@ class LogPane(Widget):
         hits = view.filter_hits
         if hits is not None:
             parts.append(f"filter: {hits:,} lines")
+        history = self._progress
+        if history is not None and not history.finished:
+            parts.append(f"[b]history: {history.percent} % analysed[/b]")
         parts.append(f"{view.received:,} lines received")
         if view.dropped:
             parts.append(f"{view.dropped:,} dropped (window {view.line_count:,})")
-        if view.cursor_number is not None:
+        if view.cursor_number is not None and (history is None or history.finished):
             parts.append(f"line {view.cursor_number}")
+        if view.wrap:
+            parts.append("wrapped (Z)")
         if self.has_class("-findings-hidden"):
             count = len(self.analyzer.engine.order) + self.known_issues.matched
             parts.append(f"[b]{count} finding{'s' if count != 1 else ''}[/b] (F shows)")
@@ -357,6 +557,9 @@ class LogPane(Widget):
     def on_findings_panel_jump_to(self, event: FindingsPanel.JumpTo) -> None:
         event.stop()
         if not self.view.jump_to_number(event.line):
+            if self._history_span(event.line) is not None:
+                self.run_worker(self._jump_into_history(event.line), group="earlier", exclusive=True)
+                return
             self.notify(f"line {event.line} is no longer in the window", timeout=3)
         else:
             box = self.query_one("#log-filter", Input)

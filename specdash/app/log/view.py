@@ -4,6 +4,10 @@ Lines are stored as three parallel lists (stream line number, kind, text) and re
 (no Rich ``Text`` per line, no re-layout per write), so batched appends cost O(batch). Colours come from component
 classes styled in ``view.tcss`` with theme variables.
 
+Wrap (``Z`` in the log pane, :meth:`LogView.set_wrap`): a long line takes as many rows as it needs at the view's
+width instead of scrolling sideways; shown line ``r`` starts at visual row ``_vstarts[r]`` (kept per append, rebuilt
+on a filter, a resize or a drop).
+
 Bounded memory: at most :data:`MAX_LINES` lines are kept; when the window is full the oldest
 :data:`DROP_CHUNK` lines are dropped at once and a marker line at the top says how many were dropped (the full log
 stays on the host; ``specdash scan`` reads all of it).
@@ -13,8 +17,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from math import ceil
 from typing import Callable, Iterable
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Size
@@ -103,6 +109,10 @@ class LogView(ScrollView, can_focus=True):
             self.follow = follow
             self.new_lines = new_lines
 
+    class NeedEarlier(Message):
+        """The user scrolled to the top of the window while earlier lines exist in the file: read some back and
+        :meth:`LogView.prepend` them."""
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._numbers: list[int] = []
@@ -123,6 +133,12 @@ class LogView(ScrollView, can_focus=True):
         self._rows_since_sync = 0
         #: called after each geometry sync (the pane redraws its panels then, in the same frame)
         self.after_sync: Callable[[], None] | None = None
+        #: the file holds lines above the first one shown (tail-first): reaching the top asks for them
+        self.earlier_exists = False
+        self.wrap = False
+        self._vstarts: list[int] = []  # wrap: visual row where each shown row starts
+        self._vtotal = 0  # wrap: visual rows in all
+        self._wrap_width = 0  # wrap: the width _vstarts was computed for
 
     # ---- data ---------------------------------------------------------------------------------------------
     @property
@@ -167,6 +183,62 @@ class LogView(ScrollView, can_focus=True):
         pos = bisect.bisect_left(self._view, index)
         return pos if pos < len(self._view) and self._view[pos] == index else None
 
+    # ---- wrap ---------------------------------------------------------------------------------------------------
+    def set_wrap(self, wrap: bool) -> None:
+        """Wrap long lines at the view's width (True) or scroll sideways (False); the line at the top stays there."""
+        self.sync_now()
+        top = self._row_at_visual(int(self.scroll_y))
+        self.wrap = wrap
+        self._rebuild_wrap()
+        self._apply_geometry()
+        if self.follow:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        else:
+            self.scroll_to(x=0, y=self._visual_of_row(top), animate=False, immediate=True)
+        self.refresh()
+
+    def _rows_for(self, text: str, width: int) -> int:
+        cells = len(text) if text.isascii() else cell_len(text)
+        return max(1, ceil(cells / width))
+
+    def _rebuild_wrap(self) -> None:
+        self._vstarts = []
+        self._vtotal = 0
+        if not self.wrap:
+            return
+        self._wrap_width = max(1, self.scrollable_content_region.width or self.size.width or 80)
+        self._extend_wrap(0)
+
+    def _extend_wrap(self, first_row: int) -> None:
+        """Visual starts for shown rows from ``first_row`` on (appended rows)."""
+        width, texts, base, view = max(1, self._wrap_width), self._texts, self._base, self._view
+        starts, total = self._vstarts, self._vtotal
+        for row in range(first_row, self.row_count):
+            starts.append(total)
+            total += self._rows_for(texts[(view[row] if view is not None else base + row) - base], width)
+        self._vtotal = total
+
+    def _visual_rows(self) -> int:
+        return self._vtotal if self.wrap else self.row_count
+
+    def _row_at_visual(self, visual: int) -> int:
+        """The shown row on visual row ``visual`` (the same number without wrap)."""
+        if not self.wrap or not self._vstarts:
+            return visual
+        return max(0, bisect.bisect_right(self._vstarts, visual) - 1)
+
+    def _visual_of_row(self, row: int) -> int:
+        if not self.wrap or not self._vstarts:
+            return row
+        return self._vstarts[min(max(row, 0), len(self._vstarts) - 1)]
+
+    def _apply_geometry(self) -> None:
+        """The scroll area: the widest line by the rows (no wrap), or the view's width by the visual rows."""
+        if self.wrap:
+            self.virtual_size = Size(self._wrap_width, self._vtotal)
+        else:
+            self.virtual_size = Size(self._width + 1, self.row_count)
+
     def append(self, lines: Iterable[ParsedLine]) -> None:
         """Add parsed lines at the bottom (one batch)."""
         numbers, kinds, texts = self._numbers, self._kinds, self._texts
@@ -192,6 +264,48 @@ class LogView(ScrollView, can_focus=True):
         if self._view is not None:
             self._view.extend(matched)
         self._after_append(added if self._view is None else len(matched))
+
+    def prepend(self, lines: list[ParsedLine]) -> int:
+        """Add lines read back from the file above the first line shown (scrolling back into history); the rows
+        on screen stay where they are. Returns the lines added: 0 once lines were dropped from the front (the
+        window is full) or when the window would outgrow :data:`MAX_LINES`."""
+        if not lines or self._dropped or len(self._texts) + len(lines) > MAX_LINES:
+            return 0
+        self.sync_now()
+        count = len(lines)
+        self._numbers[0:0] = [line.number for line in lines]
+        self._kinds[0:0] = [line.kind for line in lines]
+        texts = [line.text for line in lines]
+        self._texts[0:0] = texts
+        self._base -= count  # absolute indices of the lines already here (cursor, filter view) do not change
+        self._width = max(self._width, max(len(t) for t in texts))
+        added = count
+        if self._view is not None:
+            search = self._pattern.search if self._pattern is not None else None
+            matched = [self._base + i for i, line in enumerate(lines)
+                       if search is None or line.kind is LineKind.marker or search(line.text) is not None]
+            self._view[0:0] = matched
+            added = len(matched)
+        shift = added
+        if self.wrap:  # the visual rows of every shown row move down by the wrapped height of the new ones
+            before = self._vtotal
+            self._rebuild_wrap()
+            shift = self._vtotal - before
+        self._apply_geometry()
+        if shift:
+            self.scroll_to(y=self.scroll_y + shift, animate=False, immediate=True)
+        self.refresh()
+        return count
+
+    def shift_numbers(self, by: int) -> None:
+        """Add ``by`` to every stream line number (the lines above the first one shown have been counted)."""
+        if by:
+            self._numbers = [n + by for n in self._numbers]
+
+    @property
+    def first_number(self) -> int | None:
+        """Stream line number of the first line in the window (None when empty)."""
+        return self._numbers[0] if self._numbers else None
 
     def append_marker(self, text: str) -> None:
         """Add a visually distinct marker line (never filtered out)."""
@@ -222,7 +336,12 @@ class LogView(ScrollView, can_focus=True):
         self._sync_pending = False
         self._sync_interval = SYNC_INTERVAL_FAST_S if self._rows_since_sync > FAST_ROWS else SYNC_INTERVAL_S
         self._rows_since_sync = 0
-        self.virtual_size = Size(self._width + 1, self.row_count)
+        if self.wrap:
+            if len(self._vstarts) > self.row_count:
+                self._rebuild_wrap()
+            else:
+                self._extend_wrap(len(self._vstarts))
+        self._apply_geometry()
         if self.follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
         elif self.new_lines:
@@ -257,6 +376,8 @@ class LogView(ScrollView, can_focus=True):
             self._view = [self._base] + self._view[cut:]
         if self.cursor is not None and self.cursor < self._base:
             self.cursor = None
+        if self.wrap:
+            self._rebuild_wrap()
 
     def clear(self) -> None:
         """Forget every line (new file)."""
@@ -271,6 +392,7 @@ class LogView(ScrollView, can_focus=True):
         self.new_lines = 0
         self.received = 0
         self._view = [] if self._pattern is not None else None
+        self._vstarts, self._vtotal = [], 0
         self.virtual_size = Size(0, 0)
         self.scroll_to(0, 0, animate=False, immediate=True)
         self._set_follow(True)
@@ -278,6 +400,12 @@ class LogView(ScrollView, can_focus=True):
 
     # ---- follow / scrolling -----------------------------------------------------------------------------------
     def on_resize(self, event) -> None:
+        if self.wrap and self.scrollable_content_region.width != self._wrap_width:
+            top = self._row_at_visual(int(self.scroll_y))
+            self._rebuild_wrap()
+            self._apply_geometry()
+            if not self.follow:
+                self.scroll_to(y=self._visual_of_row(top), animate=False, immediate=True)
         if self.follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
@@ -311,6 +439,11 @@ class LogView(ScrollView, can_focus=True):
     def action_scroll_home(self) -> None:
         self._stop_following()
         super().action_scroll_home()
+        self._ask_earlier()
+
+    def _ask_earlier(self) -> None:
+        if self.earlier_exists and not self._dropped and self.scroll_y <= 0:
+            self.post_message(self.NeedEarlier())
 
     def action_scroll_end(self) -> None:
         self.set_follow(True)
@@ -321,6 +454,8 @@ class LogView(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        if new_value < old_value and new_value <= 0:
+            self._ask_earlier()
         if not self.follow and self.cursor is None and new_value > old_value and self.max_scroll_y > 0 \
                 and new_value >= self.max_scroll_y - 0.5:
             # the user scrolled back to the bottom: follow again
@@ -340,7 +475,8 @@ class LogView(ScrollView, can_focus=True):
             base = self._base
             self._view = [base + i for i, (t, k) in enumerate(zip(self._texts, self._kinds))
                           if k is LineKind.marker or search(t) is not None]
-        self.virtual_size = Size(self._width + 1, self.row_count)
+        self._rebuild_wrap()
+        self._apply_geometry()
         if self.cursor is not None and self._row_of_abs(self.cursor) is None:
             self.cursor = None
         if self.follow:
@@ -353,7 +489,7 @@ class LogView(ScrollView, can_focus=True):
     def _scroll_to_row(self, row: int) -> None:
         self.sync_now()
         height = max(1, self.scrollable_content_region.height)
-        target = max(0, row - height // 2)
+        target = max(0, self._visual_of_row(row) - height // 2)
         self.scroll_to(y=target, animate=False, immediate=True)
 
     def _current_row(self) -> int:
@@ -362,7 +498,7 @@ class LogView(ScrollView, can_focus=True):
             if row is not None:
                 return row
         # no cursor: start from the top visible row (forward) / bottom visible row (backward)
-        return int(self.scroll_y) - 1
+        return self._row_at_visual(int(self.scroll_y)) - 1
 
     def jump(self, direction: int, severity: str | None = None) -> bool:
         """Move the cursor to the next (``direction`` = 1) or previous (-1) shown row whose severity is
@@ -374,7 +510,7 @@ class LogView(ScrollView, can_focus=True):
             return False
         row = self._current_row()
         if self.cursor is None and direction < 0:
-            row = min(rows, int(self.scroll_y) + max(1, self.scrollable_content_region.height))
+            row = min(rows, self._row_at_visual(int(self.scroll_y) + max(1, self.scrollable_content_region.height)))
         step = 1 if direction > 0 else -1
         r = row + step
         kinds, base = self._kinds, self._base
@@ -405,7 +541,8 @@ class LogView(ScrollView, can_focus=True):
         if self._row_of_abs(index) is None:
             self._pattern = None
             self._view = None
-            self.virtual_size = Size(self._width + 1, self.row_count)
+            self._rebuild_wrap()
+            self._apply_geometry()
         self.cursor = index
         if self.follow:
             self._set_follow(False)
@@ -436,7 +573,16 @@ class LogView(ScrollView, can_focus=True):
         width = self.size.width
         row = scroll_y + y
         base_style = self.rich_style
-        if row >= self.row_count:
+        if self.wrap:  # a part of a long line: its cells from part * width on
+            if row >= self._vtotal or not self._vstarts:
+                return Strip.blank(width, base_style)
+            visual = row
+            row = self._row_at_visual(visual)
+            width = max(1, self._wrap_width)  # the scrollbar's columns are not the text's
+            scroll_x = (visual - self._vstarts[row]) * width
+            if row >= self.row_count:
+                return Strip.blank(width, base_style)
+        elif row >= self.row_count:
             return Strip.blank(width, base_style)
         index = self._abs_of_row(row)
         pos = index - self._base

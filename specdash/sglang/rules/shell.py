@@ -23,7 +23,7 @@ _HF_CACHE = re.compile(r"(?:^|/)models--(?P<org>[^/]+?)--(?P<name>[^/]+)(?:/snap
 _HF_BARE = re.compile(r"^(?P<org>[A-Za-z0-9](?:[\w.]|-(?!-))*[A-Za-z0-9_])--(?P<name>[A-Za-z0-9](?:[\w.]|-(?!-))*)$")
 _PATH_DESTS = ("model_path", "speculative_draft_model_path", "tokenizer_path")
 _OWN_CODES = {"broken-continuation", "unresolved-value", "unresolved-args", "unresolved-env", "shell-default",
-              "hf-cache-path"}
+              "hf-cache-path", "trimmed-command"}
 
 
 def check(ctx: Context) -> None:
@@ -41,6 +41,10 @@ def check(ctx: Context) -> None:
         ctx.add("info", "unresolved-args", (),
                 f"{word.raw}: {', '.join(word.unresolved)} is not set in the pasted text; whatever flags it "
                 "expands to are not checked.")
+    for line, marker in cmd.trimmed:
+        ctx.add("info", "trimmed-command", (),
+                f"line {line}: {marker} — part of the command is not shown; the flags cut there are not checked, "
+                "and a flag this text does not show may be among them.")
     for env in cmd.unresolved_env:
         ctx.add("info", "unresolved-env", env.name,
                 f"{env.name}={env.value}: {', '.join(env.unresolved)} is not set in the pasted text, so "
@@ -123,3 +127,26 @@ def demote_unresolved(ctx: Context) -> None:
             diag, severity="info", fix=None, stage=None, exception=None,
             message=f"not checked ({shown} unresolved); with its value known specdash would check: "
                     f"{diag.message}")
+    _demote_unseen(ctx)
+
+
+def _demote_unseen(ctx: Context) -> None:
+    """When the text hides some of the command's words (``$EXTRA`` unresolved, a ``[... trimmed]`` marker), an
+    error or warning that rests on a flag the text does not show (missing, or at its default) may be wrong: those
+    become ``info`` notes saying what holds if the hidden part does not set that flag; fixes are dropped."""
+    hidden = [w.raw for w in ctx.parsed.unresolved_words] + [marker for _, marker in ctx.command.trimmed]
+    if not hidden:
+        return
+    where = ", ".join(hidden[:3]) + (" ..." if len(hidden) > 3 else "")
+    shown = {ctx.option(dest) for dest in ctx.parsed.typed}
+    typed_command = ctx.notes.get("typed_command", ctx.command)  # before other engines' flags were renamed
+    shown |= {w.text.split("=", 1)[0] for w in typed_command.args if w.text.startswith("-")}
+    for i, diag in enumerate(ctx.diagnostics):
+        if diag.severity not in ("error", "warning") or diag.code in _OWN_CODES:
+            continue
+        unseen = [f for f in diag.flags if f.startswith("--") and f not in shown]
+        if not unseen:
+            continue
+        ctx.diagnostics[i] = dataclasses.replace(
+            diag, severity="info", fix=None, stage=None, exception=None,
+            message=f"not certain ({where} may set {', '.join(unseen)}); if it does not: {diag.message}")

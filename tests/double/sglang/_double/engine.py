@@ -2,7 +2,12 @@
 
 Tokens are words from a fixed text. With a speculative algorithm each verify step yields several tokens, on
 average the scenario's accept length (step k yields floor((k+1)*a) - floor(k*a) tokens), and ``spec_verify_ct``
-counts the steps. Nothing here is computed from SGLang rules: figures come from the scenario.
+counts the steps. Figures come from the scenario, kept possible for the configuration the double runs: an accept
+length never exceeds ``max_accept_len`` (``speculative_num_steps + 1``, or ``speculative_num_draft_tokens`` without
+steps, as the server_args line shows them; SGLang's verify accepts at most one token per draft step plus the bonus
+token). A scripted accept length above it (a scenario written for a deeper configuration, e.g. the same scenario
+across a depth sweep) becomes ``1 + rate * (max_accept_len - 1)`` with the scripted accept rate (the share of draft
+tokens accepted), or ``max_accept_len`` without one. Without speculation there is no accept length at all.
 """
 
 from __future__ import annotations
@@ -24,8 +29,9 @@ _WORDS = (
 class Engine:
     """Counts running requests and writes decode lines every ``log_interval_s`` while any run."""
 
-    def __init__(self, scenario: dict, log: Log, speculative: bool) -> None:
+    def __init__(self, scenario: dict, log: Log, speculative: bool, max_accept_len: int | None = None) -> None:
         self.scenario, self.log, self.speculative = scenario, log, speculative
+        self.max_accept_len = max_accept_len if speculative else None
         dec = scenario["decode"]
         self.tokens_per_s = float(dec["tokens_per_s"])
         self.ttft_s = float(dec["ttft_s"])
@@ -34,8 +40,9 @@ class Engine:
         self._accept_len = itertools.cycle(dec["accept_len"])
         self._accept_rate = itertools.cycle(dec["accept_rate"])
         self._throughput = itertools.cycle(dec["gen_throughput"])
-        self.first_accept_len = float(dec["accept_len"][0]) if speculative else 1.0
         self.first_accept_rate = dec["accept_rate"][0]
+        self.first_accept_len = (self.possible(float(dec["accept_len"][0]), self.first_accept_rate) if speculative
+                                 else 1.0)
         self.capacity = scenario["capacity"]["max_total_num_tokens"]
         self._lock = threading.Lock()
         self.running = 0
@@ -45,6 +52,15 @@ class Engine:
         self.last_throughput = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._logger, name="decode-log", daemon=True)
+
+    def possible(self, accept_len: float, rate) -> float:
+        """``accept_len`` kept within what the configuration allows (see the module docstring)."""
+        top = self.max_accept_len
+        if not top or accept_len <= top:
+            return accept_len
+        if rate is not None and 0 <= float(rate) <= 1:
+            return round(1 + float(rate) * (top - 1), 2)
+        return float(top)
 
     def start(self) -> None:
         self._thread.start()
@@ -58,8 +74,8 @@ class Engine:
                 running, tokens = self.running, self.tokens_in_flight
             if not running:
                 continue
-            accept_len = float(next(self._accept_len)) if self.speculative else None
             rate = next(self._accept_rate)
+            accept_len = self.possible(float(next(self._accept_len)), rate) if self.speculative else None
             throughput = float(next(self._throughput))
             self.last_throughput = throughput
             self.log.decode(running, tokens, tokens / self.capacity, accept_len,

@@ -178,7 +178,7 @@ class Launcher:
                      f"kv_cache_allocation={self.phase_time('kv_cache'):.2f}")
         log.capacity(sc["capacity"], self.avail_gb())
         # HTTP
-        self.engine = Engine(sc, log, self.speculative)
+        self.engine = Engine(sc, log, self.speculative, self.max_accept_len())
         state = DoubleState(sc, args, log, self.engine, self.server_info())
         self.state = state
         self.wait(self.phase_time("http"))
@@ -222,6 +222,16 @@ class Launcher:
             self.maybe_crash(phase)
         self.add_memory(0)
         log.graph_end(what, time.monotonic() - start, mib / _GB, self.avail_gb())
+
+    def max_accept_len(self) -> int | None:
+        """The largest accept length the configuration the server_args line shows allows: steps + 1, else the draft
+        tokens (NGRAM), None when neither is set."""
+        try:
+            steps = int(self.sa("speculative_num_steps") or 0)
+            tokens = int(self.sa("speculative_num_draft_tokens") or 0)
+        except (TypeError, ValueError):
+            return None
+        return steps + 1 if steps else tokens or None
 
     def sa(self, name: str):
         """A server arg as SGLang would show it: scenario's scripted post-rewrite value, else the flag value."""

@@ -1,0 +1,240 @@
+"""Opening a big log: the tail is on screen before the history above it is analysed, the history is analysed
+behind it (findings fill in, lines are numbered as the file numbers them), scrolling up reads the earlier lines
+back from the file, and the line index stays bounded whatever the file's size.
+
+The log is the demo log shipped in sessions/ (real SGLang 0.5.x line formats) followed by thousands of decode lines
+in SGLang's format, so the history holds the start-up and its findings and the tail only decode batches. The
+background analysis is held by a gate the test opens (no timing)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import specdash.app.main as app_main
+from specdash.app.main import SpecdashApp
+from specdash.hosts.local import LocalHost
+from specdash.hosts.tail import lines_before, read_range
+from specdash.logs.analyzer import LogAnalyzer
+from specdash.logs.line_index import LineIndex
+from support.pilot import wait_until
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()
+
+
+def decode_line(i: int) -> str:
+    stamp = f"2025-08-12 16:{10 + i // 3600 % 40:02d}:{i % 60:02d}"
+    return (f"[{stamp}] Decode batch. #running-req: 4, #token: {1000 + i}, token usage: 0.01, "
+            f"accept len: 2.{i % 90 + 10:02d}, cuda graph: True, gen throughput (token/s): {200 + i % 50}.00, "
+            f"#queue-req: 0, ")
+
+
+def big_log(tmp_path: Path, decode_lines: int = 8000) -> tuple[Path, list[str]]:
+    lines = DEMO_LOG + [decode_line(i) for i in range(decode_lines)]
+    path = tmp_path / "server.log"
+    path.write_text("\n".join(lines) + "\n")
+    return path, lines
+
+
+class GatedApp(SpecdashApp):
+    """The console whose history analysis waits until the test opens the gate."""
+
+    CSS_PATH = str(Path(app_main.__file__).with_name("app.tcss"))
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.gate = asyncio.Event()
+
+    async def analyse_range(self, path, start, end, pane) -> None:
+        await self.gate.wait()
+        await super().analyse_range(path, start, end, pane)
+
+
+def status_text(app) -> str:
+    return str(app.log_pane.query_one("#log-status").render())
+
+
+async def test_tail_is_shown_before_the_history_is_analysed_then_findings_fill_in(tmp_path):
+    log, lines = big_log(tmp_path)
+    assert log.stat().st_size > 3 * SpecdashApp.TAIL_FIRST_BYTES  # most of it is history
+    app = GatedApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.log_pane
+        view = pane.view
+        await wait_until(pilot, lambda: view.row_count and view.text_at_row(view.row_count - 1) == lines[-1],
+                         what="the last line on screen")
+        # the tail only: not the start of the file, nothing analysed yet, the progress said
+        assert view.row_count < len(lines) // 2
+        assert all("fired up and ready" not in view.text_at_row(r) for r in range(view.row_count))
+        assert pane.history is not None and not pane.history.finished
+        assert pane.analyzer.lines == 0 and pane.analyzer.findings == []
+        await wait_until(pilot, lambda: "history: 0 % analysed" in status_text(app), what="progress in the status")
+
+        app.gate.set()
+        await wait_until(pilot, lambda: pane.history.finished, what="history analysed")
+        await pilot.pause(0.3)
+        # every line analysed once, in file order: the same findings as reading the file from its start
+        whole = LogAnalyzer()
+        whole.feed_many(lines)
+        assert pane.analyzer.lines == len(lines)
+        assert [(f.kind, f.line) for f in pane.analyzer.findings] == [(f.kind, f.line) for f in whole.findings]
+        assert "history:" not in status_text(app)
+        # the lines shown are numbered as the file numbers them
+        assert view.first_number == len(lines) - view.line_count + 1
+        assert view.jump_to_number(len(lines))
+        assert view.cursor_number == len(lines) and view.text_at_row(view.cursor_row()) == lines[-1]
+
+
+async def test_scrolling_to_the_top_reads_the_earlier_lines_back_from_the_file(tmp_path):
+    log, lines = big_log(tmp_path)
+    app = GatedApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)  # the gate stays shut: history unread
+    async with app.run_test(size=(160, 48)) as pilot:
+        view = app.log_pane.view
+        await wait_until(pilot, lambda: view.row_count and view.text_at_row(view.row_count - 1) == lines[-1],
+                         what="the last line on screen")
+        shown = view.line_count
+        first_shown = view.text_at_row(0)
+        first_index = lines.index(first_shown)
+        view.focus()
+        await pilot.press("home")
+        await wait_until(pilot, lambda: view.line_count > shown, what="earlier lines read back")
+        added = view.line_count - shown
+        # the rows above are the file's lines just before, in order, and what was on screen stays on screen
+        assert [view.text_at_row(r) for r in range(added + 1)] == lines[first_index - added:first_index + 1]
+        assert int(view.scroll_y) == added
+        # up to the file's first line
+        for _ in range(100):
+            if view.text_at_row(0) == lines[0]:
+                break
+            before = view.line_count
+            view.scroll_to(y=0, animate=False, immediate=True)
+            await pilot.press("home")
+            await wait_until(pilot, lambda n=before: view.line_count > n or view.text_at_row(0) == lines[0],
+                             what="more earlier lines")
+        assert [view.text_at_row(r) for r in range(view.row_count)] == lines
+        assert not view.earlier_exists
+
+
+async def test_read_range_gives_each_line_with_its_byte_offset(tmp_path):
+    log, lines = big_log(tmp_path, decode_lines=3000)
+    data = log.read_bytes()
+    host = LocalHost()
+    start = data.index(b"\n", len(data) // 3) + 1
+    got, offsets = [], []
+    async for batch in read_range(host, str(log), start, len(data)):
+        got.extend(batch.lines)
+        offsets.extend(batch.offsets)
+    assert got == data[start:].rstrip(b"\n").split(b"\n")
+    assert all(data[o:].startswith(line + b"\n") for o, line in zip(offsets, got, strict=True))
+    # a last line without its newline comes as it is
+    cut = tmp_path / "cut.log"
+    cut.write_bytes(b"one\ntwo\nthree-no-newline")
+    batches = [b async for b in read_range(host, str(cut), 4, cut.stat().st_size)]
+    assert [line for b in batches for line in b.lines] == [b"two", b"three-no-newline"]
+    before = await lines_before(host, str(log), start, window_bytes=1000)
+    assert before.lines and before.lines[-1] + b"\n" == data[before.offsets[-1]:start]
+    assert data[:before.offsets[0]].endswith(b"\n")  # whole lines only
+    assert (await lines_before(host, str(log), 0)).lines == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=300), min_size=1, max_size=60),
+       st.integers(min_value=1, max_value=8), st.integers(min_value=2, max_value=16))
+def test_line_index_is_bounded_and_points_at_the_right_lines(batches, step, max_entries):
+    index = LineIndex(step=step, max_entries=max_entries)
+    offsets_of_line = []  # offset of line n at [n - 1]: 7 bytes per line
+    for size in batches:
+        batch = [7 * (len(offsets_of_line) + i) for i in range(size)]
+        offsets_of_line.extend(batch)
+        index.add(batch)
+        assert len(index.entries) <= max_entries
+    total = len(offsets_of_line)
+    assert index.lines == total
+    for line in {1, total, (total + 1) // 2, max(1, total - index.step)}:
+        number, offset = index.locate(line)
+        assert number <= line < number + index.step
+        assert offset == offsets_of_line[number - 1]
+    assert index.locate(0) is None and index.locate(total + 1) is None
+
+
+async def test_over_ssh_the_tail_comes_first_and_the_history_is_read_through_the_host(sshd, tmp_path):
+    log, lines = big_log(tmp_path)
+    app = GatedApp(sshd.make_host(), log_path=str(log), gpu_interval_s=3600)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.log_pane
+        view = pane.view
+        await wait_until(pilot, lambda: view.row_count and view.text_at_row(view.row_count - 1) == lines[-1],
+                         what="the last line on screen")
+        assert pane.history is not None and not pane.history.finished and view.line_count < len(lines) // 2
+        app.gate.set()
+        await wait_until(pilot, lambda: pane.history.finished, what="history analysed")
+        assert pane.analyzer.lines == len(lines)
+        assert view.first_number == len(lines) - view.line_count + 1
+
+
+async def test_a_history_that_cannot_be_read_is_said_and_the_lines_shown_are_still_analysed(tmp_path):
+    from specdash.hosts.base import HostError
+
+    class FailingApp(GatedApp):
+        async def analyse_range(self, path, start, end, pane) -> None:
+            raise HostError("connection lost")
+
+    log, lines = big_log(tmp_path)
+    app = FailingApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.log_pane
+        view = pane.view
+        await wait_until(pilot, lambda: pane.history is not None and pane.history.finished, what="history given up")
+        shown = [view.text_at_row(r) for r in range(view.row_count)]
+        assert any("history analysis stopped (connection lost)" in text for text in shown)
+        assert shown[-1] == lines[-1] or shown[-2] == lines[-1]
+        assert pane.analyzer.lines == view.received  # the lines shown, analysed
+        assert "history:" not in status_text(app)
+
+
+async def test_a_finding_in_the_history_is_shown_on_its_line_read_back_through_the_index(tmp_path):
+    from specdash.app.log.findings_panel import FindingsPanel
+
+    log, lines = big_log(tmp_path)
+    app = GatedApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)
+    app.gate.set()
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.log_pane
+        view = pane.view
+        await wait_until(pilot, lambda: pane.history is not None and pane.history.finished, what="history analysed")
+        ready = next(f for f in pane.analyzer.findings if f.kind == "ready")
+        assert ready.line < view.first_number  # in the history, not in the window
+        pane.post_message(FindingsPanel.JumpTo(ready.line))
+        await wait_until(pilot, lambda: view.cursor_number == ready.line, what="the finding's line")
+        assert view.text_at_row(view.cursor_row()) == lines[ready.line - 1]
+        assert "fired up and ready" in lines[ready.line - 1]
+        # the window now runs from the indexed line before it to the end of the file, each line in its place
+        first = view.first_number
+        assert [view.text_at_row(r) for r in range(view.row_count)] == lines[first - 1:]
+
+
+async def test_a_live_log_faster_than_the_history_stops_the_history_and_memory_stays_bounded(tmp_path, monkeypatch):
+    import specdash.app.log.pane as pane_module
+
+    monkeypatch.setattr(pane_module, "HISTORY_PENDING_MAX", 2000)  # more than the tail, less than tail + 3000
+    log, lines = big_log(tmp_path)
+    app = GatedApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.log_pane
+        view = pane.view
+        await wait_until(pilot, lambda: view.row_count and view.text_at_row(view.row_count - 1) == lines[-1],
+                         what="the last line on screen")
+        more = [decode_line(100_000 + i) for i in range(3000)]
+        with log.open("a") as out:  # the server writes on while the history waits
+            out.write("\n".join(more) + "\n")
+        await wait_until(pilot, lambda: pane.history.abandoned, what="history given up")
+        app.gate.set()  # the worker reads no history now: it analyses the lines waiting, then the live ones
+        await wait_until(pilot, lambda: pane.history.finished and view.received >= view.line_count - 5
+                         and pane.analyzer.lines == view.received, what="the lines shown analysed")
+        texts = [view.text_at_row(r) for r in range(view.row_count)]
+        assert any("history analysis stopped at 0 %" in text for text in texts)
+        assert texts[-1] == more[-1]
