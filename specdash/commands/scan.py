@@ -18,8 +18,11 @@ DESCRIPTION = (
     "reported part by part, in order, each with its line range and its analyzer (exit 1 also for a command error)."
 )
 
-#: Lines read and analysed per batch (the file is streamed; memory stays bounded).
+#: Lines per block read from a compressed log (line by line, so the lines before damaged data are all read).
 BATCH_LINES = 4096
+#: True: read every line the per-line way (:class:`specdash.logs.bulk.PerLineReader`), the reference the bulk path
+#: is tested against; False (the default): :class:`specdash.logs.bulk.BulkReader`.
+PER_LINE = False
 #: Texts up to this many lines are also searched for benchmark output (bench_serving, tables, ...).
 BENCH_MAX_LINES = 20_000
 
@@ -32,16 +35,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "known, so release-dependent issues are reported at info level)")
 
 
-def _read_batches(stream):
-    """Yield lists of decoded lines (UTF-8 with replacement, no newline) from a binary stream."""
-    batch: list[str] = []
+def _line_blocks(stream):
+    """Yield blocks of whole lines (bytes, each ending in a newline but maybe the last) of a stream read line by
+    line: a compressed log, whose damage must not hide the lines read before it."""
+    batch: list[bytes] = []
     for raw in stream:
-        batch.append(raw.decode("utf-8", "replace").rstrip("\n"))
+        batch.append(raw)
         if len(batch) >= BATCH_LINES:
-            yield batch
+            yield b"".join(batch)
             batch = []
     if batch:
-        yield batch
+        yield b"".join(batch)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,10 +54,10 @@ def run(args: argparse.Namespace) -> int:
 
     from specdash.cli import UsageError
     from specdash.logs.analyzer import LogAnalyzer
-    from specdash.text.display import clean
-
-    from specdash.sglang.known_issues import KnownIssueLogScanner
+    from specdash.logs.bulk import BulkReader, PerLineReader, read_blocks
+    from specdash.sglang.known_issues import KNOWN_ISSUES, KnownIssueLogScanner
     from specdash.sglang.versions import parse_version
+    from specdash.text.display import clean
 
     version = getattr(args, "sglang_version", None)
     if version:
@@ -77,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
         return 1 if doc["failed"] else 0
     known = KnownIssueLogScanner(version)
     analyzer = LogAnalyzer()
+    needles = (pattern.needle for entry in KNOWN_ISSUES for pattern in entry.logs)
+    reader = (PerLineReader if PER_LINE else BulkReader)(analyzer, on_line=known.feed, watch=needles)
+    compressed = False
     if args.file == "-":
         stream = scan_parts.prefixed(head, sys.stdin.buffer)
         close = False
@@ -91,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
             import gzip
 
             stream = gzip.open(stream, "rb")
+            compressed = True
             try:
                 head = stream.peek(256)[:256]
             except (EOFError, OSError, ValueError, zlib.error):  # damaged or cut: the read below reports it
@@ -100,17 +108,16 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.file} is a specdash session, not a server log: use "
                              f"'specdash replay {args.file}' (or 'specdash replay --summary {args.file}')")
     damaged = ""
-    kept: list[str] | None = []  # the text, while short enough to look for benchmark output in it
+    kept: list[bytes] | None = []  # the text, while short enough to look for benchmark output in it
+    kept_newlines = 0
     try:
-        for batch in _read_batches(stream):
-            first = analyzer.lines + 1
+        for block in (_line_blocks(stream) if compressed else read_blocks(stream)):
             if kept is not None:
-                kept.extend(batch)
-                if len(kept) > BENCH_MAX_LINES:
+                kept.append(block)
+                kept_newlines += block.count(b"\n")
+                if kept_newlines > BENCH_MAX_LINES:
                     kept = None
-            analyzer.feed_many(batch)
-            for offset, text in enumerate(batch):
-                known.feed(first + offset, text)
+            reader.feed(block)
     except IsADirectoryError:
         raise UsageError(f"{args.file} is a directory, not a log file") from None
     except (EOFError, zlib.error, OSError, ValueError) as exc:  # a damaged or cut .gz: report what was read before it
@@ -119,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
         if close:
             stream.close()
 
+    reader.close()
     analyzer.end_of_input()
     summary = analyzer.summary()
     if known.findings():
@@ -126,7 +134,13 @@ def run(args: argparse.Namespace) -> int:
 
         summary["findings"] = sorted(summary["findings"] + known.findings(),
                                      key=lambda f: (severity_rank(f["severity"]), f["line"]))
-    bench = _benchmark_results(kept, summary)
+    kept_lines: list[str] | None = None
+    if kept is not None and reader.lines <= BENCH_MAX_LINES:
+        text = b"".join(kept).decode("utf-8", "replace")
+        kept_lines = text.split("\n")
+        if text.endswith("\n") or not text:
+            kept_lines.pop()
+    bench = _benchmark_results(kept_lines, summary)
     if damaged:
         sys.stderr.write(f"specdash scan: warning: {clean(damaged, max_chars=300)}\n")
     if args.json:
@@ -182,7 +196,8 @@ def render_text(summary: dict) -> str:
     startup = summary["startup"]
     if startup["phases"]:
         out.append("")
-        out.append("Start-up" + (f" (ready after {startup['time_to_ready_s']:.0f} s)" if startup["time_to_ready_s"] is not None else ""))
+        ttr = startup["time_to_ready_s"]
+        out.append("Start-up" + (f" (ready after {ttr:.0f} s)" if ttr is not None else ""))
         for p in startup["phases"]:
             elapsed = f"{p['elapsed_s']:.2f} s" if p["elapsed_s"] is not None else p["state"]
             mem = ", ".join(f"{k}={v}" for k, v in p.items() if k.endswith("_gb") or k == "kv_tokens")

@@ -22,7 +22,7 @@ import collections
 import dataclasses
 import statistics
 from datetime import datetime
-from typing import Any, Deque
+from typing import Any
 
 from specdash.logs.parser import LineKind, ParsedLine
 from specdash.logs.records import DecodeRecord, PrefillRecord
@@ -64,6 +64,26 @@ def _reason_label(reason: str) -> str:
     if reason.startswith("gen throughput"):
         return "throughput far below the recent median"
     return "window includes idle time"
+
+
+def _account(acc: list[float], rec: DecodeRecord, trusted: bool, sign: int) -> None:
+    """Add (``sign`` 1) or remove (-1) ``rec``'s summed figures to the running sums ``acc`` (see _SUMMED)."""
+    for i, v in zip(_SUMMED_OFFSETS, (rec.accept_len, rec.accept_rate, rec.gen_throughput_tok_s), strict=True):
+        if v is not None:
+            acc[i] += sign * v
+            acc[i + 1] += sign
+            if trusted:
+                acc[i + 2] += sign * v
+                acc[i + 3] += sign
+
+
+def _median(values: collections.deque[float]) -> float:
+    """:func:`statistics.median` of a non-empty sequence (the same arithmetic, without its generic overhead)."""
+    data = sorted(values)
+    n = len(data)
+    if n % 2:
+        return data[n // 2]
+    return (data[n // 2 - 1] + data[n // 2]) / 2
 
 
 @dataclasses.dataclass(slots=True)
@@ -112,7 +132,7 @@ class LiveMetrics:
     are picked up from the ``server_args=`` line when present."""
 
     def __init__(self) -> None:
-        self.samples: Deque[DecodeSample] = collections.deque(maxlen=MAX_SAMPLES)
+        self.samples: collections.deque[DecodeSample] = collections.deque(maxlen=MAX_SAMPLES)
         self.total_samples = 0
         self.decode_log_interval = 40
         self.num_draft_tokens: int | None = None
@@ -124,14 +144,14 @@ class LiveMetrics:
         #: decode samples not trusted (lifetime), per reason (the text before the first ':'), and their lines
         self.untrusted_total = 0
         self.untrusted_reasons: collections.Counter[str] = collections.Counter()
-        self.untrusted_lines: Deque[int] = collections.deque(maxlen=50)
+        self.untrusted_lines: collections.deque[int] = collections.deque(maxlen=50)
         self._prefill_tokens_since = 0
         self._last_decode_ts: datetime | None = None
-        self._gaps_s: Deque[float] = collections.deque(maxlen=50)
-        self._per_req: Deque[float] = collections.deque(maxlen=50)
+        self._gaps_s: collections.deque[float] = collections.deque(maxlen=50)
+        self._per_req: collections.deque[float] = collections.deque(maxlen=50)
         self._per_req_median: float | None = None
         #: (running, queued, token usage) of the last batch lines, for the request-cap finding
-        self.batch_state: Deque[tuple[int, int, float]] = collections.deque(maxlen=6)
+        self.batch_state: collections.deque[tuple[int, int, float]] = collections.deque(maxlen=6)
         #: running sums over the kept samples: per summed metric (sum, n, trusted sum, trusted n), see _SUMMED
         self._acc: list[float] = [0.0] * (4 * len(_SUMMED))
         #: samples whose accept length exceeds their max_accept_len: count, highest value, its line
@@ -203,44 +223,47 @@ class LiveMetrics:
         return self._decode(line, rec) if rec.__class__ is DecodeRecord else None
 
     def _decode(self, line: ParsedLine, rec: DecodeRecord) -> DecodeSample:
+        # the hot path of a busy log (once per Decode batch line): attributes read once, sums kept inline
         ts = line.timestamp
-        sample = DecodeSample(line.number, ts, rec, max_accept_len=self.max_accept_len)
+        steps = self.num_steps
+        max_len = steps + 1 if steps else (self.num_draft_tokens or None)  # = self.max_accept_len
+        sample = DecodeSample(line.number, ts, rec, True, "", max_len)
         prev = self._last_decode_ts
-        if (sample.max_accept_len and rec.accept_len is not None
-                and rec.accept_len > sample.max_accept_len + 0.005):  # printed with 2 decimals
+        accept_len = rec.accept_len
+        if max_len and accept_len is not None and accept_len > max_len + 0.005:  # printed with 2 decimals
             self.above_max_samples += 1
-            if self.above_max_peak is None or rec.accept_len > self.above_max_peak[0]:
-                self.above_max_peak = (rec.accept_len, sample.max_accept_len, line.number)
+            if self.above_max_peak is None or accept_len > self.above_max_peak[0]:
+                self.above_max_peak = (accept_len, max_len, line.number)
         if rec.engine == "sglang":
             reason = ""
-            if ts is None and prev is None and self.total_samples == 0:
-                reason = "first sample: its window may include idle time"
-            elif ts is not None:
-                if prev is None:
-                    reason = "first sample after start or idle: its window includes idle time"
+            if ts is None:
+                if prev is None and self.total_samples == 0:
+                    reason = "first sample: its window may include idle time"
+            elif prev is None:
+                reason = "first sample after start or idle: its window includes idle time"
+            else:
+                gap = 0.0 if ts is prev else (ts - prev).total_seconds()
+                # the limit is at least IDLE_GAP_S, so the median is only needed for longer gaps
+                if gap > IDLE_GAP_S and gap > (max(IDLE_GAP_S, 3 * statistics.median(self._gaps_s)) if self._gaps_s
+                                               else IDLE_GAP_S):
+                    reason = f"first sample after {gap:.0f} s without decode lines: its window includes idle time"
                 else:
-                    gap = (ts - prev).total_seconds()
-                    # the limit is at least IDLE_GAP_S, so the median is only needed for longer gaps
-                    limit = IDLE_GAP_S
-                    if gap > IDLE_GAP_S and self._gaps_s:
-                        limit = max(IDLE_GAP_S, 3 * statistics.median(self._gaps_s))
-                    if gap > limit:
-                        reason = f"first sample after {gap:.0f} s without decode lines: its window includes idle time"
-                    else:
-                        self._gaps_s.append(gap)
+                    self._gaps_s.append(gap)
+            running = rec.running_reqs
             if not reason and self._prefill_tokens_since:
-                decoded = self.decode_log_interval * max(1, rec.running_reqs or 1) * (rec.accept_len or 1.0)
+                decoded = self.decode_log_interval * max(1, running or 1) * (accept_len or 1.0)
                 if self._prefill_tokens_since > decoded:
                     reason = (f"prefill-dominated window: {self._prefill_tokens_since} prefill tokens vs "
                               f"~{decoded:.0f} decoded")
             per_req = None
-            if rec.gen_throughput_tok_s is not None and rec.running_reqs:
-                per_req = rec.gen_throughput_tok_s / rec.running_reqs
+            gen = rec.gen_throughput_tok_s
+            if gen is not None and running:
+                per_req = gen / running
                 if not reason and len(self._per_req) >= 3:
                     if self._per_req_median is None or self.total_samples % 16 == 0:
-                        self._per_req_median = statistics.median(self._per_req)
+                        self._per_req_median = _median(self._per_req)
                     if per_req < 0.25 * self._per_req_median:
-                        reason = (f"gen throughput {rec.gen_throughput_tok_s:g} tok/s is far below the recent median: "
+                        reason = (f"gen throughput {gen:g} tok/s is far below the recent median: "
                                   "the window includes a stall or a long prefill")
             if reason:
                 sample.trusted, sample.reason = False, reason
@@ -251,29 +274,67 @@ class LiveMetrics:
                 self._per_req.append(per_req)
             if rec.cuda_graph is False:
                 self.no_graph_samples += 1
-            if rec.running_reqs is not None and rec.queued_reqs is not None and rec.token_usage is not None:
-                self.batch_state.append((rec.running_reqs, rec.queued_reqs, rec.token_usage))
+            queued, usage = rec.queued_reqs, rec.token_usage
+            if running is not None and queued is not None and usage is not None:
+                self.batch_state.append((running, queued, usage))
         self._last_decode_ts = ts if ts is not None else prev
         self._prefill_tokens_since = 0
         samples = self.samples
-        if len(samples) == MAX_SAMPLES:
+        acc = self._acc
+        if len(samples) == MAX_SAMPLES:  # _account(acc, old.record, old.trusted, -1), inline
             old = samples[0]
-            self._account(old.record, old.trusted, -1)
+            old_rec = old.record
+            old_trusted = old.trusted
+            v = old_rec.accept_len
+            if v is not None:
+                acc[0] += -v
+                acc[1] += -1
+                if old_trusted:
+                    acc[2] += -v
+                    acc[3] += -1
+            v = old_rec.accept_rate
+            if v is not None:
+                acc[4] += -v
+                acc[5] += -1
+                if old_trusted:
+                    acc[6] += -v
+                    acc[7] += -1
+            v = old_rec.gen_throughput_tok_s
+            if v is not None:
+                acc[8] += -v
+                acc[9] += -1
+                if old_trusted:
+                    acc[10] += -v
+                    acc[11] += -1
         samples.append(sample)
-        self._account(rec, sample.trusted, 1)
+        # _account(acc, rec, sample.trusted, 1), inline: the same additions in the same order
+        trusted = sample.trusted
+        if accept_len is not None:
+            acc[0] += accept_len
+            acc[1] += 1
+            if trusted:
+                acc[2] += accept_len
+                acc[3] += 1
+        v = rec.accept_rate
+        if v is not None:
+            acc[4] += v
+            acc[5] += 1
+            if trusted:
+                acc[6] += v
+                acc[7] += 1
+        v = rec.gen_throughput_tok_s
+        if v is not None:
+            acc[8] += v
+            acc[9] += 1
+            if trusted:
+                acc[10] += v
+                acc[11] += 1
         self.total_samples += 1
         return sample
 
     def _account(self, rec: DecodeRecord, trusted: bool, sign: int) -> None:
         """Keep running sums over the kept samples so means cost O(1) (``sign`` 1 adds the record, -1 removes it)."""
-        acc = self._acc
-        for i, v in zip(_SUMMED_OFFSETS, (rec.accept_len, rec.accept_rate, rec.gen_throughput_tok_s)):
-            if v is not None:
-                acc[i] += sign * v
-                acc[i + 1] += sign
-                if trusted:
-                    acc[i + 2] += sign * v
-                    acc[i + 3] += sign
+        _account(self._acc, rec, trusted, sign)
 
     def mean(self, name: str, trusted_only: bool = False) -> tuple[float | None, int]:
         """(mean, count) of ``name`` (accept_len, accept_rate or gen_throughput; KeyError for others) over the kept

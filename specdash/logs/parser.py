@@ -220,6 +220,9 @@ _PREFIX = re.compile(
 )
 _FAST_PREFIX = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)((?: [A-Z]{2}\d+)*)\] ")
 _LEVELS = ("INFO ", "WARNING ", "ERROR ", "DEBUG ", "CRITICAL ")
+#: How a uvicorn line's message starts, and what sends it the long way (a 5xx status may make it a warning).
+ACCESS_START = "INFO:  "
+ACCESS_5XX = " 50"
 _LEVEL = re.compile(r"(INFO|WARNING|ERROR|DEBUG|CRITICAL) [\w.\-]+\.py:\d+: ")
 _GPU_PREFIX = re.compile(r"\[gpu_id=(\d+)\] ")
 _VLLM_PREFIX = re.compile(
@@ -375,6 +378,17 @@ class LogParser:
         """How many lines were fed."""
         return self._number
 
+    @property
+    def in_traceback(self) -> bool:
+        """True while a traceback is open or has just ended (the next line may still belong to it)."""
+        return bool(self._tb_group or self._tb_recent)
+
+    def advance(self, lines: int) -> None:
+        """Count ``lines`` lines read by the bulk path (:mod:`specdash.logs.bulk`) without :meth:`feed`: the next
+        line fed gets the number after them. Only valid while :attr:`in_traceback` is False (those lines are
+        regular scheduler/uvicorn lines, which close no state here)."""
+        self._number += lines
+
     def feed_many(self, lines: list[str]) -> list[ParsedLine]:
         """Classify a batch of lines in stream order; returns one :class:`ParsedLine` per line.
 
@@ -399,7 +413,7 @@ class LogParser:
                         kind = decode
                     elif line.startswith("Prefill batch", start):
                         kind = prefill
-                    elif line.startswith("INFO:  ", start) and " 50" not in line:
+                    elif line.startswith(ACCESS_START, start) and ACCESS_5XX not in line:
                         kind = http  # uvicorn start-up and access lines (a 5xx status goes the long way)
                     else:
                         kind = None

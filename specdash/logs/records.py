@@ -100,8 +100,11 @@ def _convert(value: str, kind: type):
     if kind is int:
         try:
             return int(value)
-        except ValueError:
-            return int(float(value))
+        except ValueError:  # "2.0", or more digits than int() converts
+            try:
+                return int(float(value))
+            except OverflowError:
+                return None
     return float(value)
 
 
@@ -122,14 +125,17 @@ def parse_decode(message: str) -> DecodeRecord:
     m = _DECODE_FAST.match(message)
     if m is not None:
         it, run, tok, usage, al, ar, graph, gen, queue = m.groups()
-        return DecodeRecord(
-            int(run), int(queue), int(tok), float(usage),
-            float(al) if al is not None else None,
-            float(ar) if ar is not None else None,
-            (graph == "True") if graph is not None else None,
-            float(gen),
-            int(it) if it is not None else None,
-        )
+        try:
+            return DecodeRecord(
+                int(run), int(queue), int(tok), float(usage),
+                float(al) if al is not None else None,
+                float(ar) if ar is not None else None,
+                (graph == "True") if graph is not None else None,
+                float(gen),
+                int(it) if it is not None else None,
+            )
+        except ValueError:  # "1.2.3", or an int too long to convert: read the pairs one by one below
+            pass
     rec = DecodeRecord()
     for key, value in _PAIR.findall(message):
         spec = _DECODE_KEYS.get(key)
@@ -147,11 +153,14 @@ def parse_prefill(message: str) -> PrefillRecord:
     m = _PREFILL_FAST.match(message)
     if m is not None:
         seqs, new, cached, usage, run, queue, inp, graph = m.groups()
-        return PrefillRecord(
-            int(seqs), int(new), int(cached), float(usage), int(run), int(queue),
-            float(inp) if inp is not None else None,
-            (graph == "True") if graph is not None else None,
-        )
+        try:
+            return PrefillRecord(
+                int(seqs), int(new), int(cached), float(usage), int(run), int(queue),
+                float(inp) if inp is not None else None,
+                (graph == "True") if graph is not None else None,
+            )
+        except ValueError:  # "1.2.3", or an int too long to convert: read the pairs one by one below
+            pass
     rec = PrefillRecord()
     for key, value in _PAIR.findall(message):
         spec = _PREFILL_KEYS.get(key)
