@@ -9,7 +9,7 @@ Every mutating action checks ``readonly`` itself and asks before it stops or kil
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import work
 from textual.binding import Binding
@@ -40,22 +40,40 @@ class LifecycleApp(Protocol):
     host: Host
     readonly: bool
     status_bar: Any  # specdash.app.status_bar.StatusBar: server_state / server_detail
-    builder_pane: Any  # BuilderPane | None: the command and its validation report
-    bench_pane: Any  # BenchPane | None: gets the server's URL
+    builder_pane: Any = None  # BuilderPane | None: the command and its validation report (a property of the app)
+    bench_pane: Any = None  # BenchPane | None: gets the server's URL (a property of the app)
     gpu_pane: Any  # GpuPane | None: told which process group is the server
     log_pane: Any  # LogPane | None: told when the server is gone (its start-up bar stops)
 
     def follow(self, path: str, *, reset: bool = True) -> None:
         """Follow ``path`` on the host in the log pane."""
 
-    def record_command(self, action: str, command: str | None, **fields: Any) -> None:
+    def record_command(self, action: str, command: str | None, *, handle: Any = None, report: Any = None,
+                       exit_reason: str | None = None) -> None:
         """Record a lifecycle command in the session (:class:`specdash.app.recording.RecordingMixin`)."""
 
+    # Textual's App
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        return None
 
-class LifecycleActions:
+    def push_screen(self, screen: Any, callback: Any = None, wait_for_dismiss: bool = False, *,
+                    mode: str | None = None) -> Any:
+        return None
+
+
+if TYPE_CHECKING:  # the mixin is type-checked as the app it is mixed into
+    from specdash.server.run_handle import RunHandle
+
+    _Base = LifecycleApp
+else:
+    _Base = object
+
+
+class LifecycleActions(_Base):
     """Mixin for the app (needs :class:`LifecycleApp`): the lifecycle keys and the sweep's restart hook."""
 
-    run_handle = None  # specdash.server.RunHandle of the server specdash launched, if any
+    run_handle: RunHandle | None = None  # the server specdash launched, if any
 
     def _refuse_readonly(self, what: str) -> bool:
         if self.readonly:
@@ -271,8 +289,11 @@ class LifecycleActions:
         from specdash.server import stop
 
         await self._settle_restart()
-        result = await stop(self.host, self.run_handle)
-        self.record_command("stopped", self.run_handle.command, handle=self.run_handle, exit_reason=result.describe())
+        handle = self.run_handle
+        if handle is None:  # gone while the restart settled
+            return
+        result = await stop(self.host, handle)
+        self.record_command("stopped", handle.command, handle=handle, exit_reason=result.describe())
         self._server_alive = False
         self.notify(result.describe(), severity="information" if result.gone else "warning", timeout=10)
 
@@ -304,10 +325,13 @@ class LifecycleActions:
         from specdash.server import restart
 
         await self._settle_restart()
+        handle = self.run_handle
+        if handle is None:  # gone while the restart settled
+            return
         sampler = make_sampler(self.host)
         try:
             result = await restart(
-                self.host, self.run_handle,
+                self.host, handle,
                 gpu_memory_held_by=lambda pgid: memory_held_by_group(self.host, pgid, sampler.sample_once),
                 command=command, flag_release=self._flag_release())
         finally:

@@ -332,10 +332,11 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
             found = await discover_server_log(self.host, pid=pid)
         if getattr(found, "pid", None):
             self._read_command_line(found.pid)
-        if getattr(found, "path", None):
+        path = getattr(found, "path", None)
+        if path:
             if pane is not None and pane.is_attached:
                 try:
-                    pane.reset(found.path)
+                    pane.reset(path)
                 except NoMatches:  # the pane is being torn down (the app is closing)
                     pass
             return found.path

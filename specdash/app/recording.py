@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import collections
 import time
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from specdash.session.events import (
     ActionEvent,
@@ -56,13 +56,16 @@ METRIC_POLL_S = 1.0
 #: a line the log pane parsed moments ago, and a busy log must not grow this without bound.
 LINE_OFFSETS_KEPT = 100_000
 
+if TYPE_CHECKING:
+    from specdash.session.recorder import Recorder
+
 
 def diagnostics_summary(report: Any) -> list[dict[str, Any]]:
     """``[{severity, code, message, flags}]`` from a :class:`specdash.sglang.validate.ValidationReport`
     (empty when ``report`` is None or has no diagnostics)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for diag in getattr(report, "diagnostics", None) or ():
-        item = {"severity": str(getattr(diag, "severity", "")), "code": str(getattr(diag, "code", "")),
+        item: dict[str, Any] = {"severity": str(getattr(diag, "severity", "")), "code": str(getattr(diag, "code", "")),
                 "message": str(getattr(diag, "message", ""))}
         flags = getattr(diag, "flags", None)
         if flags:
@@ -93,20 +96,32 @@ def strip_requests(run: dict[str, Any]) -> dict[str, Any]:
 class RecordingApp(Protocol):
     """What :class:`RecordingMixin` needs from the app it is mixed into (besides Textual's ``App``)."""
 
-    log_pane: Any  # specdash.app.log.pane.LogPane | None: its analyzer's metrics are polled
+    log_pane: Any = None  # specdash.app.log.pane.LogPane | None: its analyzer's metrics are polled (app property)
 
-    def notify(self, message: str, *, severity: str = "information", timeout: float | None = None) -> None: ...
+    # Textual's App
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        return None
 
-    def set_interval(self, interval: float, callback: Any) -> Any: ...
+    def set_interval(self, interval: float, callback: Any = None, *, name: str | None = None, repeat: int = 0,
+                     pause: bool = False) -> Any:
+        return None
 
-    def set_timer(self, delay: float, callback: Any) -> Any: ...
+    def set_timer(self, delay: float, callback: Any = None, *, name: str | None = None, pause: bool = False) -> Any:
+        return None
 
 
-class RecordingMixin:
+if TYPE_CHECKING:  # the mixin is type-checked as the app it is mixed into
+    _Base = RecordingApp
+else:
+    _Base = object
+
+
+class RecordingMixin(_Base):
     """Mixin for the app (see the module docstring). Set :attr:`recorder` before ``run()``; the handlers below do
     nothing while it is None."""
 
-    recorder = None  # specdash.session.recorder.Recorder | None
+    recorder: Recorder | None = None
     _rec_line_offsets: collections.deque[int]  # start offsets of the last LINE_OFFSETS_KEPT lines
     _rec_lines_seen: int = 0  # lines recorded from the followed file so far
     _rec_metric_last: Any = None
@@ -284,7 +299,7 @@ class RecordingMixin:
         """Record the action (as its binding id when a binding names it), then run it as Textual would."""
         if self.recorder is not None and isinstance(action, str):
             self._record(ActionEvent(binding=self._binding_id(action, default_namespace), detail=action))
-        return await super().run_action(action, default_namespace, namespaces)
+        return await super().run_action(action, default_namespace, namespaces)  # type: ignore[misc]  # App, after this mixin
 
     def _binding_id(self, action: str, namespace: Any) -> str:
         for node in (namespace, self):

@@ -242,9 +242,9 @@ class ReplayApp(SpecdashApp):
             self._check_finding(event)
             self.last_event = f"{at} finding [{event.severity}] {event.message}"
         elif isinstance(event, GpuEvent):
-            pane = self.gpu_pane
-            if pane is not None:
-                pane.show_recorded(gpu_snapshot_from_event(event, event.t), process_classes(event))
+            gpus = self.gpu_pane
+            if gpus is not None:
+                gpus.show_recorded(gpu_snapshot_from_event(event, event.t), process_classes(event))
         elif isinstance(event, KillEvent):
             text = f"recorded kill at {at}: {event.outcome} — {event.detail}"
             if self.gpu_pane is not None:

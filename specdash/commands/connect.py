@@ -172,7 +172,7 @@ async def _run_console(args: argparse.Namespace, host, config, named, log_path: 
             from specdash.text.display import clean
 
             sys.stderr.write(clean(error, max_chars=1000) + "\n")  # the host's words: no escapes
-        if kept:
+        if kept and recorder is not None:
             sys.stderr.write(f"session recorded to {recorder.path}\n")
     code = int(app.return_code or 0)
     return code if code or error is None else 1

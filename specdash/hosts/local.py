@@ -99,8 +99,8 @@ class LocalHost(Host):
                     line = await proc.stdout.readexactly(exc.consumed)
                 yield line
         finally:
+            await _end_stream(proc)  # if this is cancelled again, close() still finds the process and ends it
             self._streaming.discard(proc)
-            await _end_stream(proc)
 
     async def send_signal(self, pid: int, signum: int, *, group: bool = False) -> None:
         if group:
@@ -110,16 +110,19 @@ class LocalHost(Host):
 
 
 async def _end_stream(proc: asyncio.subprocess.Process) -> None:
-    """Close a stream's stdin (its wrapper then ends the group), SIGKILL the group, wait up to 5 s, close pipes."""
-    if proc.stdin is not None:
-        proc.stdin.close()
-    if proc.returncode is None:
-        _kill_group(proc.pid)
-        try:
-            await asyncio.wait_for(proc.wait(), 5)
-        except asyncio.TimeoutError:  # pragma: no cover
-            pass
-    _close_pipes(proc)
+    """Close a stream's stdin (its wrapper then ends the group), SIGKILL the group, wait up to 5 s, close pipes
+    (also when the wait is cancelled: the pipes are never left to the garbage collector)."""
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        if proc.returncode is None:
+            _kill_group(proc.pid)
+            try:
+                await asyncio.wait_for(proc.wait(), 5)
+            except asyncio.TimeoutError:  # pragma: no cover
+                pass
+    finally:
+        _close_pipes(proc)
 
 
 async def _spawn(command: str, **kwargs) -> asyncio.subprocess.Process:

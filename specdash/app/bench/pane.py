@@ -586,9 +586,9 @@ class BenchPane(Widget, can_focus=True):
         plt.clear_figure()
         plt.title("output tokens/s per config")
         if result is not None:
-            measured = [p for p in result.points if p.throughput]
+            measured = [(p.point.name, p.throughput.mean) for p in result.points if p.throughput]
             if measured:
-                plt.bar([p.point.name for p in measured], [p.throughput.mean for p in measured])
+                plt.bar([name for name, _ in measured], [mean for _, mean in measured])
         chart.refresh()
 
 

@@ -13,6 +13,8 @@ The pane does no host I/O itself: versions and config.json files come from
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -32,6 +34,11 @@ from specdash.sglang.host_facts import facts_for
 from specdash.sglang.validate import ValidationReport, validate_command
 from specdash.sglang.versions import CURRENT_RELEASE
 from specdash.text.display import markup
+
+if TYPE_CHECKING:
+    from specdash.hosts.base import Host
+    from specdash.sglang.dry_run import DryRunResult
+    from specdash.sglang.pairing import PairingReport, PairingService
 
 #: (form field id, ServerArgs field, label). The algorithm is a Select; the rest are Inputs.
 FORM_FIELDS: tuple[tuple[str, str, str], ...] = (
@@ -86,9 +93,10 @@ class BuilderPane(Widget):
         self._detected_version: str | None = None
         self.readonly = readonly
         self.python = "python3"
-        self._host = None
+        self._host: Host | None = None
         self._report = validate_command(command, sglang_version)
-        self.dry_run_result = None
+        self.dry_run_result: DryRunResult | None = None
+        self._pairing: PairingService | None = None
         self.disagreements: list = []
         self.model_config: dict | None = None
         self._config_path: str | None = None
@@ -173,10 +181,10 @@ class BuilderPane(Widget):
                     yield Label("sglang", classes="form-label")
                     yield Input(self._version_override or "", id="f-version", compact=True, placeholder="newest")
         with Horizontal(id="builder-bottom"):
-            diags = DataTable(id="builder-diagnostics", cursor_type="row", zebra_stripes=False)
+            diags: DataTable[Any] = DataTable(id="builder-diagnostics", cursor_type="row", zebra_stripes=False)
             diags.border_title = "diagnostics"
             yield diags
-            eff = DataTable(id="builder-effective", cursor_type="none", zebra_stripes=False, show_cursor=False)
+            eff: DataTable[Any] = DataTable(id="builder-effective", cursor_type="none", zebra_stripes=False, show_cursor=False)
             eff.border_title = "typed → effective"
             yield eff
         yield Static("", id="builder-detail")
@@ -300,6 +308,8 @@ class BuilderPane(Widget):
 
     @work(exclusive=True, group="builder-config")
     async def _fetch_config(self, model_path: str) -> None:
+        if self._host is None:
+            return
         try:
             config = (await facts_for(self._host).model_config(model_path)).value
         except Exception:  # noqa: BLE001 - host unreachable: keep guessing from the name
@@ -354,7 +364,7 @@ class BuilderPane(Widget):
         from specdash.hosts.base import HostError
         from specdash.sglang.pairing import PairingService, PairLoadError
 
-        if getattr(self, "_pairing", None) is None or self._pairing.host is not self._host:
+        if self._pairing is None or self._pairing.host is not self._host:
             self._pairing = PairingService(self._host, python=self.python)
         try:
             report = await self._pairing.report(model, draft, algorithm, version)
@@ -368,7 +378,7 @@ class BuilderPane(Widget):
             pass
         self.pairing_report = report
 
-    pairing_report = None
+    pairing_report: PairingReport | None = None
 
     # -- internals --------------------------------------------------------------------------------
     def _edit_field(self, dest: str, value: str) -> None:
@@ -452,7 +462,7 @@ class BuilderPane(Widget):
         report = self._report
         eff = self.query_one("#builder-effective", DataTable)
         eff.clear()
-        sglang = self.dry_run_result.resolved if self.dry_run_result is not None and self.dry_run_result.ok else {}
+        sglang: dict[str, Any] = self.dry_run_result.resolved if self.dry_run_result is not None and self.dry_run_result.ok else {}
         for field in _EFFECTIVE_ROWS:
             if field not in report.effective:
                 continue

@@ -16,6 +16,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
@@ -246,7 +247,7 @@ class GpuPane(Widget, can_focus=False):
         colours = self.app.get_css_variables()
         cursor_key = None
         if table.row_count and 0 <= table.cursor_row < table.row_count:
-            cursor_key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+            cursor_key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         alive = {p.pid for p in self.processes}
         self.tagged &= alive
         table.clear()
@@ -287,7 +288,7 @@ class GpuPane(Widget, can_focus=False):
         table = self.query_one(DataTable)
         if not table.row_count:
             return None
-        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         return next((p for p in self.processes if self._row_key(p) == key), None)
 
     @on(DataTable.RowHighlighted)
