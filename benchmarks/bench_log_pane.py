@@ -17,10 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import psutil  # noqa: E402
+from bench_log_generate import generate  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.binding import Binding  # noqa: E402
 
-from bench_log_generate import generate  # noqa: E402
 from specdash.app.gc_policy import apply_streaming_gc_policy  # noqa: E402
 from specdash.app.log import LogPane  # noqa: E402
 from specdash.logs.startup import StartupHistory  # noqa: E402

@@ -119,7 +119,7 @@ def main() -> int:
         g = timed("grep -c 'Decode batch'", total, grep)
         r = timed("one precompiled regex match per line (Python)", total, one_regex)
         c = timed("LogParser.feed_many (classify, figures lazy)", total, classify)
-        w = timed("LogParser + decode/prefill records", total, with_records)
+        timed("LogParser + decode/prefill records", total, with_records)
         a = timed("LogAnalyzer (parser+findings+metrics+startup)", total, analyze)
         del lines
         print(f"  ratios: grep/parser {g / c:.1f}x, regex/parser {r / c:.1f}x, parser/analyzer {c / a:.1f}x")

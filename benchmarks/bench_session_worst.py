@@ -13,11 +13,9 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 import zlib
 from pathlib import Path
 

@@ -1,11 +1,18 @@
 """Host-layer figures against a throwaway local sshd (tests/sshd.py): connect time, dead-link detection with
 the default keepalive, tail throughput over SSH. Prints figures; run from the repo root."""
-import asyncio, statistics, sys, tempfile, time
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
 from pathlib import Path
+
 sys.path.insert(0, str(Path("tests").resolve()))
 from sshd import SshdServer
+
 from specdash.hosts.base import ConnState
 from specdash.hosts.tail import LogFollower, TailLines
+
 
 async def main():
     server = SshdServer(Path(tempfile.mkdtemp()), Path(".").resolve()); server.start()
@@ -32,7 +39,7 @@ async def main():
         lat = []
         log2 = server.root / "lat.log"; log2.write_bytes(b"")
         follower = LogFollower(host, str(log2)); it = follower.__aiter__()
-        for i in range(10):
+        for _i in range(10):
             await asyncio.sleep(0.13)
             with open(log2, "ab") as f: f.write(b"x\n"); t = time.monotonic()
             ev = await it.__anext__()

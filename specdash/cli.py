@@ -24,7 +24,8 @@ import argparse
 import importlib
 import logging
 import sys
-from typing import NoReturn, Sequence
+from collections.abc import Sequence
+from typing import NoReturn
 
 from specdash import __version__
 

@@ -108,7 +108,7 @@ def _arrival(sock: socket.socket) -> float | None:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
-    server: "BenchHTTPServer"
+    server: BenchHTTPServer
 
     def log_message(self, *args) -> None:  # quiet
         pass
@@ -332,7 +332,7 @@ class BenchServerProcess:
         self.proc: subprocess.Popen | None = None
         self.url = ""
 
-    def start(self) -> "BenchServerProcess":
+    def start(self) -> BenchServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), json.dumps(self.config)],
             stdout=subprocess.PIPE,
@@ -356,7 +356,7 @@ class BenchServerProcess:
         if self.proc and self.proc.stdout:
             self.proc.stdout.close()
 
-    def __enter__(self) -> "BenchServerProcess":
+    def __enter__(self) -> BenchServerProcess:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -4,13 +4,13 @@ recommendation."""
 
 from __future__ import annotations
 
+from support.double import harness, host_env
+from support.pilot import benchmark_from_the_bench_pane, wait_until
+
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.bench.sweep import SweepDefinition, SweepPoint
 from specdash.hosts.local import LocalHost
-from support.pilot import benchmark_from_the_bench_pane, wait_until
-from support.double import harness
-from support.double import host_env
 
 
 async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, started_groups, monkeypatch):

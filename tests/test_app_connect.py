@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.gpu import FakeGpuState
+from support.pilot import wait_until
 
 from specdash.app.main import SpecdashApp
 from specdash.hosts.base import ConnState
 from specdash.logs.parser import LineKind
-from support.gpu import FakeGpuState
-from support.pilot import wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from sshd import fingerprint
+from support.pilot import wait_until
 
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.host_key import HostKeyScreen
 from specdash.hosts.base import ConnState
-from sshd import fingerprint
-from support.pilot import wait_until
 
 
 async def test_unknown_host_key_asks_and_trust_saves_it(sshd, tmp_path):

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import pathlib
 
+from support.double import harness, host_env
+from support.pilot import benchmark_from_the_bench_pane, wait_until
 
 from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.hosts.local import LocalHost
-from support.pilot import benchmark_from_the_bench_pane, wait_until
-
-from support.double import harness, host_env
-
-
 
 
 def log_text(app) -> str:

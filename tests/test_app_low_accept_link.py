@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support.gpu import FakeGpuState
+from support.pilot import wait_until
+
 from specdash.app.main import SpecdashApp
 from specdash.hosts.local import LocalHost
-from support.pilot import wait_until
-from support.gpu import FakeGpuState
 
 DEMO = (Path(__file__).resolve().parent.parent / "sessions" / "demo-server.log").read_text()
 

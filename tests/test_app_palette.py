@@ -3,12 +3,12 @@ as the key, and leaves out the mutating actions in a read-only session."""
 
 from __future__ import annotations
 
+from support.double import host_env
 from textual.command import CommandPalette
 
 from specdash.app.main import SpecdashApp
 from specdash.app.palette import palette_entries
 from specdash.hosts.local import LocalHost
-from support.double import host_env
 
 
 def _console(tmp_path, *, readonly: bool = False, keymap: dict[str, str] | None = None) -> SpecdashApp:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
+from support.double import host_env
 from textual.widgets._footer import FooterKey
 
 from specdash.app.main import SpecdashApp
 from specdash.hosts.local import LocalHost
-from support.double import host_env
 
 MUTATING_KEYS = {"l", "L", "x", "r", "b", "S", "K"}
 

@@ -16,16 +16,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.gpu import FakeGpuState
+from support.pilot import wait_until
 
+from specdash.app import recording
 from specdash.app.bench.pane import BenchPane
 from specdash.app.main import SpecdashApp
-from specdash.app import recording
 from specdash.app.replay import ReplayApp
 from specdash.bench.sweep import SweepResult
 from specdash.session.reader import read_session
 from specdash.session.recorder import Recorder
-from support.gpu import FakeGpuState
-from support.pilot import wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()

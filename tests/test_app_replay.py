@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from support.pilot import wait_until
+
 from specdash.app.replay import ReplayApp, parse_seek_time
 from specdash.gpu.model import GpuInfo, GpuProcess, GpuSnapshot
 from specdash.logs.analyzer import LogAnalyzer
 from specdash.session.events import LogEvent, gpu_event_fields
 from specdash.session.reader import read_session
 from specdash.session.recorder import Recorder
-
-import pytest
-from support.pilot import wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()

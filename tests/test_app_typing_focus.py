@@ -6,14 +6,14 @@ rule, typing into the builder's algorithm dropdown launched the server and ``x``
 
 from __future__ import annotations
 
+from support.double import harness, host_env
+from support.pilot import wait_until
 from textual import events
 from textual.keys import _character_to_key
 from textual.widgets import Input, Select, TextArea
 
 from specdash.app.main import SpecdashApp
 from specdash.hosts.local import LocalHost
-from support.double import harness, host_env
-from support.pilot import wait_until
 
 #: a launch command's words holding every printable key the console binds: l L x r b S K q n w e f y p g ? /
 TYPED = "Launch_server --model /m/Sxr-bKq --log-level fwy? pg"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import statistics
 import os
 import socket
+import statistics
 import subprocess
 import sys
 from pathlib import Path

@@ -84,11 +84,11 @@ async def test_every_metric_is_what_the_client_saw_and_agrees_with_the_servers_l
     for k, (req, rec) in enumerate(pairs):
         assert req.output_tokens == 31 and req.token_counts == "server"
         # chunk boundaries as the server sent them: [1, 3, 3, ...]
-        counts = [b - a for a, b in zip([0] + req.chunk_cumulative_tokens[:-1], req.chunk_cumulative_tokens)]
+        counts = [b - a for a, b in zip([0] + req.chunk_cumulative_tokens[:-1], req.chunk_cumulative_tokens, strict=False)]
         assert counts == rec["chunks"] == truth["chunks"]
         assert req.sent_perf_s <= rec["t_recv"]  # sent before the server received it
         seen = [req.sent_perf_s + off / 1000 for off in req.chunk_offsets_ms]
-        assert all(s_ >= t for s_, t in zip(seen, rec["t_send"]))  # no chunk seen before it was sent
+        assert all(s_ >= t for s_, t in zip(seen, rec["t_send"], strict=False))  # no chunk seen before it was sent
         assert req.ttft_ms == req.chunk_offsets_ms[0]  # TTFT counts from this request's own send
         assert req.e2e_ms >= req.chunk_offsets_ms[-1]
         itl = per_token_gaps(req.chunk_offsets_ms, counts)
@@ -121,7 +121,7 @@ async def test_numbers_equal_sglang_bench_serving_math_on_the_same_run(timed_ser
     for req in result.requests:
         ttft = req.chunk_offsets_ms[0]
         last_len, last_t = req.chunk_cumulative_tokens[0], req.chunk_offsets_ms[0]
-        for t, cum in zip(req.chunk_offsets_ms[1:], req.chunk_cumulative_tokens[1:]):
+        for t, cum in zip(req.chunk_offsets_ms[1:], req.chunk_cumulative_tokens[1:], strict=False):
             new = cum - last_len
             if new == 0:
                 continue
@@ -188,7 +188,7 @@ async def test_poisson_arrivals_are_seeded_and_follow_the_rate(timed_server):
     starts = [r.start_s for r in a.requests]
     assert starts == sorted(starts)
     planned = list(itertools.accumulate(gaps_a, initial=0.0))
-    assert all(start >= due - 1e-3 for start, due in zip(starts, planned))  # none leaves before its time
+    assert all(start >= due - 1e-3 for start, due in zip(starts, planned, strict=False))  # none leaves before its time
     assert [r.prompt for r in a.requests] == [r.prompt for r in b.requests]
     other = []
     await run_benchmark(settings(timed_server.url, **{**kw, "seed": 12}),

@@ -31,6 +31,7 @@ from specdash.bench.sweep import (  # noqa: E402
 from specdash.bench.workload import Workload  # noqa: E402
 from specdash.sglang.command_edit import flag_value, remove_speculative_flags, set_flag  # noqa: E402
 
+
 @pytest.fixture
 def lifecycle():
     made = []

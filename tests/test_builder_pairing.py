@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
+from support.pairing import eagle3_tensors, load, write_model_dir
 from textual.app import App, ComposeResult
 
 from specdash.app.builder.pane import BuilderPane
 from specdash.app.pairing import PairingView
 from specdash.hosts.local import LocalHost
-from support.pairing import eagle3_tensors, load, write_model_dir
 
 
 class BuilderApp(App):

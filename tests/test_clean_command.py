@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from support.gpu import FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans, poll_until
+from support.gpu import FakeGpuState, pid_alive, poll_until, reap_group, spawn_holder, spawn_orphans
 from support.gpu import run_specdash as specdash
 
 

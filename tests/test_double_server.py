@@ -12,11 +12,10 @@ import re
 
 import httpx
 import pytest
+from support.double import harness
 
 from specdash.hosts.local import LocalHost
 from specdash.server import ServerState, launch, server_status, stop, wait_for_state
-
-from support.double import harness
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -4,9 +4,9 @@ copies of real session files: one clear error (SessionError / exit status) or a 
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
-import contextlib
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

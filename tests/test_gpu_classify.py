@@ -7,13 +7,19 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.gpu import DATA
 
 from specdash.gpu import smi
-from specdash.gpu.classify import (classify, crashed_server_members, is_launcher, looks_like_worker, mark_targets,
-                                   summarize)
-from specdash.gpu.model import GpuInfo, GpuProcess, GpuSnapshot
+from specdash.gpu.classify import (
+    classify,
+    crashed_server_members,
+    is_launcher,
+    looks_like_worker,
+    mark_targets,
+    summarize,
+)
+from specdash.gpu.model import GpuProcess, GpuSnapshot
 from specdash.gpu.proctable import SEPARATOR, parse_process_table, parse_stat_line
-from support.gpu import DATA
 
 
 def table(*rows):

@@ -115,10 +115,11 @@ def test_in_a_container_a_listed_pid_without_device_files_is_not_trusted(tmp_pat
     """Inside a container the driver's PID may name another process here. Real processes: one holds the (test) GPU
     device file and is listed; another is listed under a PID that, here, holds no device file — as a host PID
     that collides with a local process would be: it becomes ``unknown`` and is never a target."""
+    from support.gpu import reap_group, spawn_orphans
+
     from specdash.gpu.container import ContainerInfo
     from specdash.gpu.inspect import build_view
     from specdash.gpu.proctable import read_process_table
-    from support.gpu import reap_group, spawn_orphans
 
     dev = tmp_path / "nvidia0"
     dev.write_bytes(b"")

@@ -11,13 +11,13 @@ import subprocess
 import sys
 
 import pytest
+from support.gpu import FakeGpuState, pid_alive, poll_until, reap_group, spawn_holder, spawn_orphans
 
 from specdash.gpu.classify import classify
 from specdash.gpu.kill import safe_kill
 from specdash.gpu.proctable import current_user, read_process_table
 from specdash.gpu.sampler import make_sampler
 from specdash.hosts.local import LocalHost
-from support.gpu import (FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans, poll_until)
 
 
 @pytest.fixture

@@ -6,13 +6,13 @@ import asyncio
 import getpass
 import pathlib
 
+from support.gpu import FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans
 from textual.app import App, ComposeResult
 
 from specdash.app.gpus import GpuPane
 from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.palette import PaneActions
 from specdash.hosts.local import LocalHost
-from support.gpu import FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans
 
 
 class PaneApp(App):

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import os
 
+from support.gpu import FakeGpuState, reap_group, spawn_holder
+
 from specdash.gpu.sampler import make_sampler
 from specdash.hosts.base import HostError
 from specdash.hosts.local import LocalHost
-from support.gpu import FakeGpuState, reap_group, spawn_holder
 
 
 async def test_stream_follows_processes_appearing_and_exiting(tmp_path):

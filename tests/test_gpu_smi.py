@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import subprocess
 
+from support.gpu import DATA, FAKES_BIN, FakeGpuState, reap_group, spawn_holder
+
 from specdash.gpu import smi
-from support.gpu import DATA, FAKES_BIN, FakeGpuState, spawn_holder, reap_group
 
 
 def read(name: str) -> str:

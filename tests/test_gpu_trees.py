@@ -15,14 +15,11 @@ import pathlib
 import pty
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
-
 from support.double import harness
-from support.gpu import (FAKES_BIN, FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans,
-                              poll_until)
+from support.gpu import FAKES_BIN, FakeGpuState, pid_alive, poll_until, reap_group, spawn_holder, spawn_orphans
 from support.gpu import run_specdash as specdash
 
 TRAIN = "import time\nwhile True: time.sleep(0.2)\n"

@@ -136,9 +136,10 @@ async def test_log_pane_says_fixed_for_a_release_with_the_fix_and_reset_clears_i
 async def test_console_keys_log_matches_to_the_configured_release(tmp_path):
     """The release named in config.yaml (``sglang_version``) reaches the log pane: a log line of an issue fixed in
     a later release is a warning with "fixed in", not an info note about an unknown release."""
+    from support.double import host_env
+
     from specdash.app.main import SpecdashApp
     from specdash.hosts.local import LocalHost
-    from support.double import host_env
 
     log = tmp_path / "server.log"
     log.write_text("[2026-07-09 03:12:40 TP0] Init torch distributed begin.\n" + ADAPTIVE_LINE + "\n")

@@ -42,7 +42,7 @@ class PsWatch:
             self.samples += 1
             self.seen += [line for line in out.splitlines() if any(s in line for s in self.secrets)]
 
-    def __enter__(self) -> "PsWatch":
+    def __enter__(self) -> PsWatch:
         self._thread.start()
         return self
 

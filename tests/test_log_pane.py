@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.pilot import wait_until
 from textual.app import App, ComposeResult
 from textual.widgets import Footer, Input, Static
 
@@ -14,7 +15,6 @@ from specdash.app.log import view as view_module
 from specdash.app.log.findings_panel import FindingsPanel
 from specdash.logs.parser import LineKind
 from specdash.logs.startup import StartupHistory
-from support.pilot import wait_until
 
 DATA = Path(__file__).parent / "data" / "logs"
 SIZE = (160, 48)

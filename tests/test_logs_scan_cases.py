@@ -171,8 +171,9 @@ def test_text_output_and_exit_codes_through_the_real_command(tmp_path):
     ok.write_text(excerpt("qwen3-eagle3-accept-rate"), encoding="utf-8")
     crash = tmp_path / "crash.log"
     crash.write_text(excerpt("draft-cuda-graph-capture-failure"), encoding="utf-8")
-    run = lambda *a, **kw: subprocess.run([sys.executable, "-m", "specdash", "scan", *a], capture_output=True,
-                                          text=True, timeout=60, **kw)
+    def run(*a, **kw):
+        return subprocess.run([sys.executable, "-m", "specdash", "scan", *a], capture_output=True,
+                                              text=True, timeout=60, **kw)
     good = run(str(ok))
     assert good.returncode == 0 and "acceptance modest" in good.stdout and "accept_len" in good.stdout
     bad = run("-", input=crash.read_text())

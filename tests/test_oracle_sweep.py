@@ -42,7 +42,7 @@ def test_random_sweep_agrees_with_real_sglang(tmp_path):
 @pytest.mark.timeout(600)
 async def test_dry_run_script_through_a_host_matches_prediction(tmp_path):
     from specdash.hosts.local import LocalHost
-    from specdash.sglang.dry_run import compare, dry_run_command, dry_run_request, parse_dry_run_output, argv_of
+    from specdash.sglang.dry_run import argv_of, compare, dry_run_command, dry_run_request, parse_dry_run_output
     from specdash.sglang.validate import validate_command
 
     models = sweep.make_models(tmp_path)

@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
+from support.pairing import DATA, eagle3_tensors, load, write_model_dir
 
 from specdash.cli import main
-from support.pairing import DATA, eagle3_tensors, load, write_model_dir
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 
 import pytest
+from support.pairing import eagle3_tensors, header_of, load
 
 from specdash.sglang.pairing import analyze_pairing
-from support.pairing import eagle3_tensors, header_of, load
 
 
 def codes(report, severity=None):

@@ -7,9 +7,9 @@ boundary rule, PR #32334), 0.5.23 (both; read from the 0.5.23 wheel).
 from __future__ import annotations
 
 import pytest
+from support.pairing import ALL, WORKED, load
 
 from specdash.sglang.pairing import analyze_pairing, parse_version, rule_for
-from support.pairing import ALL, WORKED, load
 from specdash.sglang.pairing.layer_rules import is_newer_than_known
 
 

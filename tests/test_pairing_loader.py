@@ -6,11 +6,11 @@ import json
 import struct
 
 import pytest
+from support.pairing import eagle3_tensors, load, write_model_dir
 
 from specdash.hosts.local import LocalHost
 from specdash.sglang.pairing import PairLoadError, load_pair_from_host
 from specdash.sglang.pairing.loader import read_safetensors_header_from_host
-from support.pairing import eagle3_tensors, load, write_model_dir
 
 
 class CountingHost(LocalHost):
@@ -110,8 +110,9 @@ async def test_service_caches_files_and_probe(tmp_path, monkeypatch):
     import os
     import sys
 
-    from specdash.sglang.pairing import PairingService
     from support.pairing import DATA
+
+    from specdash.sglang.pairing import PairingService
 
     class Host(CountingHost):
         def __init__(self):

@@ -15,13 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.pairing import DATA, WORKED, load
 
 from specdash.hosts.local import LocalHost
 from specdash.sglang.pairing import analyze_pairing, parse_probe_output, run_probe
-from specdash.sglang.pairing.probe import PROBE_SCRIPT, probe_request, run_probe_batch
 from specdash.sglang.pairing.configs import draft_facts
-from support.pairing import WORKED
-from support.pairing import DATA, load
+from specdash.sglang.pairing.probe import PROBE_SCRIPT, probe_request, run_probe_batch
 
 FAKE = DATA / "fake_sglang"
 ORACLE_DIR = Path.home() / ".cache" / "specdash-oracle"
@@ -138,7 +137,7 @@ async def test_batch_probe_answers_every_request_in_one_process():
     requests = [probe_request(t, draft_facts(d).nested_ids) for t, d in pairs]
     results = await run_probe_batch(fake_host(), requests, python=sys.executable)
     assert len(results) == len(pairs)
-    for (target_cfg, draft_cfg), probe in zip(pairs[:-1], results[:-1]):
+    for (target_cfg, draft_cfg), probe in zip(pairs[:-1], results[:-1], strict=False):
         assert probe["ok"], probe
         assert probe["captured"] == analyze_pairing(target_cfg, draft_cfg, sglang_version="0.5.23").captured_boundaries
     assert not results[-1]["ok"]
@@ -147,7 +146,7 @@ async def test_batch_probe_answers_every_request_in_one_process():
 def oracle_agreement(results, pairs) -> tuple[int, list]:
     """(pairs that agree, disagreements) between probe results and the 0.5.23 rules."""
     agree, disagreements = 0, []
-    for (name, target_cfg, draft_cfg), probe in zip(pairs, results):
+    for (name, target_cfg, draft_cfg), probe in zip(pairs, results, strict=False):
         rules = analyze_pairing(target_cfg, draft_cfg, sglang_version="0.5.23").captured_boundaries
         if probe.get("ok") and probe["captured"] == rules:
             agree += 1
@@ -221,7 +220,7 @@ async def test_real_sglang_sweep_over_every_capture_architecture(oracle_env):
         drafts = [{"architectures": ["LlamaForCausalLMEagle3"], "hidden_size": 1024,
                    **({"eagle_config": {"eagle_aux_hidden_state_layer_ids": ids}} if ids is not None else {})}
                   for ids in id_sets]
-        return [(f"{arch} {ids}", target, d) for ids, d in zip(id_sets, drafts)]
+        return [(f"{arch} {ids}", target, d) for ids, d in zip(id_sets, drafts, strict=False)]
 
     remaining = sorted(TARGET_CAPTURE_FAMILY)
     agree = total = 0

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from support.pairing import eagle3_tensors, header_of, load
 from textual.app import App, ComposeResult
 
 from specdash.app.pairing import PairingView
 from specdash.sglang.pairing import analyze_pairing
-from support.pairing import eagle3_tensors, header_of, load
 
 
 class PairingApp(App):

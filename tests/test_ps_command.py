@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
-from support.gpu import FakeGpuState, reap_group, run_specdash as specdash, spawn_orphans
+from support.gpu import FakeGpuState, reap_group, spawn_orphans
+from support.gpu import run_specdash as specdash
 
 
 def test_ps_json_lists_gpus_and_classified_orphans(tmp_path):

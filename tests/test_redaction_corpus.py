@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from redaction_corpus import NAMED_POSITIONS, SECRETS, cases
+
 from specdash.session.recorder import Recorder
 from specdash.text.redaction import REDACTED, is_secret_name, redact_text
 

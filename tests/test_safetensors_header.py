@@ -7,9 +7,9 @@ import json
 import struct
 
 import pytest
+from support.pairing import eagle3_tensors
 
 from specdash.sglang.pairing import SafetensorsHeaderError, build_safetensors_bytes, read_safetensors_header
-from support.pairing import eagle3_tensors, header_of
 
 
 def test_header_round_trip_reads_only_the_header_prefix():

@@ -10,8 +10,10 @@ import pathlib
 import signal
 
 import pytest
+from support.double import harness
 
 from specdash.hosts.local import LocalHost
+from specdash.logs.startup import PHASES
 from specdash.server import (
     RunHandle,
     ServerState,
@@ -25,10 +27,7 @@ from specdash.server import (
     stop,
     wait_for_state,
 )
-from specdash.logs.startup import PHASES
 from specdash.sglang.command_edit import launch_port
-
-from support.double import harness
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import subprocess
 import sys
-import zlib
 
 import pytest
 

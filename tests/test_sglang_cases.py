@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from specdash.sglang.validate import validate_command
 
 CASES = Path(__file__).parent / "data" / "cases"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.pilot import wait_until
 
 import specdash.app.main as app_main
 from specdash.app.main import SpecdashApp
@@ -20,7 +21,6 @@ from specdash.hosts.local import LocalHost
 from specdash.hosts.tail import lines_before, read_range
 from specdash.logs.analyzer import LogAnalyzer
 from specdash.logs.line_index import LineIndex
-from support.pilot import wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()

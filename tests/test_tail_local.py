@@ -7,9 +7,11 @@ import os
 import time
 from pathlib import Path
 
+from support.tail import collect_until as _collect_until
+from support.tail import lines_of as _lines
+
 from specdash.hosts.local import LocalHost
 from specdash.hosts.tail import LogFollower, TailLines, TailMarker, TailPartial
-from support.tail import collect_until as _collect_until, lines_of as _lines
 
 DATA = Path(__file__).parent / "data" / "sglang-log-formats.txt"
 
@@ -177,7 +179,7 @@ async def test_each_line_carries_its_start_offset_also_after_a_line_cut_at_the_l
     await follower.aclose()
     content = log.read_bytes()
     batches = [ev for ev in events if isinstance(ev, TailLines)]
-    pairs = [(offset, line) for ev in batches for offset, line in zip(ev.offsets, ev.lines)]
+    pairs = [(offset, line) for ev in batches for offset, line in zip(ev.offsets, ev.lines, strict=False)]
     assert all(len(ev.offsets) == len(ev.lines) for ev in batches)
     assert any(len(line) >= MAX_LINE_BYTES for _, line in pairs)  # the cut happened
     for offset, line in pairs:

@@ -3,14 +3,14 @@ rewrite outgrows the old size inside one poll, a deleted log."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 
 import pytest
+from support.tail import collect_until as _collect_until
+from support.tail import lines_of as _lines
 
 from specdash.hosts.local import LocalHost
 from specdash.hosts.tail import LogFollower, TailMarker
-from support.tail import collect_until as _collect_until, lines_of as _lines
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from specdash.cli import main
 from support.pairing import eagle3_tensors, load, write_model_dir
+
+from specdash.cli import main
 
 
 def command(target, draft) -> list[str]:

@@ -26,13 +26,13 @@ from specdash.app.deferred_tabs import (
     deferred_class,
 )
 from specdash.app.gc_policy import apply_streaming_gc_policy
-from specdash.app.palette import PaneActions
 from specdash.app.gpus.pane import GpuPane
-from specdash.app.log.pane import LogPane
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
+from specdash.app.log.pane import LogPane
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
 from specdash.app.modals.server_chooser import ServerChooserScreen
+from specdash.app.palette import PaneActions
 from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
 from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar

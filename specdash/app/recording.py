@@ -164,7 +164,7 @@ class RecordingMixin(_Base):
             self._rec_lines_seen = 0
         self._rec_line_offsets.extend(offsets)
         self._rec_lines_seen += len(texts)
-        self._record(LogEvent(lines=[[o, t] for o, t in zip(offsets, texts)], source=source))
+        self._record(LogEvent(lines=[[o, t] for o, t in zip(offsets, texts, strict=False)], source=source))
 
     def _offset_of_line(self, line: Any) -> int | None:
         """Byte offset of the followed file's 1-based line ``line`` when it is among the lines kept, else None."""

@@ -11,9 +11,9 @@ secondary, accent, warning, error, success, foreground, background, surface, pan
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Iterator
 
 import yaml
 from textual.theme import Theme

@@ -20,7 +20,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from specdash.bench.results import RequestResult
 

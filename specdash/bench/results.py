@@ -59,7 +59,7 @@ class RequestResult:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "RequestResult":
+    def from_dict(cls, data: dict) -> RequestResult:
         """Inverse of :meth:`to_dict` (unknown keys ignored)."""
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
@@ -128,7 +128,7 @@ class RunResult:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "RunResult":
+    def from_dict(cls, data: dict) -> RunResult:
         """Inverse of :meth:`to_dict`."""
         kwargs = dict(data)
         for key in ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms"):

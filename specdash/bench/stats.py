@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 
 def percentile(values: Sequence[float], pct: float) -> float | None:
@@ -46,7 +47,7 @@ class Distribution:
     max: float | None
 
     @classmethod
-    def of(cls, values: Iterable[float]) -> "Distribution":
+    def of(cls, values: Iterable[float]) -> Distribution:
         """Summarise ``values`` (any iterable of floats)."""
         data = list(values)
         if not data:
@@ -69,7 +70,7 @@ class Distribution:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Distribution":
+    def from_dict(cls, data: dict) -> Distribution:
         """Inverse of :meth:`to_dict`."""
         values: dict[str, Any] = {f.name: data.get(f.name) for f in dataclasses.fields(cls)}
         return cls(**values)
@@ -109,7 +110,7 @@ class RepeatSpread:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "RepeatSpread":
+    def from_dict(cls, data: dict) -> RepeatSpread:
         """Inverse of :meth:`to_dict`."""
         kwargs = {f.name: data[f.name] for f in dataclasses.fields(cls)}
         kwargs["values"] = tuple(kwargs["values"])

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import datetime as _dt
+import functools
 import hashlib
 import json
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import httpx
 
@@ -79,7 +80,7 @@ class SweepPoint:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "SweepPoint":
+    def from_dict(cls, data: dict) -> SweepPoint:
         """From a dict as in a sweep YAML file. Raises :class:`SweepError` for unknown keys or a missing name."""
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - names
@@ -119,7 +120,7 @@ class SweepDefinition:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "SweepDefinition":
+    def from_dict(cls, data: dict) -> SweepDefinition:
         """From a parsed YAML/JSON mapping with ``points`` (list) and optional ``repeats``, ``max_rejected``,
         ``ready_timeout_s``, ``unstable_tolerance_pct``. Raises :class:`SweepError` when malformed."""
         if not isinstance(data, dict) or not isinstance(data.get("points"), list) or not data["points"]:
@@ -235,7 +236,7 @@ class PointResult:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "PointResult":
+    def from_dict(cls, data: dict) -> PointResult:
         """Inverse of :meth:`to_dict`."""
         kwargs = dict(data)
         kwargs["point"] = SweepPoint.from_dict(data["point"])
@@ -445,7 +446,7 @@ class SweepResult:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "SweepResult":
+    def from_dict(cls, data: dict) -> SweepResult:
         """Inverse of :meth:`to_dict`. Raises :class:`SweepError` for another checkpoint version."""
         if data.get("version") != CHECKPOINT_VERSION:
             raise SweepError(f"sweep checkpoint version {data.get('version')} is not {CHECKPOINT_VERSION}")

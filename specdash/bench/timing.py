@@ -21,7 +21,7 @@ the request is then marked ``token_counts = "estimated"``.
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from collections.abc import Sequence
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,7 +70,7 @@ def request_timings(
     counts: list[int] = []
     if known:
         last = 0
-        for t, cum in zip(chunk_times_s, chunk_cumulative_tokens):
+        for t, cum in zip(chunk_times_s, chunk_cumulative_tokens, strict=False):
             new = int(cum) - last  # type: ignore[arg-type]
             if new <= 0 and times:
                 continue  # no new token: bench_serving skips the chunk

@@ -91,10 +91,9 @@ def run(args: argparse.Namespace) -> int:
     if args.log and (args.pid is not None or args.server_port is not None):
         raise UsageError("--log names the file to follow; --pid and --server-port choose a server to find it: "
                          "give one of them")
-    from specdash.hosts.target import open_host
-
     from specdash.app.keymap import load_app_config
     from specdash.config import ConfigError
+    from specdash.hosts.target import open_host
 
     try:
         config = load_app_config()  # keymap ids checked too

@@ -58,8 +58,8 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write("\n".join(summary_lines(log)) + "\n")
         return 0
 
-    from specdash.app.themes import available_theme_names
     from specdash.app.keymap import load_app_config
+    from specdash.app.themes import available_theme_names
     from specdash.config import ConfigError
 
     try:

@@ -289,7 +289,7 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     return config
 
 
-def check_keymap(config: Config, binding_ids: "typing.Collection[str]") -> None:
+def check_keymap(config: Config, binding_ids: typing.Collection[str]) -> None:
     """Check that every ``keymap`` key of ``config`` is one of ``binding_ids`` (the app's remappable bindings:
     :func:`specdash.app.keymap.binding_table`). Raises :class:`ConfigError` for the first unknown id, naming the
     file and line and the closest known id (``keymap.gpus.kil: unknown binding id (did you mean 'gpus.kill'?)``)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 #: Benchmark APIs (same names as specdash.bench.workload.APIS).
 WORKLOAD_APIS = ("chat", "completions", "generate")
@@ -35,12 +35,12 @@ class HostConfig:
     ``identity_file``, ``port`` (SSH), ``readonly``, ``launch_profiles`` by name."""
 
     target: str = dataclasses.field(default="", metadata={"required": True})
-    log_path: Optional[str] = None
+    log_path: str | None = None
     python: str = "python3"
-    server_url: Optional[str] = None
-    sglang_version: Optional[str] = None
-    identity_file: Optional[str] = None
-    port: Optional[int] = dataclasses.field(default=None, metadata={"min": 1, "max": 65535})
+    server_url: str | None = None
+    sglang_version: str | None = None
+    identity_file: str | None = None
+    port: int | None = dataclasses.field(default=None, metadata={"min": 1, "max": 65535})
     readonly: bool = False
     launch_profiles: dict[str, LaunchProfile] = dataclasses.field(default_factory=dict)
 
@@ -50,12 +50,12 @@ class WorkloadConfig:
     """A benchmark workload: a shipped ``preset`` name or a prompts ``file`` (ShareGPT JSON/JSONL or text),
     plus the run settings (names as in :class:`specdash.bench.workload.Workload`)."""
 
-    preset: Optional[str] = None
-    file: Optional[str] = None
+    preset: str | None = None
+    file: str | None = None
     api: str = dataclasses.field(default="chat", metadata={"choices": WORKLOAD_APIS})
     num_requests: int = dataclasses.field(default=16, metadata={"min": 1})
-    concurrency: Optional[int] = dataclasses.field(default=4, metadata={"min": 1})
-    request_rate: Optional[float] = dataclasses.field(default=None, metadata={"min": 0})
+    concurrency: int | None = dataclasses.field(default=4, metadata={"min": 1})
+    request_rate: float | None = dataclasses.field(default=None, metadata={"min": 0})
     output_len: int = dataclasses.field(default=256, metadata={"min": 1})
     ignore_eos: bool = True
     temperature: float = dataclasses.field(default=0.0, metadata={"min": 0})
@@ -70,7 +70,7 @@ class SweepPoint:
 
     label: str = dataclasses.field(default="", metadata={"required": True})
     baseline: bool = False
-    flags: dict[str, Union[str, int, float, bool, None]] = dataclasses.field(default_factory=dict)
+    flags: dict[str, str | int | float | bool | None] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -78,7 +78,7 @@ class SweepConfig:
     """A depth sweep: the ``workload`` to run (a name from ``workloads`` or a shipped preset), ``repeats`` per
     point, and the ``configs`` to try (empty: the default baseline + 16/10/5 draft tokens)."""
 
-    workload: Optional[str] = None
+    workload: str | None = None
     repeats: int = dataclasses.field(default=3, metadata={"min": 1})
     configs: list[SweepPoint] = dataclasses.field(default_factory=list)
 
@@ -88,15 +88,15 @@ class Config:
     """The whole config. ``source`` is the file it came from (None: defaults only); ``env_overrides`` lists the
     ``SPECDASH_*`` variables that changed a value; ``key_lines`` where each key is in the file."""
 
-    theme: Optional[str] = None
-    default_host: Optional[str] = None
+    theme: str | None = None
+    default_host: str | None = None
     gpu_interval_s: float = dataclasses.field(default=2.0, metadata={"min": 0.1})
     record: bool = True
     hosts: dict[str, HostConfig] = dataclasses.field(default_factory=dict)
     workloads: dict[str, WorkloadConfig] = dataclasses.field(default_factory=dict)
     sweeps: dict[str, SweepConfig] = dataclasses.field(default_factory=dict)
     keymap: dict[str, str] = dataclasses.field(default_factory=dict)
-    source: Optional[Path] = dataclasses.field(default=None, metadata={"internal": True})
+    source: Path | None = dataclasses.field(default=None, metadata={"internal": True})
     #: line (1-based) of each dotted key in ``source`` (e.g. ``"keymap.gpus.kill"``), for messages about a value
     #: checked after loading
     key_lines: dict[str, int] = dataclasses.field(default_factory=dict, metadata={"internal": True})

@@ -47,7 +47,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from specdash.gpu.model import GpuSnapshot
 from specdash.gpu.proctable import ProcessRow, ProcessTable

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from specdash.gpu.model import GpuSnapshot
 from specdash.gpu.proctable import read_process_table

@@ -4,11 +4,18 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable
+from collections.abc import Iterable
 
 from specdash.gpu.attribution import beyond_baseline, unattributed_mib
-from specdash.gpu.classify import (ClassifiedProcess, classify, classify_holders, crashed_server_members,
-                                   distrust_pids_without_devices, mark_targets, summarize)
+from specdash.gpu.classify import (
+    ClassifiedProcess,
+    classify,
+    classify_holders,
+    crashed_server_members,
+    distrust_pids_without_devices,
+    mark_targets,
+    summarize,
+)
 from specdash.gpu.container import ContainerInfo
 from specdash.gpu.devices import find_holders
 from specdash.gpu.model import GpuSnapshot

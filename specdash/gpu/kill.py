@@ -29,7 +29,7 @@ import logging
 import os
 import signal
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from specdash.gpu.classify import KILLABLE, ORPHAN, SOURCE_DEVICE, SOURCE_GROUP, ClassifiedProcess
 from specdash.gpu.model import GpuSnapshot

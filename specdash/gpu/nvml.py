@@ -6,9 +6,8 @@ calls can stall for seconds when a GPU is wedged or the driver is busy tearing d
 
 from __future__ import annotations
 
-from typing import Any
-
 import time
+from typing import Any
 
 from specdash.gpu.model import GpuInfo, GpuProcess, GpuSnapshot
 

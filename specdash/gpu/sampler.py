@@ -22,7 +22,8 @@ import contextlib
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, AsyncGenerator
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING
 
 from specdash.gpu import smi
 from specdash.gpu.model import GpuSnapshot

@@ -121,7 +121,7 @@ def _rows(text: str, fields: tuple[str, ...]) -> list[dict[str, str]]:
         parts = line.split(", ", len(order) - 1)
         if len(parts) != len(order):
             continue  # e.g. "Unable to determine the device handle for GPU ...": not a data row
-        rows.append(dict(zip(order, (p.strip() for p in parts))))
+        rows.append(dict(zip(order, (p.strip() for p in parts), strict=False)))
     return rows
 
 

@@ -16,8 +16,7 @@ import dataclasses
 import enum
 import logging
 import time
-from typing import AsyncGenerator, AsyncIterator, Callable
-
+from collections.abc import AsyncGenerator, Callable
 
 _log = logging.getLogger(__name__)
 
@@ -130,7 +129,7 @@ class Host(abc.ABC):
     def __init__(self) -> None:
         self._status = ConnectionStatus(ConnState.CONNECTING)
         self._listeners: list[StateListener] = []
-        self._status_waiters: list["asyncio.Future[None]"] = []
+        self._status_waiters: list[asyncio.Future[None]] = []
 
     # -- connection state -------------------------------------------------------------------------
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from typing import AsyncGenerator
+from collections.abc import AsyncGenerator
 
 from specdash.hosts.base import CommandResult, ConnectionStatus, ConnState, Host
 from specdash.hosts.wrapper import wrap_command

@@ -28,8 +28,9 @@ import os
 import signal
 import socket
 import time
+from collections.abc import AsyncGenerator
 from pathlib import Path
-from typing import Any, AsyncGenerator, AsyncIterator, cast
+from typing import Any, cast
 
 import asyncssh
 

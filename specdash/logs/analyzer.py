@@ -13,7 +13,8 @@ and the crash reason when crashed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -21,15 +22,31 @@ if TYPE_CHECKING:
 from specdash.logs.findings import Finding, FindingsEngine
 from specdash.logs.metrics import LiveMetrics
 from specdash.logs.parser import LogParser, ParsedLine
-from specdash.logs.startup import PHASES, StartupHistory, StartupTracker
-from specdash.logs.state import ServerState
 
 # LineKind members as module constants (an Enum attribute lookup costs ~10x a global), shared with startup.py
 from specdash.logs.startup import (  # noqa: E402
-    _K_capacity, _K_decode, _K_dist_begin, _K_dist_end, _K_graph_begin, _K_graph_end, _K_graph_progress, _K_http,
-    _K_kv_cache, _K_override, _K_plain, _K_prefill, _K_ready, _K_server_args, _K_timings, _K_weights_begin,
+    PHASES,
+    StartupHistory,
+    StartupTracker,
+    _K_capacity,
+    _K_decode,
+    _K_dist_begin,
+    _K_dist_end,
+    _K_graph_begin,
+    _K_graph_end,
+    _K_graph_progress,
+    _K_http,
+    _K_kv_cache,
+    _K_override,
+    _K_plain,
+    _K_prefill,
+    _K_ready,
+    _K_server_args,
+    _K_timings,
+    _K_weights_begin,
     _K_weights_end,
 )
+from specdash.logs.state import ServerState
 
 _LABELS = dict(PHASES)
 #: The running phase in words, for the stall finding.

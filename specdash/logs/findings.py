@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Callable, Deque
+from typing import Any
 
 from specdash.logs.explain import explain_crash, explain_oom, explain_override, traceback_component
 from specdash.logs.metrics import DecodeSample, LiveMetrics
@@ -120,7 +121,7 @@ class FindingsEngine:
         #: the line that opened a crash report whose exception line has not come yet, and its traceback group
         self._open: ParsedLine | None = None
         self._open_group = 0
-        self._retracts: Deque[tuple[datetime | None, int]] = collections.deque(maxlen=1000)
+        self._retracts: collections.deque[tuple[datetime | None, int]] = collections.deque(maxlen=1000)
         self._retract_total = 0
         self._first_ts: datetime | None = None
         self._crashed = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import posixpath
 import time
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from specdash.hosts.base import Host
 from specdash.server.launch import launch

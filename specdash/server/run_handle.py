@@ -52,7 +52,7 @@ class RunHandle:
         return json.dumps(dataclasses.asdict(self))
 
     @classmethod
-    def from_json(cls, text: str) -> "RunHandle":
+    def from_json(cls, text: str) -> RunHandle:
         """Inverse of :meth:`to_json`. Raises ValueError/TypeError/KeyError on malformed text."""
         return cls(**json.loads(text))
 

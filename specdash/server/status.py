@@ -9,7 +9,7 @@ probe of ``/health`` and ``/server_info`` (``/get_server_info`` before 2026).
 from __future__ import annotations
 
 import dataclasses
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from specdash.hosts.base import Host, quote
 from specdash.logs.state import ServerState, read_log_tail

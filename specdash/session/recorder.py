@@ -45,8 +45,9 @@ import re
 import threading
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from specdash.session.events import EVENT_TYPES, Event, HeaderEvent, make_event
 from specdash.text.redaction import redact_text, redact_value
@@ -382,7 +383,7 @@ class Recorder:
         """True after :meth:`close`."""
         return self._closed
 
-    def __enter__(self) -> "Recorder":
+    def __enter__(self) -> Recorder:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -22,7 +22,8 @@ import bisect
 import collections
 import dataclasses
 import time
-from typing import Any, AsyncIterator, Awaitable, Callable, Union
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Union
 
 from specdash.session.events import Event, FindingEvent, UnknownEvent
 from specdash.session.reader import SessionLog
@@ -64,7 +65,7 @@ def format_clock(seconds: float) -> str:
     return f"{whole // 3600:02d}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
-Waiter = Callable[[Union[float, None], asyncio.Event], Awaitable[None]]
+Waiter = Callable[[float | None, asyncio.Event], Awaitable[None]]
 
 
 async def _real_wait(timeout_s: float | None, wake: asyncio.Event) -> None:

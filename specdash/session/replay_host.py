@@ -5,7 +5,7 @@ The panes are fed from the session's events instead (see :class:`specdash.sessio
 
 from __future__ import annotations
 
-from typing import AsyncGenerator
+from collections.abc import AsyncGenerator
 
 from specdash.hosts.base import CommandResult, ConnectionStatus, ConnState, Host, HostError
 from specdash.session.reader import SessionLog

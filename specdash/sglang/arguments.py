@@ -82,7 +82,7 @@ class Unresolved(str):
 
     names: tuple[str, ...]
 
-    def __new__(cls, typed: str, names: tuple[str, ...]) -> "Unresolved":
+    def __new__(cls, typed: str, names: tuple[str, ...]) -> Unresolved:
         obj = super().__new__(cls, typed)
         obj.names = names
         return obj

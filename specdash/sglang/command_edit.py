@@ -16,7 +16,8 @@ release (``Profile.flag_release``, e.g. ``"0.5.23"``); ``None`` means the newest
 from __future__ import annotations
 
 import shlex
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from specdash.sglang.arguments import Occurrence, ParsedArguments, parse_arguments
 from specdash.sglang.command import LaunchCommand, parse_command

@@ -18,7 +18,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from specdash.severity import SEVERITIES as _ALL, severity_rank
+from specdash.severity import SEVERITIES as _ALL
+from specdash.severity import severity_rank
 
 #: The validator's severities (:mod:`specdash.severity` without ``success``), most severe first.
 SEVERITIES = tuple(s for s in _ALL if s != "success")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Iterable
+from collections.abc import Iterable
 
 from specdash.sglang.arguments import parse_arguments
 from specdash.sglang.command import parse_command
@@ -149,7 +149,7 @@ def _batch_renames(text: str, edits: list[Edit], release: str) -> str | None:
             else:
                 splices.append((occ.words[0].start, occ.words[0].end, str(edit.option)))
     splices.sort()
-    for (s1, e1, _), (s2, _, _) in zip(splices, splices[1:]):
+    for (_s1, e1, _), (s2, _, _) in zip(splices, splices[1:], strict=False):
         if s2 < e1:
             return None
     for start, end, new in reversed(splices):

@@ -243,7 +243,7 @@ def _spec_from_json(entry: dict, dumped: bool) -> FlagSpec:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_table(release: str) -> FlagTable:
     """The :class:`FlagTable` of a shipped release (see ``versions.FLAG_TABLE_RELEASES``).
 

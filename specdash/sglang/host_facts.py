@@ -19,7 +19,7 @@ import posixpath
 import weakref
 from typing import Any
 
-from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, quote
+from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError
 from specdash.sglang.versions import version_command
 
 #: Config files larger than this (bytes) are not configs.
@@ -121,7 +121,7 @@ class HostFacts:
         return await self.read_json(split_model_path(model_path)[1], what)
 
 
-_FACTS: "weakref.WeakKeyDictionary[Host, HostFacts]" = weakref.WeakKeyDictionary()
+_FACTS: weakref.WeakKeyDictionary[Host, HostFacts] = weakref.WeakKeyDictionary()
 
 
 def facts_for(host: Host) -> HostFacts:

@@ -18,8 +18,7 @@ from specdash.sglang.command import LaunchCommand, parse_command
 from specdash.sglang.diagnostics import SEVERITY_RANK, Diagnostic, Edit, Fix
 from specdash.sglang.flags import load_table
 from specdash.sglang.known_issues import match_command as match_known_issues
-from specdash.sglang.rules import (Context, advice, argparse_level, backends, launch_checks, parallel, shell,
-                                   speculative)
+from specdash.sglang.rules import Context, advice, argparse_level, backends, launch_checks, parallel, shell, speculative
 from specdash.sglang.rules.advice import check_pairing
 from specdash.sglang.versions import CURRENT_RELEASE, Profile, is_version, profile_notice, profile_or_newest
 
@@ -112,7 +111,7 @@ def _initial_values(table, typed: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _defaults(table) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for spec in table.specs:

@@ -41,7 +41,8 @@ under secret keys (``{"env": {"HF_TOKEN": "x"}}``). Both are pure and idempotent
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 REDACTED = "<redacted>"
 

@@ -129,7 +129,7 @@ def poll_until(predicate, timeout_s: float = 5.0) -> bool:
     return predicate()
 
 
-def run_specdash(state: "FakeGpuState | None", *args: str, env: dict | None = None, stdin: str | None = None):
+def run_specdash(state: FakeGpuState | None, *args: str, env: dict | None = None, stdin: str | None = None):
     """``python -m specdash ARGS`` with the fake nvidia-smi of ``state`` on PATH (or ``env``); the CompletedProcess."""
     env = env or (state.env() if state else dict(os.environ))
     return subprocess.run([sys.executable, "-m", "specdash", *args], env=env, capture_output=True, text=True,

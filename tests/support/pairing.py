@@ -4,10 +4,9 @@ examples of docs/pairing.md."""
 from __future__ import annotations
 
 import json
-import struct
 from pathlib import Path
 
-from specdash.sglang.pairing import SafetensorsHeaderError, build_safetensors_bytes, read_safetensors_header
+from specdash.sglang.pairing import build_safetensors_bytes, read_safetensors_header
 
 DATA = Path(__file__).parent.parent / "data" / "pairing"
 

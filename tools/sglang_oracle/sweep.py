@@ -158,7 +158,7 @@ def main() -> int:
         results = run_oracle(cases, python)
         agree, bad = compare_all(cases, results)
     print(f"agreement: {agree}/{len(cases)} = {100.0 * agree / len(cases):.1f} %")
-    for case, diffs, result in bad:
+    for case, diffs, _result in bad:
         print(" ".join(case["argv"][2:]))
         for d in diffs:
             print(f"    {d.field}: specdash={d.specdash!r} sglang={d.sglang!r}")

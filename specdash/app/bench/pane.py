@@ -19,7 +19,8 @@ better accept-length source exists); ``sweep_definition``; ``bench_overrides`` (
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -30,7 +31,6 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, ProgressBar, Select, Static
 from textual_plotext import PlotextPlot
 
-from specdash.app.readonly_keys import hidden
 from specdash.app.bench.render import (
     RUN_COLUMNS,
     SWEEP_COLUMNS,
@@ -39,6 +39,7 @@ from specdash.app.bench.render import (
     run_row,
     sweep_row,
 )
+from specdash.app.readonly_keys import hidden
 from specdash.app.styles import load_tcss
 from specdash.bench.acceptance import low_acceptance_warning
 from specdash.bench.results import RunResult

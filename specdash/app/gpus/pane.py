@@ -21,9 +21,9 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
-from specdash.app.readonly_keys import hidden, refusal_text
 from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.gpus.render import CLASS_VARIABLE, devices_markup, summary_markup
+from specdash.app.readonly_keys import hidden, refusal_text
 from specdash.app.styles import load_tcss
 from specdash.gpu.classify import ClassifiedProcess
 from specdash.gpu.container import ContainerInfo, detect_container
@@ -130,7 +130,7 @@ class GpuPane(Widget, can_focus=False):
         else:
             self._set_status("replay: showing recorded GPU samples")
 
-    def focus(self, scroll_visible: bool = True) -> "GpuPane":
+    def focus(self, scroll_visible: bool = True) -> GpuPane:
         """Focus the process table (the pane itself takes no focus)."""
         self.query_one(DataTable).focus(scroll_visible)
         return self

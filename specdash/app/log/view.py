@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable, Iterable
 from math import ceil
-from typing import Callable, Iterable
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -473,7 +473,7 @@ class LogView(ScrollView, can_focus=True):
         else:
             search = pattern.search
             base = self._base
-            self._view = [base + i for i, (t, k) in enumerate(zip(self._texts, self._kinds))
+            self._view = [base + i for i, (t, k) in enumerate(zip(self._texts, self._kinds, strict=False))
                           if k is LineKind.marker or search(t) is not None]
         self._rebuild_wrap()
         self._apply_geometry()

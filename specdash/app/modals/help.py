@@ -11,7 +11,6 @@ from textual.widgets import Static
 
 from specdash.app.styles import load_tcss
 
-
 _KEY_NAMES = {"slash": "/", "question_mark": "?", "left_square_bracket": "[", "right_square_bracket": "]",
               "left_curly_bracket": "{", "right_curly_bracket": "}", "plus": "+", "minus": "-", "escape": "esc"}
 

@@ -13,18 +13,18 @@ Core only (no Textual). Entry points:
 Facts: ``docs/pairing.md`` and the SGLang 0.5.23 model files (see :mod:`.layer_rules`).
 """
 
+from specdash.sglang.diagnostics import Diagnostic
 from specdash.sglang.pairing.analyze import KNOWN_ALGORITHMS, analyze_pairing
 from specdash.sglang.pairing.layer_rules import NEWEST_KNOWN_VERSION, CaptureRule, parse_version, rule_for
 from specdash.sglang.pairing.loader import PairInputs, PairLoadError, load_pair_from_host
 from specdash.sglang.pairing.probe import PROBE_SCRIPT, parse_probe_output, probe_command, run_probe
-from specdash.sglang.diagnostics import Diagnostic
 from specdash.sglang.pairing.report import LayerMap, LayerMapRow, PairingReport
-from specdash.sglang.pairing.service import PairingService
 from specdash.sglang.pairing.safetensors_header import (
     SafetensorsHeaderError,
     build_safetensors_bytes,
     read_safetensors_header,
 )
+from specdash.sglang.pairing.service import PairingService
 
 __all__ = [
     "KNOWN_ALGORITHMS", "NEWEST_KNOWN_VERSION", "PROBE_SCRIPT", "CaptureRule", "Diagnostic", "LayerMap",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from specdash.sglang.diagnostics import Diagnostic
 from specdash.sglang.pairing.architectures import capture_family
 from specdash.sglang.pairing.checks import ALL_CHECKS, PairContext
 from specdash.sglang.pairing.configs import draft_facts, target_facts
@@ -9,13 +10,12 @@ from specdash.sglang.pairing.conventions import describe_boundaries, guess_conve
 from specdash.sglang.pairing.layer_map import build_layer_map
 from specdash.sglang.pairing.layer_rules import (
     NEWEST_KNOWN_VERSION,
+    era_label,
     is_newer_than_known,
     parse_version,
-    era_label,
     representative_versions,
     rule_for,
 )
-from specdash.sglang.diagnostics import Diagnostic
 from specdash.sglang.pairing.report import PairingReport, pairing_diagnostic, sort_diagnostics
 from specdash.sglang.pairing.safetensors_header import draft_tensors
 

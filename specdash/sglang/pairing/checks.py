@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from specdash.sglang.diagnostics import Diagnostic
 from specdash.sglang.pairing.architectures import (
     EAGLE3_DRAFT_ARCHS,
     EAGLE3_DRAFT_ARCHS_SOME_BUILDS,
@@ -20,7 +21,6 @@ from specdash.sglang.pairing.architectures import (
 from specdash.sglang.pairing.configs import DraftFacts, TargetFacts
 from specdash.sglang.pairing.conventions import ConventionGuess, describe_boundaries, guess_convention
 from specdash.sglang.pairing.layer_rules import CaptureRule, rule_for
-from specdash.sglang.diagnostics import Diagnostic
 from specdash.sglang.pairing.report import Severity, pairing_diagnostic
 from specdash.sglang.pairing.safetensors_header import DraftTensors
 
@@ -390,7 +390,7 @@ def check_id_convention(ctx: PairContext) -> list[Diagnostic]:
 
 
 def _offset_words(captured: list[int], trained: list[int]) -> str:
-    deltas = {c - t for c, t in zip(sorted(captured), sorted(trained))}
+    deltas = {c - t for c, t in zip(sorted(captured), sorted(trained), strict=False)}
     if len(deltas) == 1:
         delta = deltas.pop()
         return f"{abs(delta)} block{'s' if abs(delta) != 1 else ''} too {'deep' if delta > 0 else 'shallow'}"

@@ -23,7 +23,7 @@ class _Placeholder:
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"sgl_kernel stand-in: {self._name} was called during argument resolution")
 
-    def __getattr__(self, item: str) -> "_Placeholder":
+    def __getattr__(self, item: str) -> _Placeholder:
         return _Placeholder(f"{self._name}.{item}")
 
     def __mro_entries__(self, bases):
