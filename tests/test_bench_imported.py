@@ -374,3 +374,18 @@ def test_vllm_lines_printed_before_the_result_block_belong_to_it():
     assert result.records[0].config == {"concurrency": 4} and result.records[0].settings["request_rate"] == "inf"
     cut = only(text.replace("Maximum request concurrency: 4\n", "Maximum request concurrency: 4"))
     assert "concurrency" not in cut.records[0].config or cut.records[0].config["concurrency"] == 4
+
+
+def test_a_servers_own_metrics_log_lines_are_not_benchmark_reports():
+    """vLLM's SpecDecoding metrics and SGLang's timestamped lines are server log content (the log reader's), not a
+    pasted benchmark: `scan` must not turn them into benchmark results."""
+    text = (
+        "(APIServer pid=8998) INFO 08-06 09:48:40 [metrics.py:100] SpecDecoding metrics: Mean acceptance length: "
+        "2.67, Accepted throughput: 2.94 tokens/s, Drafted throughput: 8.80 tokens/s\n"
+        "INFO 08-06 09:48:41 [metrics.py:100] Avg generation throughput: 55.0 tokens/s, accept length: 1.6\n"
+        "[2026-07-09 03:12:44 TP0] speed: 56.8 token/s, accept length: 1.6\n"
+    )
+    assert find_results(text) == []
+    # the same report pasted on its own is one
+    (result,) = find_results("speed: 56.8 token/s\naccept length: 1.6\n")
+    assert result.records[0].metrics["output_tokens_per_s"] == 56.8

@@ -23,6 +23,11 @@ TOOL = "one-line report"
 
 
 _SPEED_HINT = re.compile(r"(?:speed|throughput)\s*:")
+#: a server's own log line (SGLang ``[2025-01-01 10:00:00 TP0] ...``, vLLM ``(APIServer pid=8998) INFO 08-06
+#: 09:48:40 [metrics.py:100] SpecDecoding metrics: Mean acceptance length: 2.67, ...``): log content for the log
+#: reader, never a benchmark report
+_SERVER_LOG_LINE = re.compile(r"^\s*(?:\(\w+ pid=\d+\)\s*)?(?:\[\d{4}-\d{2}-\d{2}[ T]\d|"
+                              r"(?:INFO|WARNING|DEBUG|ERROR)\s+\d{2}-\d{2} \d{2}:\d{2}:\d{2})")
 
 
 def _read(text: str, cut: bool) -> dict[str, str]:
@@ -44,7 +49,7 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
     record: ImportedRecord | None = None
     first = last = 0
     for index, text in enumerate(lines):
-        if len(text) > 400 or ("/s" not in text and "ength" not in text):
+        if len(text) > 400 or ("/s" not in text and "ength" not in text) or _SERVER_LOG_LINE.match(text):
             values = {}
         else:
             values = _read(text, index >= complete)
