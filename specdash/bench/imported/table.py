@@ -36,9 +36,12 @@ for _names, _key, _kind in (
       "avg accept length", "mean accept length", "average accept length", "accepted length"),
      "accept_length", "metric"),
     (("accept rate", "acceptance rate", "accept_rate", "acc rate"), "accept_rate", "metric"),
-    (("tpot", "mean tpot", "median tpot", "avg tpot", "time per output token"), "tpot_ms.mean", "metric"),
-    (("itl", "mean itl", "median itl", "inter-token latency"), "itl_ms.mean", "metric"),
-    (("ttft", "mean ttft", "median ttft", "time to first token"), "ttft_ms.mean", "metric"),
+    (("tpot", "mean tpot", "avg tpot", "time per output token"), "tpot_ms.mean", "metric"),
+    (("itl", "mean itl", "inter-token latency"), "itl_ms.mean", "metric"),
+    (("ttft", "mean ttft", "time to first token"), "ttft_ms.mean", "metric"),
+    (("median tpot", "p50 tpot"), "tpot_ms.p50", "metric"),
+    (("median itl", "p50 itl"), "itl_ms.p50", "metric"),
+    (("median ttft", "p50 ttft"), "ttft_ms.p50", "metric"),
     (("throughput", "output throughput", "output token throughput", "output tok/s", "tok/s", "tokens/s",
       "token/s", "speed", "decode throughput", "gen throughput", "output_throughput"),
      "output_tokens_per_s", "metric"),
@@ -70,7 +73,9 @@ def _header(cell: str) -> tuple[str, str, str] | None:
         return None
     key, kind = spec
     unit = units
-    if key.endswith("_ms.mean") and re.search(r"\bs\b|sec", units) and "ms" not in units:
+    if key == "output_tokens_per_s" and re.search(r"\breq", units):  # "Throughput (req/s)" counts requests
+        key = "requests_per_s"
+    if re.search(r"_ms\.(mean|p50)$", key) and re.search(r"\bs\b|sec", units) and "ms" not in units:
         unit = "s"
     if key == "accept_rate" and ("%" in cell):
         unit = "%"
