@@ -29,3 +29,42 @@ def test_table_median_tpot_column_is_not_called_a_mean():
     assert "TPOT mean" not in shown and "TTFT mean" not in shown
     assert "TPOT median 9.00 ms" in shown
     assert "TTFT median 120" in shown
+
+
+def _serving_block(concurrency: int, accept_length: str | None) -> str:
+    rows = [("Backend:", "sglang"), ("Traffic request rate:", "inf"), ("Max request concurrency:", str(concurrency)),
+            ("Successful requests:", "16"), ("Benchmark duration (s):", "40.00"), ("Total input tokens:", "0"),
+            ("Total generated tokens:", "8192"), ("Total generated tokens (retokenized):", "0"),
+            ("Request throughput (req/s):", "0.40"), ("Input token throughput (tok/s):", "0.00"),
+            ("Output token throughput (tok/s):", "204.80"), ("Total token throughput (tok/s):", "204.80"),
+            ("Concurrency:", "0.90")]
+    if accept_length:
+        rows.append(("Accept length:", accept_length))
+    return ("\n{:=^50}\n".format(" Serving Benchmark Result ") + "".join(f"{a:<40} {b:<10}\n" for a, b in rows)
+            + "=" * 50 + "\n")
+
+
+def test_bench_speculative_capture_with_its_server_output_between_start_and_finish():
+    """bench_speculative prints the server log and bench_serving's result blocks (warm-up and run, with its dummy
+    tokenizer: retokenized 0) between each Start line and its Finish line."""
+    text = ""
+    for i, (steps, topk, ndt, al, step) in enumerate(((0, 0, 0, None, "10.00"), (3, 1, 4, "2.80", "12.50"))):
+        text += f"Start i={i}: batch_size=1, steps={steps}, topk={topk}, num_draft_tokens={ndt}\n"
+        text += "[2025-08-12 16:25:00] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16\n"
+        text += _serving_block(1, al) + _serving_block(1, al)
+        speed = f"{float(al or 1) / float(step) * 1000:.2f}"
+        text += (f"Finish i={i}: batch_size=1, steps={steps}, topk={topk}, num_draft_tokens={ndt}, "
+                 f"speed={speed} token/s, step_time={step} ms\n")
+    results = find_results(text)
+    shown = "\n".join(result_text(r) for r in results)
+    assert "no Finish line" not in shown
+    assert "retokenizes to 0" not in shown
+    spec = [r for r in results if r.tool == "sglang bench_speculative"]
+    assert sorted(rec.settings["config_index"] for r in spec for rec in r.records) == [0, 1]
+
+
+def test_bench_speculative_start_without_any_finish_is_still_reported():
+    text = ("Start i=0: batch_size=1, steps=3, topk=1, num_draft_tokens=4\n"
+            "[2025-08-12 16:25:00] Load weight end. type=LlamaForCausalLM\n"
+            "Traceback (most recent call last):\n")
+    assert "configuration i=0 started (line 1) but has no Finish line" in result_text(only(text))
