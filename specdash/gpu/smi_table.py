@@ -20,6 +20,9 @@ a row cut before its ``Type`` column is not read at all, since its PID may be cu
 columns are taken in the order nvidia-smi's own documentation uses (``pid`` before ``used_memory``) and a note says
 so; GPU memory without a header is read only from values with units (the smaller is used, the larger total).
 
+Two or more tables in one paste (a "before / after" pair, a ``watch nvidia-smi`` capture) are snapshots of one
+machine at different times: only the last is read, and a note names the lines of all of them.
+
 Never raises for any text. Field meanings: ``nvidia-smi --help-query-gpu`` / ``--help-query-compute-apps``.
 """
 
@@ -188,6 +191,8 @@ def _parse_table(lines: list[str], out: PastedSmi) -> None:
     pending: PastedGpu | None = None  # a GPU row 1 waiting for its memory row
     seen_table = False
     in_processes_rows = False
+    tables: list[int] = []  # the header line of each nvidia-smi table in the paste
+    notes_before = len(out.notes)
     for number, raw in enumerate(lines, 1):
         line = raw.rstrip()
         stripped = line.strip()
@@ -198,6 +203,15 @@ def _parse_table(lines: list[str], out: PastedSmi) -> None:
             continue
         header = _HEADER.search(line)
         if header:
+            if seen_table and (out.gpus or out.processes_listed or out.mig_devices):
+                # another snapshot (a "before / after" paste): one machine at one time is read, the last one
+                tables.append(number)
+                out.gpus, out.mig_devices, out.processes = [], [], []
+                out.processes_listed = out.no_processes = False
+                out.complete, pending, in_processes_rows, section = True, None, False, ""
+                del out.notes[notes_before:]
+            else:
+                tables[:] = [number]
             seen_table = True
             out.smi_version, out.driver_version = header.group(1), header.group(2)
             cuda = header.group(3)
@@ -263,6 +277,9 @@ def _parse_table(lines: list[str], out: PastedSmi) -> None:
         out.complete = False
     if seen_table:
         out.formats.append("table")
+    if len(tables) > 1:
+        out.notes.append(f"the paste holds {len(tables)} nvidia-smi tables (lines {', '.join(map(str, tables))}): "
+                         f"only the last one (line {tables[-1]}) is read; paste one table for another")
     if out.processes_listed and not out.complete:
         out.notes.append("the Processes table is cut (no bottom border): rows after the last one shown may be missing")
 
