@@ -415,7 +415,7 @@ def parse_command(text: str) -> LaunchCommand:
                                              cmd[0].start, w.end, value_word.unresolved))
             continue
         defaults: list[tuple[str, str]] = []
-        expanded_cmd = []
+        expanded_cmd: list[Word] = []
         for w in cmd:
             new, used = _expanded(w, variables)
             defaults.extend(used)
