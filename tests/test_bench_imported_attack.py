@@ -68,3 +68,52 @@ def test_bench_speculative_start_without_any_finish_is_still_reported():
             "[2025-08-12 16:25:00] Load weight end. type=LlamaForCausalLM\n"
             "Traceback (most recent call last):\n")
     assert "configuration i=0 started (line 1) but has no Finish line" in result_text(only(text))
+
+
+SGLANG_BLOCK = """\
+============ Serving Benchmark Result ============
+Backend:                                 sglang-oai
+Traffic request rate:                    inf
+Max request concurrency:                 32
+Successful requests:                     1000
+Benchmark duration (s):                  120.50
+Total input tokens:                      1024000
+Total generated tokens:                  512000
+Total generated tokens (retokenized):    511876
+Request throughput (req/s):              8.30
+Input token throughput (tok/s):          8497.93
+Output token throughput (tok/s):         4248.96
+Total token throughput (tok/s):          12746.89
+Concurrency:                             31.85
+Accept length:                           3.21
+----------------End-to-End Latency----------------
+Mean E2E Latency (ms):                   3837.12
+Median E2E Latency (ms):                 3801.44
+---------------Time to First Token----------------
+Mean TTFT (ms):                          120.33
+Median TTFT (ms):                        98.10
+P99 TTFT (ms):                           541.27
+==================================================
+"""
+LOG_LINE = ("[2025-08-12 16:25:11 TP0] Decode batch. #running-req: 16, #token: 9100, token usage: 0.05, accept len: "
+            "3.49, cuda graph: True, gen throughput (token/s): 1001.02, #queue-req: 0,")
+
+
+def test_server_log_line_printed_inside_the_result_block_does_not_split_it():
+    lines = SGLANG_BLOCK.splitlines()
+    lines.insert(13, LOG_LINE)  # before "Concurrency:"
+    result = only("\n".join(lines) + "\n")
+    (record,) = result.records
+    assert (result.first_line, result.last_line) == (1, 24)
+    assert record.metrics["accept_length"] == 3.21 and record.metrics["ttft_ms.p99"] == 541.27
+    assert "line 14 inside the result block belongs to another program" in result_text(result)
+
+
+def test_a_second_run_after_a_cut_block_is_not_merged_into_it():
+    first = SGLANG_BLOCK.splitlines()[:12]  # cut after the output throughput line
+    second = SGLANG_BLOCK.splitlines()[4:].copy()  # headerless: starts at "Successful requests:"
+    second[1] = "Benchmark duration (s):                  60.25"
+    text = "\n".join(first + ["then with --speculative-num-steps 5:"] + second) + "\n"
+    results = find_results(text)
+    assert [len(r.records) for r in results] == [1, 1]
+    assert [r.records[0].metrics["duration_s"] for r in results] == [120.50, 60.25]
