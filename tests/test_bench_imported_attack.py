@@ -117,3 +117,50 @@ def test_a_second_run_after_a_cut_block_is_not_merged_into_it():
     results = find_results(text)
     assert [len(r.records) for r in results] == [1, 1]
     assert [r.records[0].metrics["duration_s"] for r in results] == [120.50, 60.25]
+
+
+ONE_BATCH_CASE = """\
+batch size: 16
+input_len: 1024
+output_len: 512
+latency: 5.12 s
+input throughput: 20000.00 tok/s
+output throughput: 1650.23 tok/s
+last_ttft: 0.82 s
+last generation throughput: 1710.23 tok/s
+acc_length: 2.85 
+"""
+
+
+def test_bench_one_batch_server_case_is_one_record_with_its_output_throughput():
+    """SGLang bench_one_batch_server's print statements: input throughput (prefill) and last generation
+    throughput (the server's last interval) are not the output throughput."""
+    result = only("$ python3 -m sglang.bench_one_batch_server --batch-size 16\n" + ONE_BATCH_CASE)
+    (record,) = result.records
+    assert result.tool == "sglang bench_one_batch_server" and (result.first_line, result.last_line) == (2, 10)
+    assert record.metrics == {"output_tokens_per_s": 1650.23, "accept_length": 2.85}
+    assert record.config["concurrency"] == 16
+    shown = result_text(result)
+    assert "20000.00" not in shown and "1710.23" not in shown
+
+
+def test_two_bench_one_batch_server_cases_are_two_records():
+    results = find_results(ONE_BATCH_CASE + ONE_BATCH_CASE.replace("batch size: 16", "batch size: 32"))
+    assert [[r.config["concurrency"] for r in result.records] for result in results] == [[16], [32]]
+
+
+def test_server_log_lines_are_not_one_line_reports():
+    text = ("INFO 08-12 16:25:00 [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
+            "throughput: 52.3 tokens/s, Running: 1 reqs\n"
+            "INFO 08-12 16:25:00 [metrics.py:96] SpecDecoding metrics: Mean acceptance length: 2.86, Accepted "
+            "throughput: 37.60 tokens/s, Drafted throughput: 67.80 tokens/s\n")
+    assert find_results(text) == []
+
+
+def test_one_line_reports_still_read():
+    text = ("speed: 56.80 token/s\naccept length: 1.65\n"
+            "#questions: 80, Throughput: 378.57 token/s, Acceptance length: 5.39\n")
+    results = find_results(text)
+    assert [r.records[0].metrics for r in results] == [
+        {"output_tokens_per_s": 56.8, "accept_length": 1.65},
+        {"output_tokens_per_s": 378.57, "accept_length": 5.39, "completed": 80.0}]
