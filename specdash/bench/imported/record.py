@@ -75,7 +75,8 @@ class ImportedRecord:
     ``one-line report``, or ``bench_serving-style output`` when the lines do not say which of the first two);
     ``label``: how the text names this row (a table's first cell) or ``""``; ``line``: 1-based line of the row
     (or of the block's first line); ``baseline``: True when the text marks the row as the run without speculative
-    decoding; ``derived``: values specdash computed from raw ones (same keys as ``metrics``); ``findings``: inconsistencies and sanity checks.
+    decoding; ``derived``: values specdash computed from raw ones (same keys as ``metrics``); ``findings``:
+    inconsistencies and sanity checks.
     """
 
     tool: str
