@@ -44,3 +44,16 @@ def test_quoted_expansion_stays_one_word():
 def test_dropped_last_word_keeps_the_broken_continuation():
     command = parse_command("EXTRA=\n" + LAUNCH + " $EXTRA\n  --tp-size 2\n")
     assert [w.text for w in command.lost_args] == ["--tp-size", "2"]
+
+
+def test_default_stated_as_fact_is_not_certain_when_extra_args_are_unresolved(capsys, monkeypatch):
+    code, out = validate(LAUNCH + " $EXTRA\n", capsys, monkeypatch)
+    line = next(x for x in out.splitlines() if "max-running-requests-default" in x)
+    assert "not certain ($EXTRA may set --max-running-requests); if it does not: max_running_requests = 48" in line
+    assert code == 0
+
+
+def test_default_stated_when_the_whole_command_is_shown(capsys, monkeypatch):
+    code, out = validate(LAUNCH + "\n", capsys, monkeypatch)
+    line = next(x for x in out.splitlines() if "max-running-requests-default" in x)
+    assert "not certain" not in line and "max_running_requests = 48" in line
