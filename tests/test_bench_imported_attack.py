@@ -164,3 +164,18 @@ def test_one_line_reports_still_read():
     assert [r.records[0].metrics for r in results] == [
         {"output_tokens_per_s": 56.8, "accept_length": 1.65},
         {"output_tokens_per_s": 378.57, "accept_length": 5.39, "completed": 80.0}]
+
+
+LAUNCH_EAGLE = ("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm "
+                "EAGLE3 --speculative-draft-model-path x/y --speculative-num-steps 5 --speculative-eagle-topk 8 "
+                "--speculative-num-draft-tokens 32\n")
+
+
+def test_launch_command_depth_is_not_given_to_the_run_without_speculative_decoding():
+    baseline = SGLANG_BLOCK.replace("Accept length:                           3.21\n", "")
+    text = "Without speculative decoding:\n" + baseline + "\nWith EAGLE3:\n" + LAUNCH_EAGLE + SGLANG_BLOCK
+    without, with_spec = (r.records[0] for r in find_results(text))
+    assert without.config.get("speculative_num_steps") is None
+    assert with_spec.config["speculative_num_steps"] == 5
+    shown = result_text(find_results(text)[0])
+    assert "steps 5" not in shown and "no speculative decoding" in shown
