@@ -7,7 +7,8 @@ serve`` command, its ``--speculative-algorithm``, ``--speculative-num-steps``, `
 not state themselves (read with :func:`specdash.sglang.command.parse_command` and the current release's flag
 table; a value from an unset shell variable stays unknown). The records say where it came from
 (``settings["config_source"]`` and an info finding). With two or more launch commands nothing is taken: which one
-produced the output is not known.
+produced the output is not known. A ``bench_serving`` run without an ``Accept length:`` line, in a text where
+another run has one, gets nothing from a speculative command (its server had no speculative decoding).
 """
 
 from __future__ import annotations
