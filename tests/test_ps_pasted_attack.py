@@ -53,3 +53,24 @@ def test_one_table_has_no_snapshot_note():
     shown = pasted_text(parse_pasted_smi(HEADER + gpu(0, 76543) + "\n" + PROCESSES + proc(0, 1, 76530) + BOTTOM))
     assert "nvidia-smi tables" not in shown
     assert "1 GPU; 1 process (1 SGLang worker) holds 74.7 GiB" in shown
+
+
+def test_csv_paste_cut_inside_its_last_number_does_not_state_the_cut_number():
+    text = ("pid, process_name, used_gpu_memory [MiB]\n123456, sglang::scheduler_TP0, 76530\n"
+            "123457, sglang::scheduler_TP1, 7653")  # 76530 cut by the selection, no newline after it
+    shown = pasted_text(parse_pasted_smi(text))
+    assert "7653 " not in shown.replace("76530", "")
+    assert "line 3: the paste ends inside this CSV row (no newline after it): its last value (7653) may be cut" in shown
+    assert "hold at least 74.7 GiB" in shown
+
+
+def test_csv_paste_without_final_newline_but_with_units_is_whole():
+    text = "index, name, memory.used [MiB], memory.total [MiB]\n0, NVIDIA H100 80GB HBM3, 76543 MiB, 81559 MiB"
+    smi = parse_pasted_smi(text)
+    assert [(g.memory_used_mib, g.memory_total_mib) for g in smi.gpus] == [(76543, 81559)]
+    assert smi.notes == []
+
+
+def test_headerless_csv_row_cut_at_the_end_is_not_read():
+    smi = parse_pasted_smi("123456, sglang::scheduler_TP0, 76530 MiB\n123457, sglang::scheduler_TP1, 7653")
+    assert [(p.pid, p.used_mib) for p in smi.processes] == [(123456, 76530)]

@@ -179,7 +179,7 @@ def parse_pasted_smi(text: str) -> PastedSmi:
             out.error = message
     if any(line.lstrip().startswith(("|", "+")) for line in lines):
         _parse_table(lines, out)
-    _parse_csv(lines, out)
+    _parse_csv(lines, out, cut_last=bool(text) and not text.endswith(("\n", "\r")))
     index_of = {g.uuid: g.index for g in out.gpus if g.uuid}
     out.processes = [dataclasses.replace(p, gpu_index=index_of[p.gpu_uuid])
                      if p.gpu_index is None and p.gpu_uuid in index_of else p for p in out.processes]
@@ -334,7 +334,10 @@ def _mib(cell: str) -> int | None:
     return int(float(match.group(1)))
 
 
-def _parse_csv(lines: list[str], out: PastedSmi) -> None:
+def _parse_csv(lines: list[str], out: PastedSmi, cut_last: bool = False) -> None:
+    """``cut_last``: the text does not end with a newline, so its last line may be cut (``7653`` of ``76530 MiB``):
+    that line's last value, when it is a bare number (no unit after it), is not read, nor the line when that value
+    is its PID or its columns are guessed."""
     header: list[str] | None = None
     apps = gpus = False
     guessed = False
@@ -349,6 +352,15 @@ def _parse_csv(lines: list[str], out: PastedSmi) -> None:
         if fields is not None:
             header = fields
             continue
+        # a value that ends with its unit ("76530 MiB", "12 %") is whole; a bare number may have lost digits
+        cut = cut_last and number == len(lines) and not re.search(r"(MiB|%|W|C|\])$", cells[-1])
+        if cut and (header is None or len(cells) != len(header) or header[-1] in ("pid", "index")):
+            out.notes.append(f"line {number}: the paste ends inside this CSV row (no newline after it): not read")
+            continue
+        if cut:
+            out.notes.append(f"line {number}: the paste ends inside this CSV row (no newline after it): its last "
+                             f"value ({cells[-1]}) may be cut and is not read")
+            cells[-1] = ""
         if header is not None:
             if len(cells) < len(header):
                 out.notes.append(f"line {number}: a CSV row with fewer columns than its header: not read")
