@@ -179,3 +179,31 @@ def test_launch_command_depth_is_not_given_to_the_run_without_speculative_decodi
     assert with_spec.config["speculative_num_steps"] == 5
     shown = result_text(find_results(text)[0])
     assert "steps 5" not in shown and "no speculative decoding" in shown
+
+
+VLLM_SPEC = """\
+============ Serving Benchmark Result ============
+Output token throughput (tok/s):         {tps}
+Mean TPOT (ms):                          8.56
+Mean ITL (ms):                           32.06
+---------------Speculative Decoding---------------
+Acceptance rate (%):                     68.80
+Acceptance length:                       3.75
+Drafts:                                  {drafts}
+Draft tokens:                            21856
+Accepted tokens:                         15037
+==================================================
+"""
+
+
+def test_compare_gives_no_verdict_on_token_counts(tmp_path, capsys):
+    from specdash.cli import main
+
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(VLLM_SPEC.format(tps="90.90", drafts=5464))
+    b.write_text(VLLM_SPEC.format(tps="95.00", drafts=6000))
+    assert main(["bench", "compare", f"{a}:1", f"{b}:1"]) == 0
+    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert rows["output_tokens_per_s"][-1] == "B"
+    assert rows["drafts"][-1] == "+9.8%"  # shown, no A/B verdict after it
+    assert rows["draft_tokens"][-1] == "+0.0%"
