@@ -207,3 +207,38 @@ def test_compare_gives_no_verdict_on_token_counts(tmp_path, capsys):
     assert rows["output_tokens_per_s"][-1] == "B"
     assert rows["drafts"][-1] == "+9.8%"  # shown, no A/B verdict after it
     assert rows["draft_tokens"][-1] == "+0.0%"
+
+
+def test_sglang_result_file_with_infinite_rate_is_stored_and_printed_as_strict_json(tmp_path, monkeypatch, capsys):
+    """bench_serving's --output-file line: its default request rate float('inf') is written as Infinity."""
+    import json
+
+    from specdash.cli import main
+
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    line = ('{"backend": "sglang", "request_rate": Infinity, "max_concurrency": 16, "duration": 50.0, '
+            '"completed": 200, "total_output_tokens": 50000, "output_throughput": 1000.0, "accept_length": 3.5}\n')
+    path = tmp_path / "result.jsonl"
+    path.write_text(line)
+    assert main(["bench", "import", "--json", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "not saved" not in captured.err
+
+    def strict(constant: str) -> None:
+        raise ValueError(constant)
+
+    data = json.loads(captured.out, parse_constant=strict)
+    assert len(data["saved"]) == 1
+    assert data["results"][0]["records"][0]["settings"]["request_rate"] == "inf"
+
+
+def test_import_that_cannot_store_exits_1(tmp_path, monkeypatch, capsys):
+    from specdash.cli import main
+
+    blocker = tmp_path / "state"
+    blocker.write_text("a file where the state directory should be")
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(blocker))
+    path = tmp_path / "out.txt"
+    path.write_text(SGLANG_BLOCK)
+    assert main(["bench", "import", str(path)]) == 1
+    assert "results not saved" in capsys.readouterr().err
