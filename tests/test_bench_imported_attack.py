@@ -242,3 +242,14 @@ def test_import_that_cannot_store_exits_1(tmp_path, monkeypatch, capsys):
     path.write_text(SGLANG_BLOCK)
     assert main(["bench", "import", str(path)]) == 1
     assert "results not saved" in capsys.readouterr().err
+
+
+def test_table_row_without_cuda_graph_is_not_the_run_without_speculative_decoding():
+    text = ("| Config | Throughput (tok/s) | Accept length |\n|---|---|---|\n"
+            "| EAGLE3 with CUDA graph | 200.0 | 3.1 |\n| w/o CUDA graph | 150.0 | 3.1 |\n"
+            "| without overlap schedule | 170.0 | 3.1 |\n| w/o spec | 100.0 | - |\n")
+    result = only(text)
+    assert [r.baseline for r in result.records] == [False, False, False, True]
+    shown = result_text(result)
+    assert "accept-length-above-max" not in shown and "above the most this configuration can accept" not in shown
+    assert "w/o CUDA graph (no speculative decoding)" not in shown

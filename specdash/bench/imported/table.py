@@ -5,9 +5,9 @@ A table is read when its header names at least two known columns, one of them a 
 TTFT, accept length, speedup). Header cells are matched after dropping units in brackets and case:
 ``Output throughput (tok/s)``, ``TPOT (ms)``, ``TPOT (s)`` (converted to ms), ``Accept rate (%)``,
 ``speedup``... A cell that is not a number (``N/A``, ``-``, ``OOM``) is unknown for that row. A row whose depth
-is all zeros, or whose first cell says ``baseline`` / ``no spec`` / ``w/o`` / ``vanilla`` / ``AR``, is the run
-without speculative decoding. The last row of a text without its newline is read only when it ends with ``|``
-(a markdown row) - otherwise it may be cut.
+is all zeros, or whose first cell says ``baseline`` / ``no spec`` / ``w/o spec`` / ``w/o EAGLE`` / ``vanilla`` /
+``AR``, is the run without speculative decoding. The last row of a text without its newline is read only when it
+ends with ``|`` (a markdown row) - otherwise it may be cut.
 """
 
 from __future__ import annotations
@@ -59,7 +59,10 @@ for _names, _key, _kind in (
 _HINT = re.compile("|".join(sorted({re.escape(name.split()[0].split("_")[0]) for name in COLUMNS}, key=len,
                                    reverse=True)))
 _UNIT = re.compile(r"\s*[\(\[]([^\)\]]*)[\)\]]\s*")
-_BASELINE = re.compile(r"(?i)^\s*(baseline|no[ -]?spec\w*|w/o\b.*|without\b.*|vanilla|ar|autoregressive|none|off)\s*$")
+#: "w/o" / "without" name the run without speculative decoding only when followed by what is left out
+#: ("w/o CUDA graph" is a speculative run without CUDA graphs)
+_BASELINE = re.compile(r"(?i)^\s*(baseline|no[ -]?spec\w*|(?:w/o|without)\s+(?:spec\w*|sd|eagle\w*|mtp|draft\w*|"
+                       r"ngram|dflash|medusa)\b.*|vanilla|ar|autoregressive|none|off)\s*$")
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
