@@ -153,7 +153,9 @@ def test_server_log_lines_are_not_one_line_reports():
     text = ("INFO 08-12 16:25:00 [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
             "throughput: 52.3 tokens/s, Running: 1 reqs\n"
             "INFO 08-12 16:25:00 [metrics.py:96] SpecDecoding metrics: Mean acceptance length: 2.86, Accepted "
-            "throughput: 37.60 tokens/s, Drafted throughput: 67.80 tokens/s\n")
+            "throughput: 37.60 tokens/s, Drafted throughput: 67.80 tokens/s\n"
+            "(APIServer pid=8998) INFO 08-06 09:48:40 [metrics.py:100] SpecDecoding metrics: Mean acceptance length: "
+            "2.67, Accepted throughput: 2.94 tokens/s, Drafted throughput: 8.80 tokens/s\n")
     assert find_results(text) == []
 
 

@@ -30,9 +30,10 @@ ONE_BATCH = re.compile(r"(?i)^\s*(batch size|input_len|output_len|latency|ttft|l
                        r"(?:client-observed |steady )?decode-only throughput):\s*(.*)$")
 ONE_BATCH_TOOL = "sglang bench_one_batch_server"
 _SPEED_HINT = re.compile(r"(?:speed|throughput)\s*:")
-#: a server's log line (vLLM ``INFO 08-12 16:25:00 [loggers.py:123] ...``, SGLang ``[2025-08-12 16:25:00 TP0] ...``):
+#: a server's log line (vLLM ``INFO 08-12 16:25:00 [loggers.py:123] ...``, also behind ``(APIServer pid=8998)``;
+#: SGLang ``[2025-08-12 16:25:00 TP0] ...``):
 #: its throughput and accept length are the server's figures for one logging interval, not a benchmark's result
-_LOG_LINE = re.compile(r"^\s*(?:(?:INFO|WARNING|DEBUG|ERROR)\s+\d\d-\d\d \d\d:\d\d:\d\d|"
+_LOG_LINE = re.compile(r"^\s*(?:(?:\([^)]{1,80}\)\s*)?(?:INFO|WARNING|DEBUG|ERROR)\s+\d\d-\d\d \d\d:\d\d:\d\d|"
                        r"\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d)")
 
 
