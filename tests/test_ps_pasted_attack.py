@@ -74,3 +74,12 @@ def test_csv_paste_without_final_newline_but_with_units_is_whole():
 def test_headerless_csv_row_cut_at_the_end_is_not_read():
     smi = parse_pasted_smi("123456, sglang::scheduler_TP0, 76530 MiB\n123457, sglang::scheduler_TP1, 7653")
     assert [(p.pid, p.used_mib) for p in smi.processes] == [(123456, 76530)]
+
+
+def test_process_row_with_a_blank_name_keeps_its_memory():
+    """nvidia-smi in a container often prints no process name: the row is whole, not cut."""
+    row = "|    0   N/A  N/A           12345      C" + " " * 42 + "76530MiB |\n"
+    shown = pasted_text(parse_pasted_smi(HEADER + gpu(0, 76543) + "\n" + PROCESSES + row + BOTTOM))
+    assert "cut before its memory column" not in shown
+    assert "no name in the paste" in shown
+    assert "1 GPU; 1 process (1 unnamed) holds 74.7 GiB" in shown

@@ -133,7 +133,7 @@ _TYPE = r"(C\+G|M\+C|C|G|M)"
 _PROC_NEW = re.compile(r"^\|\s*(\d{1,3})\s+(\d+|N/A)\s+(\d+|N/A)\s+(\d+)\s+" + _TYPE + r"(?:\s+(.*))?$")
 _PROC_OLD = re.compile(r"^\|\s*(\d{1,3})\s+(\d+)\s+" + _TYPE + r"(?:\s+(.*))?$")
 _PROC_START = re.compile(r"^\|\s*\d{1,3}\s+(?:\d+|N/A)")
-_MEMORY_END = re.compile(r"^(.*?)\s+(\d+\s*MiB|N/A)\s*\|?\s*$")
+_MEMORY_END = re.compile(r"^(?:(.*?)\s+)?(\d+\s*MiB|N/A)\s*\|?\s*$")  # the name may be blank (containers)
 _NO_PROCESSES = re.compile(r"No running processes found", re.IGNORECASE)
 _BORDER = re.compile(r"^\+[-=+]+\+?\s*$")
 _TOOL_ERRORS = (("couldn't communicate with the nvidia driver", "NVIDIA-SMI has failed: no NVIDIA driver"),
@@ -305,7 +305,7 @@ def _process_row(body: str, number: int, out: PastedSmi) -> None:
     memory = _MEMORY_END.match(rest)
     cut = memory is None
     if memory:
-        name, mem = memory.group(1).strip(), memory.group(2)
+        name, mem = (memory.group(1) or "").strip(), memory.group(2)
         used = None if mem == "N/A" else int(mem.replace("MiB", "").strip())
     else:
         name, used = re.split(r"\s{2,}", rest.rstrip("|").strip())[0], None
