@@ -73,11 +73,20 @@ def side_of_record(name: str, record: ImportedRecord) -> Side:
     return Side(name, figures, config, dict(record.settings) | {"source tool": record.tool}, recomputed)
 
 
+#: keys where higher is better; a key in neither list (token counts, drafts, accept length, concurrency) is shown
+#: without a verdict: more drafted or input tokens is not a better run
+HIGHER_IS_BETTER = ("output_tokens_per_s", "speed_tokens_per_s", "requests_per_s", "total_tokens_per_s",
+                    "goodput_requests_per_s", "speedup")
+
+
 def _better(key: str, delta: float) -> str:
-    if delta == 0 or key in ("accept_length", "accept_rate_pct", "completed", "total_output_tokens"):
+    if delta == 0:
         return ""
-    lower = any(part in key for part in LOWER_IS_BETTER)
-    return "B" if (delta < 0) == lower else "A"
+    if key in HIGHER_IS_BETTER:
+        return "A" if delta < 0 else "B"
+    if any(part in key for part in LOWER_IS_BETTER):
+        return "B" if delta < 0 else "A"
+    return ""
 
 
 def compare_sides(a: Side, b: Side) -> dict:

@@ -64,6 +64,7 @@ def _import(args: argparse.Namespace) -> int:
 
     results = find_results(_read_text(args.file))
     saved: list[str] = []
+    save_failed = False
     if results and not args.no_save:
         from specdash.bench.store import save_imported
 
@@ -74,6 +75,7 @@ def _import(args: argparse.Namespace) -> int:
                         saved.append(save_imported(record, args.file).stem)
         except (OSError, ValueError) as exc:
             sys.stderr.write(f"specdash bench import: results not saved: {exc}\n")
+            save_failed = True
     if args.json:
         json.dump({"results": [r.to_dict() for r in results], "saved": saved}, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
@@ -86,7 +88,7 @@ def _import(args: argparse.Namespace) -> int:
         if saved:
             sys.stdout.write(f"\nstored {len(saved)} record{'s' if len(saved) != 1 else ''} (see 'specdash bench "
                              "list')\n")
-    return 0 if results else 1
+    return 0 if results and not save_failed else 1
 
 
 def _row(name: str, item: object) -> dict:

@@ -20,6 +20,9 @@ a row cut before its ``Type`` column is not read at all, since its PID may be cu
 columns are taken in the order nvidia-smi's own documentation uses (``pid`` before ``used_memory``) and a note says
 so; GPU memory without a header is read only from values with units (the smaller is used, the larger total).
 
+Two or more tables in one paste (a "before / after" pair, a ``watch nvidia-smi`` capture) are snapshots of one
+machine at different times: only the last is read, and a note names the lines of all of them.
+
 Never raises for any text. Field meanings: ``nvidia-smi --help-query-gpu`` / ``--help-query-compute-apps``.
 """
 
@@ -130,7 +133,7 @@ _TYPE = r"(C\+G|M\+C|C|G|M)"
 _PROC_NEW = re.compile(r"^\|\s*(\d{1,3})\s+(\d+|N/A)\s+(\d+|N/A)\s+(\d+)\s+" + _TYPE + r"(?:\s+(.*))?$")
 _PROC_OLD = re.compile(r"^\|\s*(\d{1,3})\s+(\d+)\s+" + _TYPE + r"(?:\s+(.*))?$")
 _PROC_START = re.compile(r"^\|\s*\d{1,3}\s+(?:\d+|N/A)")
-_MEMORY_END = re.compile(r"^(.*?)\s+(\d+\s*MiB|N/A)\s*\|?\s*$")
+_MEMORY_END = re.compile(r"^(?:(.*?)\s+)?(\d+\s*MiB|N/A)\s*\|?\s*$")  # the name may be blank (containers)
 _NO_PROCESSES = re.compile(r"No running processes found", re.IGNORECASE)
 _BORDER = re.compile(r"^\+[-=+]+\+?\s*$")
 _TOOL_ERRORS = (("couldn't communicate with the nvidia driver", "NVIDIA-SMI has failed: no NVIDIA driver"),
@@ -176,7 +179,7 @@ def parse_pasted_smi(text: str) -> PastedSmi:
             out.error = message
     if any(line.lstrip().startswith(("|", "+")) for line in lines):
         _parse_table(lines, out)
-    _parse_csv(lines, out)
+    _parse_csv(lines, out, cut_last=bool(text) and not text.endswith(("\n", "\r")))
     index_of = {g.uuid: g.index for g in out.gpus if g.uuid}
     out.processes = [dataclasses.replace(p, gpu_index=index_of[p.gpu_uuid])
                      if p.gpu_index is None and p.gpu_uuid in index_of else p for p in out.processes]
@@ -188,6 +191,8 @@ def _parse_table(lines: list[str], out: PastedSmi) -> None:
     pending: PastedGpu | None = None  # a GPU row 1 waiting for its memory row
     seen_table = False
     in_processes_rows = False
+    tables: list[int] = []  # the header line of each nvidia-smi table in the paste
+    notes_before = len(out.notes)
     for number, raw in enumerate(lines, 1):
         line = raw.rstrip()
         stripped = line.strip()
@@ -198,6 +203,15 @@ def _parse_table(lines: list[str], out: PastedSmi) -> None:
             continue
         header = _HEADER.search(line)
         if header:
+            if seen_table and (out.gpus or out.processes_listed or out.mig_devices):
+                # another snapshot (a "before / after" paste): one machine at one time is read, the last one
+                tables.append(number)
+                out.gpus, out.mig_devices, out.processes = [], [], []
+                out.processes_listed = out.no_processes = False
+                out.complete, pending, in_processes_rows, section = True, None, False, ""
+                del out.notes[notes_before:]
+            else:
+                tables[:] = [number]
             seen_table = True
             out.smi_version, out.driver_version = header.group(1), header.group(2)
             cuda = header.group(3)
@@ -263,6 +277,9 @@ def _parse_table(lines: list[str], out: PastedSmi) -> None:
         out.complete = False
     if seen_table:
         out.formats.append("table")
+    if len(tables) > 1:
+        out.notes.append(f"the paste holds {len(tables)} nvidia-smi tables (lines {', '.join(map(str, tables))}): "
+                         f"only the last one (line {tables[-1]}) is read; paste one table for another")
     if out.processes_listed and not out.complete:
         out.notes.append("the Processes table is cut (no bottom border): rows after the last one shown may be missing")
 
@@ -288,7 +305,7 @@ def _process_row(body: str, number: int, out: PastedSmi) -> None:
     memory = _MEMORY_END.match(rest)
     cut = memory is None
     if memory:
-        name, mem = memory.group(1).strip(), memory.group(2)
+        name, mem = (memory.group(1) or "").strip(), memory.group(2)
         used = None if mem == "N/A" else int(mem.replace("MiB", "").strip())
     else:
         name, used = re.split(r"\s{2,}", rest.rstrip("|").strip())[0], None
@@ -317,7 +334,10 @@ def _mib(cell: str) -> int | None:
     return int(float(match.group(1)))
 
 
-def _parse_csv(lines: list[str], out: PastedSmi) -> None:
+def _parse_csv(lines: list[str], out: PastedSmi, cut_last: bool = False) -> None:
+    """``cut_last``: the text does not end with a newline, so its last line may be cut (``7653`` of ``76530 MiB``):
+    that line's last value, when it is a bare number (no unit after it), is not read, nor the line when that value
+    is its PID or its columns are guessed."""
     header: list[str] | None = None
     apps = gpus = False
     guessed = False
@@ -332,6 +352,15 @@ def _parse_csv(lines: list[str], out: PastedSmi) -> None:
         if fields is not None:
             header = fields
             continue
+        # a value that ends with its unit ("76530 MiB", "12 %") is whole; a bare number may have lost digits
+        cut = cut_last and number == len(lines) and not re.search(r"(MiB|%|W|C|\])$", cells[-1])
+        if cut and (header is None or len(cells) != len(header) or header[-1] in ("pid", "index")):
+            out.notes.append(f"line {number}: the paste ends inside this CSV row (no newline after it): not read")
+            continue
+        if cut:
+            out.notes.append(f"line {number}: the paste ends inside this CSV row (no newline after it): its last "
+                             f"value ({cells[-1]}) may be cut and is not read")
+            cells[-1] = ""
         if header is not None:
             if len(cells) < len(header):
                 out.notes.append(f"line {number}: a CSV row with fewer columns than its header: not read")

@@ -415,11 +415,20 @@ def parse_command(text: str) -> LaunchCommand:
                                              cmd[0].start, w.end, value_word.unresolved))
             continue
         defaults: list[tuple[str, str]] = []
-        expanded_cmd = []
+        expanded_cmd: list[Word] = []
         for w in cmd:
             new, used = _expanded(w, variables)
-            expanded_cmd.append(new)
             defaults.extend(used)
+            if new.expands and not new.unresolved and not new.op and not any(q in w.raw for q in "\"'\\"):
+                # an unquoted expansion is split on blanks and an empty one is no word at all (POSIX field
+                # splitting with the default IFS): ``$EXTRA_ARGS`` with EXTRA_ARGS="--tp-size 2" is two arguments
+                expanded_cmd.extend(dataclasses.replace(new, text=part) for part in new.text.split())
+                continue
+            expanded_cmd.append(new)
+        if not expanded_cmd:
+            continue
+        if cmd[-1].newline_after and not expanded_cmd[-1].newline_after:
+            expanded_cmd[-1] = dataclasses.replace(expanded_cmd[-1], newline_after=True)
         cmd = expanded_cmd
         classified = _classify(cmd)
         if classified is None:

@@ -7,7 +7,8 @@ serve`` command, its ``--speculative-algorithm``, ``--speculative-num-steps``, `
 not state themselves (read with :func:`specdash.sglang.command.parse_command` and the current release's flag
 table; a value from an unset shell variable stays unknown). The records say where it came from
 (``settings["config_source"]`` and an info finding). With two or more launch commands nothing is taken: which one
-produced the output is not known.
+produced the output is not known. A ``bench_serving`` run without an ``Accept length:`` line, in a text where
+another run has one, gets nothing from a speculative command (its server had no speculative decoding).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ _LAUNCH = re.compile(r"sglang\.launch_server\b|\bsglang\s+serve\b")
 _FLAGS = {"speculative_algorithm": "speculative_algorithm", "speculative_num_steps": "speculative_num_steps",
           "speculative_eagle_topk": "speculative_eagle_topk",
           "speculative_num_draft_tokens": "speculative_num_draft_tokens", "attention_backend": "attention_backend"}
+_SERVING = "sglang bench_serving"
 #: Longest text searched for a launch command (an issue body, not a whole log).
 MAX_CHARS = 200_000
 
@@ -57,8 +59,20 @@ def attach(text: str, records: Sequence[ImportedRecord]) -> None:
     if found is None or not found[0]:
         return
     config, line = found
+    # SGLang's bench_serving prints "Accept length:" only when the server reports one (``if accept_length:`` in
+    # ``benchmark()``): in a text where one run printed it, a whole block of that tool without it (its
+    # "Concurrency:" line, printed just before, is there) ran against a server without speculative decoding, so
+    # not the one this command launches
+    speculative_runs = any(r.tool == _SERVING and "accept_length" in r.metrics for r in records)
     for record in records:
         if record.baseline:
+            continue
+        if (speculative_runs and record.tool == _SERVING and "accept_length" not in record.metrics
+                and "concurrency_measured" in record.metrics and config.get("speculative_algorithm")):
+            record.findings.append(Finding(
+                "info", "config-not-from-command",
+                f"the launch command on line {line} is not taken for this run: it printed no accept length while "
+                "another run in the text did, so its server had no speculative decoding", record.line))
             continue
         added = [k for k in config if record.config.get(k) is None]
         if not added:

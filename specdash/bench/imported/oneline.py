@@ -14,7 +14,7 @@ import re
 from specdash.bench.imported.record import ImportedRecord
 
 _NUM = r"(\d+(?:\.\d+)?)"
-SPEED = re.compile(r"(?i)\b(speed|throughput|output throughput|decode throughput)\s*:\s*" + _NUM
+SPEED = re.compile(r"(?i)(?:^|[,;|]\s*|#\s*)(speed|throughput|output throughput|decode throughput)\s*:\s*" + _NUM
                    + r"\s*(?:token|tok|tokens)/s\b")
 ACCEPT = re.compile(r"(?i)\b(accept(?:ance)? length|acc_length|avg accept length|mean accept length)\s*[:=]\s*"
                     + _NUM + r"(?=\s*(?:,|$))")
@@ -22,12 +22,19 @@ QUESTIONS = re.compile(r"#questions:\s*(\d+),")
 TOOL = "one-line report"
 
 
+#: lines of SGLang ``bench_one_batch_server`` (``python/sglang/bench_one_batch_server.py``, ``run_one_case``)
+#: between its ``batch size:`` line and its ``output throughput: ... tok/s`` / ``acc_length:`` lines; only those two
+#: are read (``input throughput`` is prefill, ``last generation throughput`` the server's last logged interval)
+ONE_BATCH = re.compile(r"(?i)^\s*(batch size|input_len|output_len|latency|ttft|last_ttft|input throughput|"
+                       r"last generation throughput|first-token spread|cache hit rate|spec_accept_rate|"
+                       r"(?:client-observed |steady )?decode-only throughput):\s*(.*)$")
+ONE_BATCH_TOOL = "sglang bench_one_batch_server"
 _SPEED_HINT = re.compile(r"(?:speed|throughput)\s*:")
-#: a server's own log line (SGLang ``[2025-01-01 10:00:00 TP0] ...``, vLLM ``(APIServer pid=8998) INFO 08-06
-#: 09:48:40 [metrics.py:100] SpecDecoding metrics: Mean acceptance length: 2.67, ...``): log content for the log
-#: reader, never a benchmark report
-_SERVER_LOG_LINE = re.compile(r"^\s*(?:\(\w+ pid=\d+\)\s*)?(?:\[\d{4}-\d{2}-\d{2}[ T]\d|"
-                              r"(?:INFO|WARNING|DEBUG|ERROR)\s+\d{2}-\d{2} \d{2}:\d{2}:\d{2})")
+#: a server's log line (vLLM ``INFO 08-12 16:25:00 [loggers.py:123] ...``, also behind ``(APIServer pid=8998)``;
+#: SGLang ``[2025-08-12 16:25:00 TP0] ...``):
+#: its throughput and accept length are the server's figures for one logging interval, not a benchmark's result
+_LOG_LINE = re.compile(r"^\s*(?:(?:\([^)]{1,80}\)\s*)?(?:INFO|WARNING|DEBUG|ERROR)\s+\d\d-\d\d \d\d:\d\d:\d\d|"
+                       r"\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d)")
 
 
 def _read(text: str, cut: bool) -> dict[str, str]:
@@ -44,19 +51,33 @@ def _read(text: str, cut: bool) -> dict[str, str]:
 
 def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[ImportedRecord]]]:
     """Runs of one-line reports as ``(first, last, [record])`` (1-based, inclusive); a repeated key starts a new
-    record."""
+    record. The other lines of a ``bench_one_batch_server`` case (:data:`ONE_BATCH`) keep its record open and its
+    ``batch size:`` line, which opens each case, gives the record's concurrency."""
     found: list[tuple[int, int, list[ImportedRecord]]] = []
     record: ImportedRecord | None = None
     first = last = 0
+    batch: tuple[int, int] | None = None  # (0-based line, batch size) of the case being read
     for index, text in enumerate(lines):
-        if len(text) > 400 or ("/s" not in text and "ength" not in text) or _SERVER_LOG_LINE.match(text):
+        if len(text) > 400 or ("/s" not in text and "ength" not in text) or _LOG_LINE.match(text):
             values = {}
         else:
             values = _read(text, index >= complete)
         if not values:
-            if text.strip() and record is not None:
-                found.append((first, last, [record]))
-                record = None
+            case = ONE_BATCH.match(text)
+            if case and case.group(1).lower() == "batch size":
+                if record is not None:
+                    found.append((first, last, [record]))
+                    record = None
+                size = case.group(2).strip()
+                batch = (index, int(size)) if size.isdigit() and index < complete else None
+                continue
+            if case:
+                continue
+            if text.strip():
+                batch = None
+                if record is not None:
+                    found.append((first, last, [record]))
+                    record = None
             continue
         if record is not None and set(values) & set(record.metrics):
             found.append((first, last, [record]))
@@ -64,6 +85,9 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
         if record is None:
             record = ImportedRecord(tool=TOOL, line=index + 1)
             first = index + 1
+            if batch is not None:
+                record.tool, record.line, first = ONE_BATCH_TOOL, batch[0] + 1, batch[0] + 1
+                record.config["concurrency"] = record.settings["batch_size"] = batch[1]
         for key, raw in values.items():
             record.metrics[key] = float(raw)
             record.raw[key] = raw

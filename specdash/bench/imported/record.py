@@ -71,11 +71,12 @@ class ImportedRecord:
     """One result row of a pasted output (see the module docstring for the keys).
 
     ``tool``: the tool that printed it (``sglang bench_serving``, ``vllm bench serve``, ``sglang
-    bench_speculative``, ``markdown table``, ``csv table``, ``one-line report``, or ``bench_serving-style
-    output`` when the lines do not say which of the first two); ``label``: how the text names this row (a table's
-    first cell) or ``""``; ``line``: 1-based line of the row (or of the block's first line); ``baseline``: True
-    when the text marks the row as the run without speculative decoding; ``derived``: values specdash computed
-    from raw ones (same keys as ``metrics``); ``findings``: inconsistencies and sanity checks.
+    bench_speculative``, ``sglang bench_one_batch_server``, ``sglang mtbench``, ``markdown table``, ``csv table``,
+    ``one-line report``, or ``bench_serving-style output`` when the lines do not say which of the first two);
+    ``label``: how the text names this row (a table's first cell) or ``""``; ``line``: 1-based line of the row
+    (or of the block's first line); ``baseline``: True when the text marks the row as the run without speculative
+    decoding; ``derived``: values specdash computed from raw ones (same keys as ``metrics``); ``findings``:
+    inconsistencies and sanity checks.
     """
 
     tool: str

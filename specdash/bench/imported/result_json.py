@@ -15,6 +15,7 @@ ignored.
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from specdash.bench.imported.record import ImportedRecord
@@ -65,7 +66,10 @@ def _record(data: dict, line: int) -> ImportedRecord | None:
             record.config[target] = value
     for key in ("backend", "dataset_name", "request_rate"):
         value = data.get(key)
-        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        if isinstance(value, float) and not math.isfinite(value):
+            # bench_serving's default rate is float("inf"), which json.dumps writes as Infinity (not JSON)
+            record.settings[key] = "inf" if value > 0 else None
+        elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
             record.settings[key] = value if not isinstance(value, str) else value[:80]
     return record if record.metrics else None
 

@@ -6,7 +6,9 @@ Both tools print ``"{:<40} {:<10}"`` lines (label padded to 40 columns, then the
 ``python/sglang/bench_serving.py`` ``benchmark()``, 2024-2026 releases; vLLM ``vllm/benchmarks/serve.py``
 ``benchmark()`` and the older ``benchmarks/benchmark_serving.py``). Float values are printed with ``{:<10.2f}``,
 so a float written without exactly two decimals is not one of theirs (a cut-off line) and is not read; an integer
-on the last line of a text without its newline may be cut and is not read either.
+on the last line of a text without its newline may be cut and is not read either. A line of another program
+inside a block that has its header (a server log printed into the same terminal) is skipped when the block goes
+on after it without repeating a label (an info finding names it).
 
 Labels by tool: SGLang prints ``Backend:``, ``Traffic request rate:``, ``Max request concurrency:``, ``Total
 generated tokens (retokenized):``, ``Input token throughput (tok/s):``, ``Concurrency:``, ``Accept length:``
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from specdash.bench.imported.record import ImportedRecord, parse_number
+from specdash.bench.imported.record import Finding, ImportedRecord, parse_number
 
 HEADER = re.compile(r"^\s*=+\s*Serving Benchmark Result\s*=+\s*$")
 FOOTER = re.compile(r"^\s*={20,}\s*$")
@@ -100,6 +102,19 @@ def _is_block_line(text: str) -> bool:
     return bool(match and _key(match.group(1)))
 
 
+def _block_goes_on(lines: list[str], k: int, seen: set[str]) -> bool:
+    """True when the next non-blank line from index ``k`` (within a few lines) is a line of the result block that
+    does not repeat a label of it (``seen``: the block's labels so far; a repeated one starts another run)."""
+    for index in range(k, min(k + 5, len(lines))):
+        text = lines[index]
+        if text.strip():
+            match = LINE.match(text)
+            if match and " ".join(match.group(1).lower().split()) in seen:
+                return False
+            return bool(FOOTER.match(text) or (_is_block_line(text) and not HEADER.match(text)))
+    return False
+
+
 def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[ImportedRecord]]]:
     """Find every result block in ``lines`` (0-based list; lines at index >= ``complete`` may be cut).
 
@@ -122,18 +137,34 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
             i += 1
             continue
         end = start
+        foreign: list[int] = []  # lines of another program printed into the block (a server log in one terminal)
+        by_header = HEADER.match(lines[i]) is not None
+        seen: set[str] = set()  # the block's labels so far
         while j < n:
             if FOOTER.match(lines[j]):
                 end = j
                 j += 1
                 break
             if HEADER.match(lines[j]) or not _is_block_line(lines[j]):
+                if by_header and not HEADER.match(lines[j]) and _block_goes_on(lines, j + 1, seen):
+                    foreign.append(j)
+                    j += 1
+                    continue
                 break
             if lines[j].strip():
                 end = j
+                if match := LINE.match(lines[j]):
+                    seen.add(" ".join(match.group(1).lower().split()))
             j += 1
+        foreign = [k for k in foreign if k < end]
         record = _record(lines, start, end, complete)
         if record is not None:
+            if foreign:
+                shown = ", ".join(str(k + 1) for k in foreign[:5]) + (" ..." if len(foreign) > 5 else "")
+                record.findings.append(Finding(
+                    "info", "foreign-lines", (f"lines {shown} inside the result block belong" if len(foreign) > 1 else
+                                             f"line {shown} inside the result block belongs")
+                    + " to another program (printed into the same terminal) and not read", record.line))
             found.append((start + 1, end + 1, [record]))
         i = max(j, start + 1)
     return found

@@ -72,12 +72,21 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
     started: dict[str, int] = {}
     first = last = -1
 
+    # the last Finish line of each configuration: bench_speculative prints the server's log and two bench_serving
+    # result blocks between a Start line and its Finish, so a Start is unfinished only when no Finish follows it
+    finished: dict[str, int] = {}
+    for index, text in enumerate(lines):
+        if len(text) <= 2000 and " i=" in text and (match := FINISH.search(text)):
+            finished[match.group(1)] = index
+
     def close() -> None:
         nonlocal current, first, started
         if first >= 0:
-            for line in started.values():
-                current.append(_unfinished(lines[line], line))
-            found.append((first + 1, last + 1, current))
+            for key, line in started.items():
+                if finished.get(key, -1) < line:
+                    current.append(_unfinished(lines[line], line))
+            if current:
+                found.append((first + 1, last + 1, current))
         current, first, started = [], -1, {}
 
     for index, text in enumerate(lines):

@@ -5,9 +5,9 @@ A table is read when its header names at least two known columns, one of them a 
 TTFT, accept length, speedup). Header cells are matched after dropping units in brackets and case:
 ``Output throughput (tok/s)``, ``TPOT (ms)``, ``TPOT (s)`` (converted to ms), ``Accept rate (%)``,
 ``speedup``... A cell that is not a number (``N/A``, ``-``, ``OOM``) is unknown for that row. A row whose depth
-is all zeros, or whose first cell says ``baseline`` / ``no spec`` / ``w/o`` / ``vanilla`` / ``AR``, is the run
-without speculative decoding. The last row of a text without its newline is read only when it ends with ``|``
-(a markdown row) - otherwise it may be cut.
+is all zeros, or whose first cell says ``baseline`` / ``no spec`` / ``w/o spec`` / ``w/o EAGLE`` / ``vanilla`` /
+``AR``, is the run without speculative decoding. The last row of a text without its newline is read only when it
+ends with ``|`` (a markdown row) - otherwise it may be cut.
 """
 
 from __future__ import annotations
@@ -36,9 +36,12 @@ for _names, _key, _kind in (
       "avg accept length", "mean accept length", "average accept length", "accepted length"),
      "accept_length", "metric"),
     (("accept rate", "acceptance rate", "accept_rate", "acc rate"), "accept_rate", "metric"),
-    (("tpot", "mean tpot", "median tpot", "avg tpot", "time per output token"), "tpot_ms.mean", "metric"),
-    (("itl", "mean itl", "median itl", "inter-token latency"), "itl_ms.mean", "metric"),
-    (("ttft", "mean ttft", "median ttft", "time to first token"), "ttft_ms.mean", "metric"),
+    (("tpot", "mean tpot", "avg tpot", "time per output token"), "tpot_ms.mean", "metric"),
+    (("itl", "mean itl", "inter-token latency"), "itl_ms.mean", "metric"),
+    (("ttft", "mean ttft", "time to first token"), "ttft_ms.mean", "metric"),
+    (("median tpot", "p50 tpot"), "tpot_ms.p50", "metric"),
+    (("median itl", "p50 itl"), "itl_ms.p50", "metric"),
+    (("median ttft", "p50 ttft"), "ttft_ms.p50", "metric"),
     (("throughput", "output throughput", "output token throughput", "output tok/s", "tok/s", "tokens/s",
       "token/s", "speed", "decode throughput", "gen throughput", "output_throughput"),
      "output_tokens_per_s", "metric"),
@@ -56,7 +59,10 @@ for _names, _key, _kind in (
 _HINT = re.compile("|".join(sorted({re.escape(name.split()[0].split("_")[0]) for name in COLUMNS}, key=len,
                                    reverse=True)))
 _UNIT = re.compile(r"\s*[\(\[]([^\)\]]*)[\)\]]\s*")
-_BASELINE = re.compile(r"(?i)^\s*(baseline|no[ -]?spec\w*|w/o\b.*|without\b.*|vanilla|ar|autoregressive|none|off)\s*$")
+#: "w/o" / "without" name the run without speculative decoding only when followed by what is left out
+#: ("w/o CUDA graph" is a speculative run without CUDA graphs)
+_BASELINE = re.compile(r"(?i)^\s*(baseline|no[ -]?spec\w*|(?:w/o|without)\s+(?:spec\w*|sd|eagle\w*|mtp|draft\w*|"
+                       r"ngram|dflash|medusa)\b.*|vanilla|ar|autoregressive|none|off)\s*$")
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
@@ -70,7 +76,9 @@ def _header(cell: str) -> tuple[str, str, str] | None:
         return None
     key, kind = spec
     unit = units
-    if key.endswith("_ms.mean") and re.search(r"\bs\b|sec", units) and "ms" not in units:
+    if key == "output_tokens_per_s" and re.search(r"\breq", units):  # "Throughput (req/s)" counts requests
+        key = "requests_per_s"
+    if re.search(r"_ms\.(mean|p50)$", key) and re.search(r"\bs\b|sec", units) and "ms" not in units:
         unit = "s"
     if key == "accept_rate" and ("%" in cell):
         unit = "%"

@@ -131,9 +131,10 @@ def demote_unresolved(ctx: Context) -> None:
 
 
 def _demote_unseen(ctx: Context) -> None:
-    """When the text hides some of the command's words (``$EXTRA`` unresolved, a ``[... trimmed]`` marker), an
-    error or warning that rests on a flag the text does not show (missing, or at its default) may be wrong: those
-    become ``info`` notes saying what holds if the hidden part does not set that flag; fixes are dropped."""
+    """When the text hides some of the command's words (``$EXTRA`` unresolved, a ``[... trimmed]`` marker), a
+    finding that rests on a flag the text does not show (missing, or at its default: an error, a warning, or an
+    info such as "max_running_requests = 48") may be wrong: those become ``info`` notes saying what holds if the
+    hidden part does not set that flag; fixes are dropped."""
     hidden = [w.raw for w in ctx.parsed.unresolved_words] + [marker for _, marker in ctx.command.trimmed]
     if not hidden:
         return
@@ -142,7 +143,7 @@ def _demote_unseen(ctx: Context) -> None:
     typed_command = ctx.notes.get("typed_command", ctx.command)  # before other engines' flags were renamed
     shown |= {w.text.split("=", 1)[0] for w in typed_command.args if w.text.startswith("-")}
     for i, diag in enumerate(ctx.diagnostics):
-        if diag.severity not in ("error", "warning") or diag.code in _OWN_CODES:
+        if diag.code in _OWN_CODES or diag.message.startswith(("not certain", "not checked")):
             continue
         unseen = [f for f in diag.flags if f.startswith("--") and f not in shown]
         if not unseen:
