@@ -224,3 +224,19 @@ def test_an_error_about_flags_the_text_shows_stays_an_error_when_something_is_hi
     report = validate_command(script, "0.5.9")
     foreign = next(d for d in report.diagnostics if d.code == "foreign-flag")
     assert foreign.severity == "error"  # the vLLM flag is typed: hiding other flags does not make it valid
+
+
+def test_effective_values_not_typed_are_conditional_when_part_of_the_command_is_hidden():
+    import subprocess
+    import sys
+
+    script = TRIMMED.replace("--speculative-num-steps 3", "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+                             "--speculative-num-draft-tokens 4 $EXTRA_ARGS")
+    out = subprocess.run([sys.executable, "-m", "specdash", "validate", "--sglang-version", "0.5.9", "-"],
+                         input=script, capture_output=True, text=True, timeout=60)
+    lines = {line.split()[0]: line for line in out.stdout.splitlines() if line.startswith("  ")}
+    assert lines["max_running_requests"].rstrip().endswith("48 (unless $EXTRA_ARGS, [... 4 more flags trimmed] sets it)")
+    assert lines["speculative_num_steps"].rstrip().endswith("3 (typed)")
+    report = validate_command(script, "0.5.9")
+    assert report.to_json()["hidden"] == ["$EXTRA_ARGS", "[... 4 more flags trimmed]"]
+    assert validate_command(TRIMMED.replace(" [... 4 more flags trimmed]", ""), "0.5.9").to_json()["hidden"] == []

@@ -88,6 +88,7 @@ async def record(out: Path, workdir: Path) -> None:
     os.environ.pop("SPECDASH_STATE_DIR", None)
 
     from specdash.app.main import SpecdashApp
+    from specdash.app.modals.confirm import ConfirmScreen
     from specdash.bench.sweep import SweepDefinition, SweepPoint
     from specdash.hosts.local import LocalHost
     from specdash.session.recorder import Recorder
@@ -214,7 +215,16 @@ async def record(out: Path, workdir: Path) -> None:
             await pilot.press("f4")
             app.set_focus(bench)
             await pilot.press("S")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 30, "the sweep's plan")
+            await pilot.pause(2.0)  # the plan on screen: configurations, restarts, estimated duration
+            await pilot.press("y")
             await wait_until(pilot, lambda: bench.sweep_result is not None and not bench.running, 300, "the sweep")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 60, "keep or restore")
+            await pilot.pause(2.0)
+            await pilot.press("y")  # keep the fastest configuration: the builder gets its command
+            await pilot.pause(3.0)
+            remember()
+            await wait_until(pilot, ready, 90, "the kept configuration's server")
             remember()
             await pilot.pause(3.0)
             say("stopping the server")

@@ -113,6 +113,12 @@ async def _gather(target: str | None, model_path: str | None, draft_path: str | 
         await host.close()
 
 
+def _hidden_parts(report) -> str:
+    """The parts of the pasted command the text does not show (``$EXTRA`` unresolved, ``[... trimmed]``), as words
+    for "unless ... sets it"; "" when the whole command is shown."""
+    return ", ".join(report.hidden)
+
+
 def _missing_required(report) -> set[str]:
     """SGLang field names of the required flags the command lacks (from the ``required-flag-missing`` diagnostic;
     SGLang server_args: ``--model-path`` is ``required=True``, argparse exits 2 without it)."""
@@ -146,6 +152,7 @@ def _render(report, notes: list[str]) -> str:
     lines.append("effective configuration (typed -> effective; 'auto' = SGLang decides at launch):")
     width = max((len(k) for k in report.effective), default=10)
     missing = _missing_required(report)
+    hidden = _hidden_parts(report)
     for key, value in report.effective.items():
         shown = "auto" if value is None else str(value)
         if key in missing and value is None:
@@ -154,6 +161,8 @@ def _render(report, notes: list[str]) -> str:
             shown = f"{report.typed[key]} -> {shown}"
         elif key in report.typed:
             shown = f"{shown} (typed)"
+        elif hidden:
+            shown = f"{shown} (unless {hidden} sets it)"
         lines.append(f"  {key:<{width}}  {shown}")
     return "\n".join(lines)
 

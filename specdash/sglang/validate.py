@@ -57,7 +57,9 @@ class ValidationReport:
     architecture and where it came from (``config.json`` or ``guessed from the model name``); ``command``: the
     parsed :class:`~specdash.sglang.command.LaunchCommand`; ``version_notice``: one line when ``sglang_version`` is
     newer than every release the rules were checked against (:data:`~specdash.sglang.versions.CURRENT_RELEASE`),
-    naming that release; None otherwise (see :func:`~specdash.sglang.versions.version_notice`).
+    naming that release; None otherwise (see :func:`~specdash.sglang.versions.version_notice`); ``hidden``: the
+    parts of the command the text does not show (an unresolved ``$EXTRA`` word, a ``[... trimmed]`` marker), as
+    pasted: a field not typed may still be set there.
     """
 
     sglang_version: str
@@ -69,6 +71,7 @@ class ValidationReport:
     architecture_source: str | None = None
     command: LaunchCommand | None = None
     version_notice: str | None = None
+    hidden: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def has_errors(self) -> bool:
@@ -90,8 +93,9 @@ class ValidationReport:
     def to_json(self) -> dict[str, Any]:
         """The ``specdash validate --json`` object: ``{"sglang_version", "profile", "diagnostics": [{"severity",
         "code", "flags", "message", "fix"}...], "effective": {...}, "typed": {...}, "architecture",
-        "architecture_source", "newest_known_release", "version_notice"}`` (``version_notice`` null unless the version
-        is newer than ``newest_known_release``, the newest release the rules were checked against)."""
+        "architecture_source", "newest_known_release", "version_notice", "hidden"}`` (``version_notice`` null unless the
+        version is newer than ``newest_known_release``, the newest release the rules were checked against;
+        ``hidden``: parts of the command the text does not show, which may set any field not in ``typed``)."""
         return {
             "sglang_version": self.sglang_version,
             "profile": f"{self.profile.name} ({self.profile.releases})",
@@ -102,6 +106,7 @@ class ValidationReport:
             "architecture_source": self.architecture_source,
             "newest_known_release": CURRENT_RELEASE,
             "version_notice": self.version_notice,
+            "hidden": list(self.hidden),
         }
 
 
@@ -172,6 +177,7 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
         architecture_source=arch_source,
         command=command,
         version_notice=profile_notice(profile),
+        hidden=list(dict.fromkeys([w.raw for w in parsed.unresolved_words] + [m for _, m in command.trimmed])),
     )
 
 
