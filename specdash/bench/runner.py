@@ -32,6 +32,7 @@ from specdash.bench.stats import Distribution, standard_error_of_rate
 from specdash.bench.stream import ReadTimeout, StreamError, post_stream
 from specdash.bench.timing import request_timings
 from specdash.bench.workload import APIS, Workload
+from specdash.logs.own_traffic import marked
 from specdash.text.display import clean
 from specdash.text.redaction import redact_text
 
@@ -295,7 +296,7 @@ class BenchRunner:
 
     async def _probe(self, client: httpx.AsyncClient, base: str) -> None:
         try:
-            await _get(client, base + "/health")
+            await _get(client, base + marked("/health"))
         except httpx.ConnectError as exc:
             raise ServerUnreachable(f"cannot connect to {self.settings.url}: {_one_line(exc)}") from None
         except httpx.HTTPError:
@@ -304,7 +305,7 @@ class BenchRunner:
     async def _server_info(self, client: httpx.AsyncClient, base: str) -> dict | None:
         for path in ("/server_info", "/get_server_info"):
             try:
-                status, text = await _get(client, base + path)
+                status, text = await _get(client, base + marked(path))
             except httpx.ConnectError as exc:
                 raise ServerUnreachable(f"cannot connect to {self.settings.url}: {_one_line(exc)}") from None
             except httpx.HTTPError:
@@ -319,7 +320,7 @@ class BenchRunner:
 
     async def _model_name(self, client: httpx.AsyncClient, base: str) -> str | None:
         try:
-            _, text = await _get(client, base + "/v1/models")
+            _, text = await _get(client, base + marked("/v1/models"))
             data = json.loads(text or "null").get("data") or []
             return str(data[0]["id"]) if data else None
         except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError):
@@ -329,7 +330,7 @@ class BenchRunner:
         info = await self._server_info_quiet(client, base)
         gen = verify = None
         try:
-            status, text = await _get(client, base + "/metrics")
+            status, text = await _get(client, base + marked("/metrics"))
             if status == 200 and text is not None:
                 gen, verify = _accept.parse_prometheus_counters(text)
         except httpx.HTTPError:
