@@ -77,9 +77,8 @@ async def server_status(host: Host, handle: RunHandle, *, probe_fn: ProbeFn | No
 
     Rules: no live process of the group → ``stopped`` if :func:`specdash.server.stop` was used or the command
     exited with status 0, else ``crashed`` (detail = exit reason from the log, else ``exit status N``). The command
-    exited by itself but processes of its group live on → ``crashed`` with those PIDs in ``alive_pids`` (orphans). Group
-    alive →
-    ``ready`` when ``/health`` answers 200 and the log has SGLang's ready line (or the log is unreadable),
+    exited by itself but processes of its group live on → ``crashed`` with those PIDs in ``alive_pids`` (orphans).
+    Group alive → ``ready`` when ``/health`` answers 200 and the log has SGLang's ready line (or the log is unreadable),
     else ``starting`` with the log's phase.
 
     HTTP only when it can change the answer: while the log shows the server still starting (before SGLang's ready
