@@ -16,8 +16,8 @@ _CONN_STYLE = {
     ConnState.RETRYING: "status-warn",
     ConnState.FAILED: "status-bad",
 }
-_SERVER_STYLE: dict[str, str] = {ServerState.READY: "status-ok", ServerState.STARTING: "status-warn", ServerState.CRASHED: "status-bad",
-                 ServerState.STOPPED: "status-dim"}
+_SERVER_STYLE: dict[str, str] = {ServerState.READY: "status-ok", ServerState.STARTING: "status-warn",
+                                 ServerState.CRASHED: "status-bad", ServerState.STOPPED: "status-dim"}
 
 
 class StatusBar(Static):

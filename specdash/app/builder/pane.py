@@ -184,7 +184,8 @@ class BuilderPane(Widget):
             diags: DataTable[Any] = DataTable(id="builder-diagnostics", cursor_type="row", zebra_stripes=False)
             diags.border_title = "diagnostics"
             yield diags
-            eff: DataTable[Any] = DataTable(id="builder-effective", cursor_type="none", zebra_stripes=False, show_cursor=False)
+            eff: DataTable[Any] = DataTable(id="builder-effective", cursor_type="none", zebra_stripes=False,
+                                            show_cursor=False)
             eff.border_title = "typed → effective"
             yield eff
         yield Static("", id="builder-detail")
@@ -450,7 +451,8 @@ class BuilderPane(Widget):
             newer = " — version not readable: newest rules"
         elif report.version_notice:
             newer = f" — newer than {CURRENT_RELEASE}: best-guess rules"
-        self.border_title = (f"Launch builder — SGLang {markup(report.sglang_version)} ({report.profile.releases}){newer}"
+        self.border_title = (f"Launch builder — SGLang {markup(report.sglang_version)} "
+                             f"({report.profile.releases}){newer}"
                              f"{arch}")
         notice = self.query_one("#builder-version-notice", Static)
         notice.update(markup(report.version_notice or ""))
@@ -462,7 +464,8 @@ class BuilderPane(Widget):
         report = self._report
         eff = self.query_one("#builder-effective", DataTable)
         eff.clear()
-        sglang: dict[str, Any] = self.dry_run_result.resolved if self.dry_run_result is not None and self.dry_run_result.ok else {}
+        sglang: dict[str, Any] = (self.dry_run_result.resolved
+                                  if self.dry_run_result is not None and self.dry_run_result.ok else {})
         for field in _EFFECTIVE_ROWS:
             if field not in report.effective:
                 continue
