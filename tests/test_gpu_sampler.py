@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 
 from support.gpu import FakeGpuState, reap_group, spawn_holder
 
@@ -44,8 +45,8 @@ async def test_loop_is_one_remote_process_and_stops_on_close(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     wrapper = bin_dir / "nvidia-smi"
-    wrapper.write_text(f'#!/bin/sh\necho "$1" >> {marker}\nexec {state.env()["PATH"].split(":")[0]}'
-                       f'/nvidia-smi "$@"\n')
+    fake = shlex.quote(state.env()["PATH"].split(":")[0] + "/nvidia-smi")  # the checkout path may hold spaces
+    wrapper.write_text(f'#!/bin/sh\necho "$1" >> {shlex.quote(str(marker))}\nexec {fake} "$@"\n')
     wrapper.chmod(0o755)
     env["PATH"] = f"{bin_dir}:{env['PATH']}"
     sampler = make_sampler(LocalHost(env=env), interval_s=0.05, source="nvidia-smi")
