@@ -56,6 +56,11 @@ OPEN_MAX_BYTES = 8_000_000
 RUN_ORDER = (1, 4, 9, 3, 5, 6, 7, 8, 2, 0, 10)
 
 
+#: Order the sweep table shows :data:`SWEEP_COLUMNS` in: name, throughput, speedup, accept length and the status
+#: (an "unstable" point and its reason) fit 80 columns; the shape, spread and latencies follow (left/right).
+SWEEP_ORDER = (0, 2, 4, 5, 10, 3, 1, 6, 7, 8, 9)
+
+
 def shown(row: tuple[str, ...]) -> tuple[str, ...]:
     """``row`` (in :data:`RUN_COLUMNS` order) in the order the runs table shows it (:data:`RUN_ORDER`)."""
     return tuple(row[i] for i in RUN_ORDER)
@@ -162,6 +167,7 @@ class BenchPane(Widget, can_focus=True):
         self._sweep: SweepRunner | None = None
         self._sweep_at: tuple[int, int, str] | None = None  # (config k, of n, name) while a sweep runs
         self._serving: str | None = None  # the command the sweep last (re)started the server with
+        self._sweep_to_view = False  # a sweep was shown while the pane was hidden: scroll to it when shown
         self._tables_ready = False  # on_mount has run: show_run/show_sweep render at once, else on_mount does
         self.border_title = "Benchmarks"
 
@@ -191,7 +197,7 @@ class BenchPane(Widget, can_focus=True):
     def on_mount(self) -> None:
         self.query_one("#bench-open-path", Input).display = False
         self.query_one("#bench-runs", DataTable).add_columns(*(RUN_COLUMNS[i] for i in RUN_ORDER))
-        self.query_one("#bench-sweep", DataTable).add_columns(*SWEEP_COLUMNS)
+        self.query_one("#bench-sweep", DataTable).add_columns(*(SWEEP_COLUMNS[i] for i in SWEEP_ORDER))
         self._draw_chart(None)
         for result in self.results:  # shown before the pane was mounted (the app mounts it after the first frame)
             self._add_run_row(result)
@@ -616,7 +622,8 @@ class BenchPane(Widget, can_focus=True):
         table.clear()
         rows = result.rows()
         for row in rows:
-            table.add_row(*sweep_row(row))
+            row_cells = sweep_row(row)
+            table.add_row(*(row_cells[i] for i in SWEEP_ORDER))
         self._draw_chart(result)
         rec = result.recommendation()
         widget = self.query_one("#bench-recommendation", Static)
@@ -624,8 +631,20 @@ class BenchPane(Widget, can_focus=True):
         widget.set_class(rec.name is None, "-none")
         warnings = sorted({p.warning for p in result.points if p.warning})
         self.query_one("#bench-warnings", Static).update("\n".join(warnings))
-        # a small screen shows the runs above: bring the sweep's table (and what follows it) into view
-        self.call_after_refresh(self.scroll_to_widget, table, animate=False, top=True)
+        # a small screen shows the runs above: bring the sweep's table (and what follows it) into view, now or
+        # when the pane is next shown (a sweep read from a session while another tab is in front)
+        self._sweep_to_view = True
+        self.call_after_refresh(self._bring_sweep_into_view)
+
+    def _bring_sweep_into_view(self) -> None:
+        if not self._sweep_to_view or not self.region.height:
+            return  # not shown: on_show does it
+        self._sweep_to_view = False
+        self.scroll_to_widget(self.query_one("#bench-sweep", DataTable), animate=False, top=True)
+
+    def on_show(self) -> None:
+        if self._sweep_to_view:
+            self.call_after_refresh(self._bring_sweep_into_view)
 
     def _draw_chart(self, result: SweepResult | None) -> None:
         chart = self.query_one("#bench-chart", PlotextPlot)
