@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_server import BenchServerProcess  # noqa: E402
+from support.pilot import screen_text  # noqa: E402
 from support.sweep import BASE, FakeLifecycle  # noqa: E402
 
 from specdash.app.bench import BenchPane  # noqa: E402
@@ -66,16 +67,17 @@ async def test_b_benchmarks_the_server_and_shows_the_figures(state_dir):
             assert result.completed == 4 and not result.partial
             assert result.accept_length == pytest.approx(10 / 3)
             table = app.query_one("#bench-runs", DataTable)
-            row = table.get_row_at(0)
-            assert row[1] == "short-chat" and row[2] == "generate" and row[3] == "4/0"
-            assert row[9] == "3.33 (meta_info)"
+            cells = dict(zip((str(c.label) for c in table.columns.values()), table.get_row_at(0), strict=True))
+            assert cells["Workload"] == "short-chat" and cells["API"] == "generate" and cells["OK/failed"] == "4/0"
+            assert cells["Accept len"] == "3.33 (meta_info)"
+            tok_s = cells["out tok/s"]
             live = str(app.query_one("#bench-live", Static).render())
             assert "4/4 requests" in live
             # the live line, the table and the saved JSON show one figure: tokens (3 per chunk here), not chunks
-            assert f"{result.total_output_tokens} tokens · {row[4]} output tokens/s" in live
+            assert f"{result.total_output_tokens} tokens · {tok_s} output tokens/s" in live
             saved = json.loads(app.finished[0].path.read_text())
             assert saved["total_output_tokens"] == result.total_output_tokens
-            assert f"{saved['output_tokens_per_s']:.1f}" == row[4]
+            assert f"{saved['output_tokens_per_s']:.1f}" == tok_s
             assert "benchmark done" in pane.status
             assert app.finished and app.finished[0].path.parent == state_dir / "bench"
             assert json.loads(app.finished[0].path.read_text())["requests"][0]["chunk_offsets_ms"]
@@ -145,8 +147,9 @@ async def test_S_runs_the_sweep_through_the_injected_lifecycle(state_dir):
             assert fake.commands[-1] == BASE and pane.server_url == fake.servers[-1].url
             table = app.query_one("#bench-sweep", DataTable)
             assert table.row_count == 2
-            assert table.get_row_at(0)[4] == "1.00x"
-            speedup = float(table.get_row_at(1)[4].rstrip("x"))
+            column = [str(c.label) for c in table.columns.values()].index("speedup")
+            assert table.get_row_at(0)[column] == "1.00x"
+            speedup = float(table.get_row_at(1)[column].rstrip("x"))
             assert speedup > 1.5
             assert "recommended: chain-5" in str(app.query_one("#bench-recommendation", Static).render())
             assert list((state_dir / "bench").glob("sweep-*.json"))
@@ -207,13 +210,134 @@ async def test_o_opens_a_file_of_pasted_output_beside_the_runs(tmp_path):
         assert pane.status == (f"opened {path}: 4 results (markdown table, sglang bench_serving), "
                                "2 findings below")
         table = app.query_one("#bench-runs", DataTable)
-        rows = [table.get_row_at(i) for i in range(table.row_count)]
-        assert rows[1][1] == "eagle3" and rows[1][4] == "142.1" and rows[1][9] == "2.90 (imported)"
-        assert rows[1][10] == "imported: markdown table, line 7; steps 3, topk 1, draft tokens 4; 1 finding"
-        assert rows[3][3] == "200/-" and rows[3][4] == "568.9"
+        labels = [str(c.label) for c in table.columns.values()]
+        rows = [dict(zip(labels, table.get_row_at(i), strict=True)) for i in range(table.row_count)]
+        assert rows[1]["Workload"] == "eagle3" and rows[1]["out tok/s"] == "142.1"
+        assert rows[1]["Accept len"] == "2.90 (imported)"
+        assert rows[1]["Note"] == "imported: markdown table, line 7; steps 3, topk 1, draft tokens 4; 1 finding"
+        assert rows[3]["OK/failed"] == "200/-" and rows[3]["out tok/s"] == "568.9"
         warnings = str(app.query_one("#bench-warnings", Static).render())
         assert "line 7: pasted speedup 1.9x; recomputed 1.58x from 142.1/90.0" in warnings
         assert "generated 51200 tokens but the text retokenizes to 12034" in warnings
         await pilot.press("o", "escape")
         await pilot.pause()
         assert not box.display and app.focused is pane
+
+
+def close_sweep() -> SweepResult:
+    """The stored sweep with every mean moved into 2300-2420 tok/s (configurations 1-5 % apart, as on a real box)."""
+    data = json.loads((DATA / "sweep_result.json").read_text())
+    for point, mean in zip(data["points"], (2302.9, 2354.8, 2413.8, 2369.5), strict=True):
+        point["throughput"]["mean"] = point["throughput"]["median"] = mean
+    return SweepResult.from_dict(data)
+
+
+async def show_stored_sweep(pilot, sweep: SweepResult) -> BenchPane:
+    pane = pilot.app.query_one(BenchPane)
+    for run in sweep.points[-1].runs:
+        pane.show_run(run)
+    pane.show_sweep(sweep)
+    await pilot.pause()
+    await pilot.pause()
+    return pane
+
+
+async def test_80x24_the_runs_table_shows_throughput_and_accept_length_first():
+    sweep = SweepResult.from_dict(json.loads((DATA / "sweep_result.json").read_text()))
+    async with PaneApp(None).run_test(size=(80, 24)) as pilot:
+        pane = pilot.app.query_one(BenchPane)
+        for run in sweep.points[-1].runs:
+            pane.show_run(run)
+        await pilot.pause()
+        screen = screen_text(pilot.app)
+        assert "Workload        out tok/s  Accept len" in screen
+        assert "batch1-latency  226.8      3.25 (meta_info)" in screen
+        assert "TPOT p50 ms" not in screen and "Note" not in screen
+        await pilot.press("right", "right")
+        await pilot.pause()
+        screen = screen_text(pilot.app)
+        assert "TPOT p50 ms" in screen and "API" in screen  # the later columns are reachable with right
+        await pilot.press("left", "left")
+        await pilot.pause()
+        assert "Workload        out tok/s  Accept len" in screen_text(pilot.app)
+
+
+async def test_80x24_a_finished_sweep_is_scrolled_into_view_and_up_scrolls_back():
+    sweep = SweepResult.from_dict(json.loads((DATA / "sweep_result.json").read_text()))
+    async with PaneApp(None).run_test(size=(80, 24)) as pilot:
+        await show_stored_sweep(pilot, sweep)
+        screen = screen_text(pilot.app)
+        for line in ("chain-5   227.4      2.04x    3.25        ok", "output tokens/s per config",
+                     "recommended: chain-5 (5 draft tokens, 227.4 output tokens/s, 2.04x"):
+            assert line in screen
+        assert "workload: short-chat" not in screen  # the controls are scrolled off, above
+        await pilot.press(*["up"] * 12)
+        await pilot.pause()
+        screen = screen_text(pilot.app)
+        assert "workload: short-chat" in screen and "recommended: chain-5" not in screen
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        assert "recommended: chain-5" in screen_text(pilot.app)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_sweep_chart_shows_a_few_percent_as_different_bar_heights(size):
+    async with PaneApp(None).run_test(size=size) as pilot:
+        await show_stored_sweep(pilot, close_sweep())
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        screen = screen_text(pilot.app)
+        assert "output tokens/s per config (axis from 2192, not 0)" in screen
+        chart = [line for line in screen.splitlines() if "┤" in line]
+        assert not any(line.split("│")[1].strip().startswith("0.0┤") for line in chart)
+        bottom, top = chart[-1], chart[0]
+        assert top.count("█") < bottom.count("█")  # the slower configs' bars stop below the top row
+
+
+def test_chart_floor():
+    from specdash.app.bench.pane import chart_floor
+
+    assert chart_floor([]) == 0.0
+    assert chart_floor([100.0, 250.0]) == 0.0  # a 2.5x difference: the axis from 0 shows it
+    assert chart_floor([2302.9, 2413.8]) == pytest.approx(2302.9 - 110.9)
+    assert chart_floor([500.0, 500.0]) == pytest.approx(475.0)
+
+
+def test_snapshot_bench_pane_80x24_after_a_sweep(snap_compare):
+    """80x24: the finished sweep's table, chart and recommendation are in view (the runs are above, scrolled)."""
+    async def show(pilot):
+        await show_stored_sweep(pilot, SweepResult.from_dict(json.loads((DATA / "sweep_result.json").read_text())))
+
+    assert snap_compare(PaneApp(None), terminal_size=(80, 24), run_before=show)
+
+
+async def test_80x24_the_sweep_table_shows_each_config_status_and_a_ratio_to_an_unstable_baseline_says_so():
+    data = json.loads((DATA / "sweep_result.json").read_text())
+    data["points"][0]["status"] = "unstable"  # the baseline's repeats disagreed
+    async with PaneApp(None).run_test(size=(80, 24)) as pilot:
+        await show_stored_sweep(pilot, SweepResult.from_dict(data))
+        screen = screen_text(pilot.app)
+        assert "Config    out tok/s  speedup  accept len  Status / note" in screen
+        assert "baseline  111.3      1.00x    -           unstable" in screen
+        assert "chain-5   227.4      2.04x    3.25        ok" in screen
+        assert "2.04x a baseline that was unstable (not a reliable ratio)" in " ".join(
+            line.strip("│ ") for line in screen.splitlines())
+
+
+async def test_80x24_console_f4_after_a_sweep_shows_the_sweep_not_only_the_runs(tmp_path, monkeypatch):
+    """In the console (a replay here), a sweep shown while the log tab is in front is in view when F4 shows the
+    pane; down/up scroll the pane to the recommendation and back to the controls."""
+    from test_app_snapshots import _app, _bench
+
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    app = _app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _bench(pilot)
+        screen = screen_text(app)
+        assert "chain-5   227.4      2.04x    3.25        ok" in screen and "workload: short-chat" not in screen
+        await pilot.press(*["down"] * 12)
+        await pilot.pause(0.2)
+        assert "recommended: chain-5" in screen_text(app)
+        await pilot.press(*["up"] * 30)
+        await pilot.pause(0.2)
+        assert "workload: short-chat" in screen_text(app)

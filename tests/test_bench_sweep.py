@@ -179,6 +179,17 @@ def test_unstable_points_are_never_recommended_and_say_so():
     assert "unstable" in next(r for r in result.rows() if r.name == "chain-10").note
 
 
+def test_a_ratio_to_an_unstable_baseline_says_the_baseline_was_not_stable():
+    result = sweep_of(point("baseline", 0, [2644, 2136, 2128]), point("chain-10", 10, [2410, 2415, 2416]),
+                      point("chain-5", 5, [2360, 2370, 2378]))
+    assert result.point("baseline").status == "unstable"
+    rec = result.recommendation()
+    assert rec.name == "chain-10"
+    assert "2413.7 output tokens/s, 1.05x a baseline that was unstable (not a reliable ratio)" in rec.reason
+    stable_base = sweep_of(point("baseline", 0, [2300, 2301]), point("chain-10", 10, [2410, 2415]))
+    assert "1.05x baseline) is the fastest" in stable_base.recommendation().reason
+
+
 def test_baseline_recommended_when_no_speculative_config_beats_it():
     # a reported sweep: every EAGLE3 config slower than the baseline at batch 1
     result = sweep_of(point("baseline", 0, [222.47, 222.0]), point("chain-4", 4, [159.78, 160.1]), point("tree-8", 8, [207.62, 207.0]))

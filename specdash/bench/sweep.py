@@ -412,6 +412,9 @@ class SweepResult:
         speed = f"{rate:.1f} output tokens/s"
         if base and base.throughput:
             speed += f", {rate / base.throughput.mean:.2f}x baseline"
+            if base.status != "ok" and chosen is not base:  # the ratio's denominator is itself not trusted
+                speed = f"{rate:.1f} output tokens/s, {rate / base.throughput.mean:.2f}x a baseline that was " \
+                        f"{base.status} (not a reliable ratio)"
         if not chosen.point.speculative:
             reason = (
                 f"baseline ({speed}): no speculative config beats it beyond noise - leave speculation off, or try a "

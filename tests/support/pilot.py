@@ -27,3 +27,8 @@ async def benchmark_from_the_bench_pane(pilot, app, port: int, **overrides):
     await pilot.press("b")
     await wait_until(pilot, lambda: bench.results, timeout_s=60, what="benchmark result")
     return bench.results[-1]
+
+
+def screen_text(app) -> str:
+    """The characters of the app's current screen, one line per terminal row (what the user sees, no styles)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -51,6 +51,39 @@ from specdash.text.display import markup
 #: Largest file ``o`` opens (a pasted benchmark output is a few KB).
 OPEN_MAX_BYTES = 8_000_000
 
+#: Order the runs table shows :data:`RUN_COLUMNS` in: the figures a user compares (throughput, accept length)
+#: first, so they are on screen at 80 columns; the timestamp and the note last (left/right scroll to them).
+RUN_ORDER = (1, 4, 9, 3, 5, 6, 7, 8, 2, 0, 10)
+
+
+#: Order the sweep table shows :data:`SWEEP_COLUMNS` in: name, throughput, speedup, accept length and the status
+#: (an "unstable" point and its reason) fit 80 columns; the shape, spread and latencies follow (left/right).
+SWEEP_ORDER = (0, 2, 4, 5, 10, 3, 1, 6, 7, 8, 9)
+
+
+def shown(row: tuple[str, ...]) -> tuple[str, ...]:
+    """``row`` (in :data:`RUN_COLUMNS` order) in the order the runs table shows it (:data:`RUN_ORDER`)."""
+    return tuple(row[i] for i in RUN_ORDER)
+
+
+#: Cells one ``left``/``right`` press scrolls the tables by (about two columns).
+TABLE_SCROLL_CELLS = 20
+
+
+def chart_floor(values: list[float]) -> float:
+    """Lower end of the sweep chart's y axis for bars of ``values`` (output tokens/s): 0 when they differ by half
+    or more, else the smallest minus as much again as the values' range, so a 1-5 % difference between configs is
+    seen as a difference in bar height (with an axis from 0 every bar of a few rows is full height). 0 for no
+    values."""
+    if not values:
+        return 0.0
+    low, high = min(values), max(values)
+    if low <= 0 or high >= 2 * low:
+        return 0.0
+    span = high - low if high > low else high * 0.05
+    return max(0.0, low - span)
+
+
 SWEEP_NEEDS_LIFECYCLE = (
     "the depth sweep needs the server lifecycle: launch the server from the builder so specdash can restart it "
     "per configuration"
@@ -71,6 +104,13 @@ class BenchPane(Widget, can_focus=True):
         Binding("S", "sweep", "Depth sweep", id="bench.sweep"),
         Binding("escape", "cancel", "Cancel run", id="bench.cancel"),
         Binding("o", "open_results", "Open results file", id="bench.open"),
+        # the pane scrolls: at 80x24 the sweep table, chart and recommendation are below the runs table
+        Binding("down", "scroll_down", "Scroll down", show=False, id="bench.scroll_down"),
+        Binding("up", "scroll_up", "Scroll up", show=False, id="bench.scroll_up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="bench.page_down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="bench.page_up"),
+        Binding("right", "runs_right", "Tables right", show=False, id="bench.tables_right"),
+        Binding("left", "runs_left", "Tables left", show=False, id="bench.tables_left"),
     ]
 
     class RunFinished(Message):
@@ -127,6 +167,7 @@ class BenchPane(Widget, can_focus=True):
         self._sweep: SweepRunner | None = None
         self._sweep_at: tuple[int, int, str] | None = None  # (config k, of n, name) while a sweep runs
         self._serving: str | None = None  # the command the sweep last (re)started the server with
+        self._sweep_to_view = False  # a sweep was shown while the pane was hidden: scroll to it when shown
         self._tables_ready = False  # on_mount has run: show_run/show_sweep render at once, else on_mount does
         self.border_title = "Benchmarks"
 
@@ -155,8 +196,8 @@ class BenchPane(Widget, can_focus=True):
 
     def on_mount(self) -> None:
         self.query_one("#bench-open-path", Input).display = False
-        self.query_one("#bench-runs", DataTable).add_columns(*RUN_COLUMNS)
-        self.query_one("#bench-sweep", DataTable).add_columns(*SWEEP_COLUMNS)
+        self.query_one("#bench-runs", DataTable).add_columns(*(RUN_COLUMNS[i] for i in RUN_ORDER))
+        self.query_one("#bench-sweep", DataTable).add_columns(*(SWEEP_COLUMNS[i] for i in SWEEP_ORDER))
         self._draw_chart(None)
         for result in self.results:  # shown before the pane was mounted (the app mounts it after the first frame)
             self._add_run_row(result)
@@ -318,7 +359,7 @@ class BenchPane(Widget, can_focus=True):
         table = self.query_one("#bench-runs", DataTable)
         for record in records:
             self.imported.append(record)
-            table.add_row(*imported_row(record))
+            table.add_row(*shown(imported_row(record)))
         table.move_cursor(row=table.row_count - 1)
         tools = ", ".join(sorted({r.tool for r in records}))
         findings = [f"line {f.line}: {f.message}" for r in records for f in r.findings]
@@ -447,6 +488,16 @@ class BenchPane(Widget, can_focus=True):
             k = min(event.index + 1, event.total)
             self._set_status(f"sweep config {k} of {event.total}: {event.message} - esc cancels")
 
+    def action_runs_right(self) -> None:
+        """``right``: scroll the runs and sweep tables right (their later columns at narrow widths)."""
+        for table in self.query(DataTable):
+            table.scroll_relative(x=TABLE_SCROLL_CELLS, animate=False)
+
+    def action_runs_left(self) -> None:
+        """``left``: scroll the runs and sweep tables back left."""
+        for table in self.query(DataTable):
+            table.scroll_relative(x=-TABLE_SCROLL_CELLS, animate=False)
+
     # -- workers --------------------------------------------------------------------------------------------------
 
     @work(exclusive=True, group="bench")
@@ -544,7 +595,7 @@ class BenchPane(Widget, can_focus=True):
 
     def _add_run_row(self, result: RunResult) -> None:
         table = self.query_one("#bench-runs", DataTable)
-        table.add_row(*run_row(result))
+        table.add_row(*shown(run_row(result)))
         table.move_cursor(row=table.row_count - 1)
         warning = low_acceptance_warning(
             result.accept_length, result.effective_config.get("speculative_num_draft_tokens")
@@ -571,7 +622,8 @@ class BenchPane(Widget, can_focus=True):
         table.clear()
         rows = result.rows()
         for row in rows:
-            table.add_row(*sweep_row(row))
+            row_cells = sweep_row(row)
+            table.add_row(*(row_cells[i] for i in SWEEP_ORDER))
         self._draw_chart(result)
         rec = result.recommendation()
         widget = self.query_one("#bench-recommendation", Static)
@@ -579,17 +631,33 @@ class BenchPane(Widget, can_focus=True):
         widget.set_class(rec.name is None, "-none")
         warnings = sorted({p.warning for p in result.points if p.warning})
         self.query_one("#bench-warnings", Static).update("\n".join(warnings))
+        # a small screen shows the runs above: bring the sweep's table (and what follows it) into view, now or
+        # when the pane is next shown (a sweep read from a session while another tab is in front)
+        self._sweep_to_view = True
+        self.call_after_refresh(self._bring_sweep_into_view)
+
+    def _bring_sweep_into_view(self) -> None:
+        if not self._sweep_to_view or not self.region.height:
+            return  # not shown: on_show does it
+        self._sweep_to_view = False
+        self.scroll_to_widget(self.query_one("#bench-sweep", DataTable), animate=False, top=True)
+
+    def on_show(self) -> None:
+        if self._sweep_to_view:
+            self.call_after_refresh(self._bring_sweep_into_view)
 
     def _draw_chart(self, result: SweepResult | None) -> None:
         chart = self.query_one("#bench-chart", PlotextPlot)
         plt = chart.plt
         plt.clear_data()
         plt.clear_figure()
-        plt.title("output tokens/s per config")
-        if result is not None:
-            measured = [(p.point.name, p.throughput.mean) for p in result.points if p.throughput]
-            if measured:
-                plt.bar([name for name, _ in measured], [mean for _, mean in measured])
+        measured = [(p.point.name, p.throughput.mean) for p in result.points if p.throughput] if result else []
+        floor = chart_floor([mean for _, mean in measured])
+        plt.title("output tokens/s per config" + (f" (axis from {floor:.0f}, not 0)" if floor else ""))
+        if measured:
+            plt.bar([name for name, _ in measured], [mean for _, mean in measured], minimum=floor)
+            top = max(mean for _, mean in measured)
+            plt.ylim(floor, top + (top - floor) * 0.1)
         chart.refresh()
 
 

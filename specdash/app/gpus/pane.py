@@ -16,6 +16,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widget import Widget
@@ -115,8 +116,10 @@ class GpuPane(Widget, can_focus=False):
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static("GPUs — " + self.host.name, id="gpu-title")
-        yield Static(devices_markup(None), id="gpu-devices")
-        yield Static("", id="gpu-summary")
+        # the GPU lines and notes scroll on their own when long, so the process table keeps rows (a short terminal)
+        with VerticalScroll(id="gpu-text", can_focus=False):
+            yield Static(devices_markup(None), id="gpu-devices")
+            yield Static("", id="gpu-summary")
         table: DataTable = DataTable(id="gpu-processes", cursor_type="row", zebra_stripes=False)
         for label, key in _COLUMNS:
             table.add_column(label, key=key)
@@ -291,6 +294,20 @@ class GpuPane(Widget, can_focus=False):
         key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         return next((p for p in self.processes if self._row_key(p) == key), None)
 
+    def cursor_row_on_screen(self) -> bool:
+        """True when the process table's cursor row is drawn on screen (not clipped by a short pane, scrolled
+        away, or covered): the row ``K`` acts on when nothing is tagged."""
+        table = self.query_one(DataTable)
+        if not table.row_count or not table.display:
+            return False
+        y = table.region.y + table.header_height + table.cursor_row - round(table.scroll_y)
+        x = table.region.x + 1
+        try:
+            widget, _ = self.screen.get_widget_at(x, y)
+        except Exception:  # noqa: BLE001 - the coordinate is off screen: not visible
+            return False
+        return widget is table
+
     @on(DataTable.RowHighlighted)
     def _on_row(self, event: DataTable.RowHighlighted) -> None:
         proc = self._focused_process()
@@ -330,6 +347,11 @@ class GpuPane(Widget, can_focus=False):
         if self.tagged:
             chosen = [p for p in self.processes if p.pid in self.tagged]
         else:
+            if self._focused_process() is not None and not self.cursor_row_on_screen():
+                # never ask about a row the user cannot see (a short terminal, the notes above fill the pane)
+                self.notify("The focused process row is not on screen (too few rows for the process table): make "
+                            "the terminal taller, then press K again.", severity="warning")
+                return
             focused = self._focused_process()
             chosen = [p for p in self.processes if focused is not None and p.pid == focused.pid]
         if not chosen:
