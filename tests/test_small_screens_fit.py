@@ -1,0 +1,57 @@
+"""What a user sees at 80x24 (a supported size) and 160x48: confirmation dialogs, the launch builder's findings and
+the header bar fit the screen, read off the rendered screen itself (not off widget state)."""
+
+from __future__ import annotations
+
+import pytest
+from test_app_snapshots import _app, _at_the_end
+
+from specdash.app.modals.confirm import ConfirmScreen
+
+SIZES = [(80, 24), (160, 48)]
+RESTART = ("Stop process group [b]30599[/b], wait until its GPU memory is released, then launch:\n"
+           "python3 -m sglang.launch_server --model-path /models/Llama-3.1-8B-Instruct --host 127.0.0.1 --port 38333 "
+           "--speculative-algorithm EAGLE3 --speculative-draft-model-path /models/EAGLE3-LLaMA3.1-8B "
+           "--speculative-num-steps 1 --speculative-eagle-topk 1 --speculative-num-draft-tokens 16")
+KEEP = ("Fastest by output tokens/s: chain-10 (10 draft tokens, 2090.8 output tokens/s, +4.1 % over baseline) "
+        "ties with the fastest chain-16 within noise; the smaller depth wins a tie.\n"
+        "Keep (y): the builder gets chain-10's command and the server is restarted with it.\n"
+        "Restore (n): the server is restarted with your original command.")
+
+
+def screen_lines(app, region=None) -> list[str]:
+    """The characters on the terminal, one string per row (what the user sees, overlays included); ``region``
+    (a Region) crops to that rectangle."""
+    lines = [strip.text for strip in app.screen._compositor.render_strips()]
+    if region is None:
+        return lines
+    return [line[region.x:region.right] for line in lines[region.y:region.bottom]]
+
+
+def joined(lines: list[str]) -> str:
+    """The screen's rows with box borders and padding removed and wrapped lines joined by one space."""
+    words: list[str] = []
+    for line in lines:
+        words.extend(line.replace("█", " ").replace("▊", " ").replace("▎", " ").replace("│", " ").split())
+    return " ".join(words)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("details,yes,no", [(RESTART, "Restart", "Cancel"),
+                                            (KEEP, "Keep chain-10", "Restore my command")])
+async def test_a_confirmation_fits_the_screen_with_all_its_text_and_both_buttons(tmp_path, monkeypatch, size,
+                                                                                 details, yes, no):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    app = _app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await _at_the_end(pilot)
+        app.push_screen(ConfirmScreen("Restart the server?", details, yes_label=yes, no_label=no))
+        await pilot.pause(0.3)
+        dialog = app.screen.query_one("#confirm-dialog")
+        screen = app.screen.region
+        assert dialog.region.x >= 0 and dialog.region.right <= screen.right
+        assert dialog.region.y >= 0 and dialog.region.bottom <= screen.bottom
+        text = joined(screen_lines(app, dialog.region))
+        plain = " ".join(details.replace("[b]", "").replace("[/b]", "").split())
+        assert plain in text  # every word, in order, nothing cut at the right edge
+        assert f"{yes} (y)" in text and f"{no} (n)" in text
