@@ -55,3 +55,44 @@ async def test_a_confirmation_fits_the_screen_with_all_its_text_and_both_buttons
         plain = " ".join(details.replace("[b]", "").replace("[/b]", "").split())
         assert plain in text  # every word, in order, nothing cut at the right edge
         assert f"{yes} (y)" in text and f"{no} (n)" in text
+
+
+OVERRIDE_16 = ("python3 -m sglang.launch_server --model-path /models/Llama-3.1-8B-Instruct --host 127.0.0.1 --port 38333 "
+               "--speculative-algorithm EAGLE3 --speculative-draft-model-path /models/EAGLE3-LLaMA3.1-8B "
+               "--speculative-num-steps 1 --speculative-eagle-topk 1 --speculative-num-draft-tokens 16")
+
+
+async def test_the_builder_at_80x24_shows_the_override_above_the_editor(tmp_path, monkeypatch):
+    """The diagnostics list is below the fold at 80x24: the override the builder exists for is read on the first
+    screen, whole, with the way to its detail and fix."""
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    app = _app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _at_the_end(pilot)
+        await pilot.press("f3")
+        app.builder_pane.set_command(OVERRIDE_16)
+        await pilot.pause(0.3)
+        pane = app.builder_pane.region
+        lines = screen_lines(app, pane)
+        text = "\n".join(lines)
+        assert "OVERRIDE --speculative-num-draft-tokens 16 -> 2 (draft-tokens-adjusted)" in text
+        assert "esc: the list, each finding's detail and fix (ctrl+f)" in text
+        editor = app.builder_pane.query_one("#builder-command").region
+        assert editor.y >= pane.y and editor.bottom <= pane.bottom  # the editor stays whole on the screen
+
+
+async def test_the_builder_at_160x48_shows_the_overridden_row_first_in_typed_to_effective(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    app = _app(tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await _at_the_end(pilot)
+        await pilot.press("f3")
+        app.builder_pane.set_command(OVERRIDE_16)
+        await pilot.pause(0.3)
+        table = app.builder_pane.query_one("#builder-effective")
+        rows = [line.replace("│", " ").split() for line in screen_lines(app, table.region)[1:-1]]
+        assert ["field", "typed", "effective"] == rows[0]
+        assert ["num_draft_tokens", "16", "2"] == rows[1]
+        # a big screen shows the list and the detail instead of the small screens' headline
+        assert app.builder_pane.query_one("#builder-headline").region.area == 0
+        assert "OVERRIDE draft-tokens-adjusted:" in joined(screen_lines(app, app.builder_pane.region))

@@ -162,6 +162,7 @@ class BuilderPane(Widget):
         notice = Static("", id="builder-version-notice")
         notice.display = False
         yield notice
+        yield Static("", id="builder-headline")  # small screens: the errors and overrides, above the editor
         with Horizontal(id="builder-top"):
             area = TextArea(self._command, id="builder-command", soft_wrap=True, show_line_numbers=False,
                             read_only=self.readonly)
@@ -184,7 +185,8 @@ class BuilderPane(Widget):
             diags: DataTable[Any] = DataTable(id="builder-diagnostics", cursor_type="row", zebra_stripes=False)
             diags.border_title = "diagnostics"
             yield diags
-            eff: DataTable[Any] = DataTable(id="builder-effective", cursor_type="none", zebra_stripes=False, show_cursor=False)
+            eff: DataTable[Any] = DataTable(id="builder-effective", cursor_type="none", zebra_stripes=False,
+                                            show_cursor=False)
             eff.border_title = "typed → effective"
             yield eff
         yield Static("", id="builder-detail")
@@ -440,6 +442,7 @@ class BuilderPane(Widget):
             diags.move_cursor(row=min(max(row, 0), len(report.diagnostics) - 1))
         self._render_effective()
         self._show_detail(diags.cursor_row if report.diagnostics else -1)
+        self._render_headline()
         errors = len(report.by_severity("error"))
         overrides = len(report.by_severity("override"))
         source = {"guessed from the model name": "guessed"}.get(report.architecture_source or "",
@@ -450,20 +453,45 @@ class BuilderPane(Widget):
             newer = " — version not readable: newest rules"
         elif report.version_notice:
             newer = f" — newer than {CURRENT_RELEASE}: best-guess rules"
-        self.border_title = (f"Launch builder — SGLang {markup(report.sglang_version)} ({report.profile.releases}){newer}"
-                             f"{arch}")
+        self.border_title = (f"Launch builder — SGLang {markup(report.sglang_version)} ({report.profile.releases})"
+                             f"{newer}{arch}")
         notice = self.query_one("#builder-version-notice", Static)
         notice.update(markup(report.version_notice or ""))
         notice.display = bool(report.version_notice)
         self._status(f"{errors} error(s) · {overrides} override(s) · ctrl+f apply fix · ctrl+o copy · "
                      "ctrl+r SGLang dry run")
 
+    def _render_headline(self) -> None:
+        """On a small screen (the CSS shows it below 36 rows or 120 columns) the diagnostics list is below the
+        fold: the first two errors / overrides (errors first), one line each, above the editor, e.g. ``OVERRIDE
+        --speculative-num-draft-tokens 16 -> 2 (draft-tokens-adjusted)``; an override without known values, and an
+        error, give their message (cut at the edge); then how many more and how to reach them. Hidden when there is
+        none."""
+        headline = self.query_one("#builder-headline", Static)
+        wanted = [d for d in self._report.diagnostics if d.severity == "error"]
+        wanted += [d for d in self._report.diagnostics if d.severity == "override"]
+        text = Text()  # one line each (CSS: nowrap): the list and the detail have the rest
+        for d in wanted[:2]:
+            text.append(_SEVERITY_TEXT[d.severity] + " ", style=self._style(d.severity))
+            if d.severity == "override" and d.flags and d.from_value is not None and d.to_value is not None:
+                text.append(f"{d.flags[0]} {d.from_value} -> {d.to_value} ({d.code})\n")
+            else:
+                text.append(f"{d.code}: {d.message}\n")
+        if wanted:
+            more = f"{len(wanted) - 2} more · " if len(wanted) > 2 else ""
+            text.append(f"{more}esc: the list, each finding's detail and fix (ctrl+f)", style="dim")
+        headline.update(text)
+        headline.set_class(bool(wanted), "-shown")
+
     def _render_effective(self) -> None:
         report = self._report
         eff = self.query_one("#builder-effective", DataTable)
         eff.clear()
-        sglang: dict[str, Any] = self.dry_run_result.resolved if self.dry_run_result is not None and self.dry_run_result.ok else {}
-        for field in _EFFECTIVE_ROWS:
+        sglang: dict[str, Any] = (self.dry_run_result.resolved if self.dry_run_result is not None
+                                  and self.dry_run_result.ok else {})
+        # what SGLang changes comes first: the table is short, and those rows are why it is there
+        changed = [f for f in _EFFECTIVE_ROWS if f in report.typed and report.typed.get(f) != report.effective.get(f)]
+        for field in changed + [f for f in _EFFECTIVE_ROWS if f not in changed]:
             if field not in report.effective:
                 continue
             value = report.effective.get(field)
