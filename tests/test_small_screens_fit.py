@@ -96,3 +96,26 @@ async def test_the_builder_at_160x48_shows_the_overridden_row_first_in_typed_to_
         # a big screen shows the list and the detail instead of the small screens' headline
         assert app.builder_pane.query_one("#builder-headline").region.area == 0
         assert "OVERRIDE draft-tokens-adjusted:" in joined(screen_lines(app, app.builder_pane.region))
+
+
+CRASH = "launch failed: bare AssertionError in server_args (partial depth flags: give all three or none)"
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_header_keeps_the_server_state_and_cuts_only_its_detail(tmp_path, monkeypatch, size):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    app = _app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await _at_the_end(pilot)
+        bar = app.status_bar
+        bar.host_name = "replay: gpu-demo (SGLang test double)"
+        bar.server_state, bar.server_detail = "crashed", CRASH
+        await pilot.pause(0.2)
+        header = screen_lines(app)[0].rstrip()
+        assert "● connected" in header and "server: crashed (launch failed" in header
+        if size == (160, 48):  # the mode without the replay clock, which the replay bar at the bottom shows
+            assert header.endswith("(launch failed: bare AssertionError in server_args (partia…) │ read-only replay")
+            assert "replay: gpu-demo (SGLang test double)" in header
+            assert "⏸ 00:00:05 / 00:00:05  x1  event 8/8" in screen_lines(app)[-2]
+        else:
+            assert header.endswith("server: crashed (launch failed…)") and "replay: gpu-demo (S…" in header
