@@ -126,8 +126,9 @@ class SshdServer:
                     "LogLevel VERBOSE",
                     # SHLVL=1: bash then skips ~/.bashrc for ssh commands (bash sources it only when
                     # SHLVL < 2); this machine's root .bashrc runs `pyenv init` (0.8 s per command).
-                    f"SetEnv PATH={path_env} FAKE_NVIDIA_SMI_STATE={self.gpu_state} "
-                    f"PYTHONPATH={self.repo / 'tests' / 'double'} SHLVL=1",
+                    # each assignment quoted: the checkout's path may hold spaces
+                    f'SetEnv "PATH={path_env}" "FAKE_NVIDIA_SMI_STATE={self.gpu_state}" '
+                    f'"PYTHONPATH={self.repo / "tests" / "double"}" SHLVL=1',
                     "",
                 ]
             )

@@ -13,6 +13,7 @@ import json
 import os
 import pathlib
 import pty
+import shlex
 import subprocess
 import sys
 import urllib.request
@@ -109,8 +110,9 @@ def test_nohup_server_through_ssh_is_a_server(sshd, tmp_path, started_groups):
         host = sshd.make_host()
         try:
             await host.connect()
-            result = await host.run(f"SGLANG_DOUBLE_SCENARIO={scenario} nohup "
-                                    f"{harness.launch_command(port, extra='--tp 2')} > {log} 2>&1 & echo $!")
+            result = await host.run(f"SGLANG_DOUBLE_SCENARIO={shlex.quote(str(scenario))} nohup "
+                                    f"{harness.launch_command(port, extra='--tp 2')} > {shlex.quote(str(log))} 2>&1 "
+                                    "& echo $!")
             launcher = int(result.stdout.split()[-1])
             started_groups.append(int(proc_stat(launcher)[2]))
             for _ in range(300):

@@ -15,7 +15,7 @@ LINK = "https://github.com/sgl-project/sglang/issues/16274"
 def test_validate_text_shows_the_known_issue_and_its_link(capsys):
     assert main(["validate", "--sglang-version", "0.5.7", "--", COMMAND]) == 0  # a known bug is not an error
     out = capsys.readouterr().out
-    line = next(l for l in out.splitlines() if "known-issue:spec-v2-dp-attention-accept-length" in l)
+    line = next(row for row in out.splitlines() if "known-issue:spec-v2-dp-attention-accept-length" in row)
     assert line.startswith("WARNING")
     assert f"see: {LINK}" in out
 

@@ -542,7 +542,8 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
                 self.notify(refused, severity="warning")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Read-only sessions hide the keys that change the server (footer, help) — :mod:`specdash.app.readonly_keys`."""
+        """Read-only sessions hide the keys that change the server (footer, help) —
+        :mod:`specdash.app.readonly_keys`."""
         return False if hidden(self.readonly, action) else True
 
     # -- actions ------------------------------------------------------------------------------------

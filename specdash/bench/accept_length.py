@@ -1,7 +1,8 @@
 """Accept length for ONE benchmark run, and where it came from.
 
-SGLang's ``/server_info`` ``avg_spec_accept_length`` is a running average since server start (SGLang ``scheduler.py`` ``get_internal_state``), so
-reading it after a run (what ``bench_serving`` does, §9) mixes in all earlier traffic. specdash uses, in order:
+SGLang's ``/server_info`` ``avg_spec_accept_length`` is a running average since server start (SGLang ``scheduler.py``
+``get_internal_state``), so reading it after a run (what ``bench_serving`` does, §9) mixes in all earlier traffic.
+specdash uses, in order:
 
 1. ``"meta_info"`` - /generate requests: Σ completion_tokens / Σ spec_verify_ct over the run's successful requests
    (the definition of SGLang's ``benchmark/mtbench/bench_sglang_eagle.py``, §9 source MT). Exact for the run.

@@ -7,8 +7,9 @@ token). With ``k`` draft tokens beyond the root, the expected tokens per verify 
 
     E(alpha, k) = (1 - alpha**(k + 1)) / (1 - alpha)        (= k + 1 when alpha == 1)
 
-which is what SGLang reports as "accept len" (accepted drafts + 1 per verify forward; SGLang ``scheduler_metrics_mixin.py``) and what
-``completion_tokens / spec_verify_ct`` measures per request (§9, source MT). For SGLang chains
+which is what SGLang reports as "accept len" (accepted drafts + 1 per verify forward; SGLang
+``scheduler_metrics_mixin.py``) and what ``completion_tokens / spec_verify_ct`` measures per request (§9, source MT).
+For SGLang chains
 (``speculative_eagle_topk == 1``) ``k = speculative_num_steps = speculative_num_draft_tokens - 1``.
 The model ignores tree drafting (topk > 1) and position-dependent acceptance; it is a guide for choosing a depth,
 not a promise.
@@ -130,8 +131,8 @@ def accept_rate_from_length(accept_length: float, speculative_num_steps: int) ->
     """Accepted drafts per drafted position, ``(accept_length - 1) / speculative_num_steps``, for chains.
 
     This is the version-independent definition (NVIDIA NeMo's reading); SGLang's own
-    "accept rate" field changed definition between versions (``accept len / draft tokens`` from ~0.5.3, ``(accept len - 1) / steps``
-    before), so compare this one instead.
+    "accept rate" field changed definition between versions (``accept len / draft tokens`` from ~0.5.3,
+    ``(accept len - 1) / steps`` before), so compare this one instead.
     Raises ``ValueError`` when ``speculative_num_steps`` < 1.
     """
     if speculative_num_steps < 1:

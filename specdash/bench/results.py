@@ -22,11 +22,12 @@ class RequestResult:
     ``index``: position in the run (warm-up requests are not recorded); ``prompt``: what was sent;
     ``success``/``error``: outcome (``error`` is a one-line message); ``partial``: cut short by a cancel;
     ``start_s``: send time since the run started; ``sent_perf_s``: the same instant as a ``time.perf_counter()``
-    reading (CLOCK_MONOTONIC on Linux, shared by all processes: lets a test server's own stamps be compared); ``ttft_ms``, ``e2e_ms``, ``tpot_ms``: see
-    :mod:`specdash.bench.timing`; ``itl_ms``: one value per token after the first chunk; ``output_tokens``,
-    ``prompt_tokens``; ``spec_verify_ct``: verify steps (/generate with speculation only); ``chunk_offsets_ms``:
-    arrival of each text-carrying chunk since send; ``chunk_cumulative_tokens``: the server's cumulative token
-    count at each such chunk (``None`` where absent); ``token_counts``: "server" or "estimated".
+    reading (CLOCK_MONOTONIC on Linux, shared by all processes: lets a test server's own stamps be compared);
+    ``ttft_ms``, ``e2e_ms``, ``tpot_ms``: see :mod:`specdash.bench.timing`; ``itl_ms``: one value per token after the
+    first chunk; ``output_tokens``, ``prompt_tokens``; ``spec_verify_ct``: verify steps (/generate with speculation
+    only); ``chunk_offsets_ms``: arrival of each text-carrying chunk since send; ``chunk_cumulative_tokens``: the
+    server's cumulative token count at each such chunk (``None`` where absent); ``token_counts``: "server" or
+    "estimated".
     """
 
     index: int
@@ -71,15 +72,16 @@ class RunResult:
 
     ``settings``: the effective benchmark settings (url, api, workload name, num_requests, concurrency,
     request_rate, output_len, temperature, seed, warmup_requests, model ...); ``workload``: the workload as a dict
-    (prompts included); ``effective_config``: the server configuration (algorithm, steps, topk, draft tokens, CUDA graph,
-    attention backend, tp, SGLang version, GPU name ...): the caller's dict with what /server_info reports on top
-    (the caller's values that the server contradicts are kept under ``"requested"``); ``started_at``: ISO-8601 UTC; ``duration_s``: first request sent to last request finished;
-    ``partial``: the run was cancelled (figures cover the requests that finished); ``completed``/``errors``: counts
-    of successful / failed requests; ``output_tokens_per_s`` = Σ output tokens of successful requests / duration;
-    ``requests_per_s`` = completed / duration (bench_serving's definitions); ``ttft_ms``, ``itl_ms``, ``tpot_ms``,
-    ``e2e_ms``: distributions over successful requests (ITL over all their tokens); ``output_rate_se``: within-run
-    standard error of output tokens/s; ``accept_length`` for THIS run with ``accept_length_source`` (one of
-    :data:`ACCEPT_SOURCES`) and a one-line ``accept_length_note``; ``requests``: raw per-request data.
+    (prompts included); ``effective_config``: the server configuration (algorithm, steps, topk, draft tokens, CUDA
+    graph, attention backend, tp, SGLang version, GPU name ...): the caller's dict with what /server_info reports on top
+    (the caller's values that the server contradicts are kept under ``"requested"``); ``started_at``: ISO-8601 UTC;
+    ``duration_s``: first request sent to last request finished; ``partial``: the run was cancelled (figures cover the
+    requests that finished); ``completed``/``errors``: counts of successful / failed requests; ``output_tokens_per_s`` =
+    Σ output tokens of successful requests / duration; ``requests_per_s`` = completed / duration (bench_serving's
+    definitions); ``ttft_ms``, ``itl_ms``, ``tpot_ms``, ``e2e_ms``: distributions over successful requests (ITL over all
+    their tokens); ``output_rate_se``: within-run standard error of output tokens/s; ``accept_length`` for THIS run with
+    ``accept_length_source`` (one of :data:`ACCEPT_SOURCES`) and a one-line ``accept_length_note``; ``requests``: raw
+    per-request data.
     """
 
     settings: dict[str, Any]

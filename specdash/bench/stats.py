@@ -2,7 +2,8 @@
 
 Pure functions on lists of floats; no I/O. Percentiles use linear interpolation between closest ranks
 (NumPy's default ``method="linear"``), which is what SGLang's ``bench_serving`` reports through
-``np.percentile`` (SGLang ``python/sglang/bench_serving.py``), so a p99 here equals bench_serving's p99 on the same samples.
+``np.percentile`` (SGLang ``python/sglang/bench_serving.py``), so a p99 here equals bench_serving's p99 on the same
+samples.
 """
 
 from __future__ import annotations

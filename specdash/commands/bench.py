@@ -65,7 +65,8 @@ def format_summary(result) -> str:
         f"server          {s['url']}  ({s['api']}, model {s['model']})",
         f"workload        {s['workload']}: {s['num_requests']} requests, concurrency {s['concurrency'] or 'unlimited'}"
         f", rate {s['request_rate'] or 'all at once'}, output {s['output_len']} tokens, seed {s['seed']}",
-        f"requests        {result.completed} ok, {result.errors} failed" + ("  (PARTIAL: cancelled)" if result.partial else ""),
+        f"requests        {result.completed} ok, {result.errors} failed"
+        + ("  (PARTIAL: cancelled)" if result.partial else ""),
         f"duration        {result.duration_s:.2f} s",
         f"output tokens/s {result.output_tokens_per_s:.1f}",
         f"requests/s      {result.requests_per_s:.2f}",
@@ -74,7 +75,8 @@ def format_summary(result) -> str:
                         ("E2E ms", result.e2e_ms)):
         lines.append(f"{label:<16}p50 {_fmt(dist.p50, 2)}  p90 {_fmt(dist.p90, 2)}  p99 {_fmt(dist.p99, 2)}")
     if result.accept_length is not None:
-        lines.append(f"accept length   {result.accept_length:.2f}  [{result.accept_length_source}: {result.accept_length_note}]")
+        lines.append(f"accept length   {result.accept_length:.2f}  "
+                     f"[{result.accept_length_source}: {result.accept_length_note}]")
     else:
         lines.append(f"accept length   -  [{result.accept_length_note}]")
     warning = low_acceptance_warning(result.accept_length, result.effective_config.get("speculative_num_draft_tokens"))

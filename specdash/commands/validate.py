@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="read the model's config.json (and detect the SGLang version) on TARGET: 'local', "
                              "[user@]host[:port] or an ~/.ssh/config alias")
     parser.add_argument("-i", dest="identity_file", metavar="IDENTITY_FILE", help="SSH identity file for --host")
-    parser.add_argument("--known-hosts", metavar="FILE", help="known_hosts file for --host (default ~/.ssh/known_hosts)")
+    parser.add_argument("--known-hosts", metavar="FILE",
+                        help="known_hosts file for --host (default ~/.ssh/known_hosts)")
     parser.add_argument("--ssh-config", metavar="FILE", help="ssh config file for --host (default ~/.ssh/config)")
     parser.add_argument("--python", default="python3", metavar="PY",
                         help="python with SGLang installed on the host, for version detection (default python3)")

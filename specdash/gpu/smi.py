@@ -82,7 +82,8 @@ def smi_error(exit_status: int, output: str) -> str | None:
         return "nvidia-smi timed out (driver busy or hung)"
     if exit_status != 0:
         first = text.splitlines()[0].strip() if text else ""
-        return f"nvidia-smi failed (exit {exit_status}): {first}" if first else f"nvidia-smi failed (exit {exit_status})"
+        return (f"nvidia-smi failed (exit {exit_status}): {first}" if first
+                else f"nvidia-smi failed (exit {exit_status})")
     return None
 
 

@@ -199,7 +199,8 @@ class Host(abc.ABC):
         """Run ``command`` to completion; return its exit status, stdout and stderr.
 
         ``input`` becomes the command's stdin (small text; never passed on a command line, so a secret in it does
-        not show in ``ps`` on the host). On timeout the command is killed and ``CommandResult(-1, partial stdout, "timeout after N s")`` returned.
+        not show in ``ps`` on the host). On timeout the command is killed and
+        ``CommandResult(-1, partial stdout, "timeout after N s")`` returned.
         """
 
     @abc.abstractmethod

@@ -173,7 +173,8 @@ async def discover_server_log(host: Host, pid: int | None = None) -> DiscoveredL
         chosen = mine[0]
         candidates = mine + [p for p in candidates if p not in mine]
     q = shlex.quote
-    out = await host.run(f"readlink {q(f'/proc/{chosen.pid}/fd/1')}; echo '|'; readlink {q(f'/proc/{chosen.pid}/fd/2')}",
+    out = await host.run(f"readlink {q(f'/proc/{chosen.pid}/fd/1')}; echo '|'; "
+                         f"readlink {q(f'/proc/{chosen.pid}/fd/2')}",
                          timeout_s=15)
     fd1, _, fd2 = out.stdout.partition("|")
     fd1, fd2 = fd1.strip(), fd2.strip()

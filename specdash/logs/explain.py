@@ -26,7 +26,8 @@ _OVERRIDES: tuple[tuple[str, Explanation], ...] = (
         "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1",
         Explanation(
             "num_draft_tokens overridden: set to num_steps + 1 because topk == 1",
-            "With --speculative-eagle-topk 1 the draft is a chain, so SGLang ignores the --speculative-num-draft-tokens "
+            "With --speculative-eagle-topk 1 the draft is a chain, so SGLang ignores the "
+            "--speculative-num-draft-tokens "
             "you gave and verifies num_steps + 1 tokens (server_args, v0.4.10+). A larger tree needs topk > 1.",
             "--speculative-num-draft-tokens",
             "set --speculative-num-draft-tokens to --speculative-num-steps + 1, or raise --speculative-eagle-topk",
@@ -262,7 +263,8 @@ def explain_crash(exception: str, detail: str, frames: list[str]) -> Explanation
             "--speculative-num-draft-tokens are given all together or not at all (it auto-chooses them only when all "
             "three are omitted); topk or num-draft-tokens without num-steps ends here (server_args ~v0.4.5+).",
             "--speculative-num-steps",
-            "give all three (e.g. --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4) or none",
+            "give all three (e.g. --speculative-num-steps 3 --speculative-eagle-topk 1 "
+            "--speculative-num-draft-tokens 4) or none",
         )
     if short == "TypeError" and "'>' not supported between instances of 'NoneType' and 'int'" in detail:
         return Explanation(
@@ -270,7 +272,8 @@ def explain_crash(exception: str, detail: str, frames: list[str]) -> Explanation
             "SGLang only auto-chooses topk and num_draft_tokens when all three depth flags are omitted; with num-steps "
             "alone it compares topk None > 1 and dies (SGLang PR #22895).",
             "--speculative-eagle-topk",
-            "add --speculative-eagle-topk 1 --speculative-num-draft-tokens <steps + 1>, or drop --speculative-num-steps",
+            "add --speculative-eagle-topk 1 --speculative-num-draft-tokens <steps + 1>, "
+            "or drop --speculative-num-steps",
         )
     if short == "TypeError" and "unsupported operand type(s) for *: 'NoneType' and 'int'" in detail:
         return Explanation(
@@ -285,8 +288,10 @@ def explain_crash(exception: str, detail: str, frames: list[str]) -> Explanation
                            "--pp-size", "use --pp-size 1 or turn speculation off")
     if "HybridAttentionBackend does not support speculative" in detail:
         return Explanation("launch failed: different prefill/decode attention backends with speculation",
-                           "SGLang ≤ Aug 2025 cannot run speculative decoding with different --prefill-attention-backend "
-                           "and --decode-attention-backend (SGLang issue #9330, PR #9573).", "--decode-attention-backend",
+                           "SGLang ≤ Aug 2025 cannot run speculative decoding with different "
+                           "--prefill-attention-backend "
+                           "and --decode-attention-backend (SGLang issue #9330, PR #9573).",
+                           "--decode-attention-backend",
                            "use one --attention-backend")
     if "Unknown speculative algorithm name" in detail:
         return Explanation("launch failed: unknown --speculative-algorithm", detail +

@@ -144,7 +144,8 @@ class FindingsEngine:
         """True once a crash/oom finding was raised."""
         return self._crashed
 
-    def _add(self, key: str, make: Callable[[], Finding], line: int, refresh: Callable[[Finding], None] | None = None) -> Finding:
+    def _add(self, key: str, make: Callable[[], Finding], line: int,
+             refresh: Callable[[Finding], None] | None = None) -> Finding:
         existing = self.by_key.get(key)
         if existing is not None:
             existing.count += 1
@@ -576,7 +577,8 @@ class FindingsEngine:
             zero = [s for s in self.metrics.samples if s.record.engine == "vllm" and s.record.accepted_tokens == 0]
 
             def refresh(f: Finding) -> None:
-                f.message = f"draft never accepted ({line.ranks or 'vLLM'}): 0 of {rec.drafted_tokens} drafted tokens in {len(zero)} windows"
+                f.message = (f"draft never accepted ({line.ranks or 'vLLM'}): 0 of {rec.drafted_tokens} drafted "
+                             f"tokens in {len(zero)} windows")
 
             self._add(key + ":zero", lambda: Finding(
                 "low_acceptance", "error", line.number,

@@ -1,7 +1,8 @@
 """HTTP probes of an SGLang server: ``GET /health`` and ``/server_info`` (``/get_server_info`` before 2026).
 
-Endpoints (SGLang ``python/sglang/srt/entrypoints/http_server.py``): ``/health`` answers 200 with an empty body when the HTTP server is alive;
-``/server_info`` (2026) and ``/get_server_info`` (all versions, deprecated in 2026) return the post-rewrite
+Endpoints (SGLang ``python/sglang/srt/entrypoints/http_server.py``): ``/health`` answers 200 with an empty body when the
+HTTP server is alive; ``/server_info`` (2026) and ``/get_server_info`` (all versions, deprecated in 2026) return the
+post-rewrite
 ServerArgs fields plus ``version``, ``max_total_num_tokens`` and ``internal_states``.
 
 Two ways to reach the port: :func:`probe_http` with httpx from the machine running specdash (local servers, or

@@ -30,7 +30,8 @@ class RunHandle:
     ``run_dir``/``log_path`` are absolute paths on the host; ``leader_pid`` is the PID of the session leader and
     ``pgid`` its process group (equal, as the leader was started with ``setsid``); ``port`` is the HTTP port the
     command's ``--port`` gives under SGLang's argparse, abbreviations included, default 30000
-    (:func:`specdash.sglang.command_edit.launch_port`); ``started_at_s`` is ``time.time()`` on the machine running specdash.
+    (:func:`specdash.sglang.command_edit.launch_port`); ``started_at_s`` is ``time.time()`` on the machine running
+    specdash.
     """
 
     host_name: str

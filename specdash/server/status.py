@@ -29,8 +29,8 @@ class ServerStatus:
     """One status reading.
 
     ``state`` (:class:`specdash.logs.state.ServerState`: ``starting``, ``ready``, ``crashed`` or ``stopped``);
-    ``detail`` (one line: the start-up phase in the log pane's words, ``version 0.5.0rc0, model ...``, the exit reason, or
-    ``3 processes of its group still alive``); ``exit_status`` (the command's own exit status when it ended by
+    ``detail`` (one line: the start-up phase in the log pane's words, ``version 0.5.0rc0, model ...``, the exit reason,
+    or ``3 processes of its group still alive``); ``exit_status`` (the command's own exit status when it ended by
     itself, else None); ``alive_pids`` (live processes of the group; after a crash these are orphans holding
     GPU memory); ``probe`` (the HTTP probe, None when not probed because the group is gone); ``log_phase``.
     """
@@ -76,9 +76,9 @@ async def server_status(host: Host, handle: RunHandle, *, probe_fn: ProbeFn | No
     """Read the state of the server launched as ``handle`` on ``host`` (one ``Host.run`` plus an HTTP probe).
 
     Rules: no live process of the group → ``stopped`` if :func:`specdash.server.stop` was used or the command
-    exited with status 0, else ``crashed`` (detail = exit reason from the log, else ``exit status N``). The command exited by itself but
-    processes of its group live on → ``crashed`` with those PIDs in ``alive_pids`` (orphans). Group alive →
-    ``ready`` when ``/health`` answers 200 and the log has SGLang's ready line (or the log is unreadable),
+    exited with status 0, else ``crashed`` (detail = exit reason from the log, else ``exit status N``). The command
+    exited by itself but processes of its group live on → ``crashed`` with those PIDs in ``alive_pids`` (orphans).
+    Group alive → ``ready`` when ``/health`` answers 200 and the log has SGLang's ready line (or the log is unreadable),
     else ``starting`` with the log's phase.
 
     HTTP only when it can change the answer: while the log shows the server still starting (before SGLang's ready

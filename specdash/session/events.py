@@ -162,8 +162,9 @@ class PartialEvent(Event):
 
 @dataclasses.dataclass
 class FindingEvent(Event):
-    """A finding of the log analysis (:mod:`specdash.logs.findings`): ``severity`` (error/override/warning/info/success),
-    ``line`` 1-based line number in the followed log, ``offset`` its byte offset, ``key`` a de-duplication key."""
+    """A finding of the log analysis (:mod:`specdash.logs.findings`): ``severity``
+    (error/override/warning/info/success), ``line`` 1-based line number in the followed log, ``offset`` its byte offset,
+    ``key`` a de-duplication key."""
 
     kind: ClassVar[str] = "finding"
     code: str = ""
@@ -337,7 +338,8 @@ def event_from_dict(doc: dict[str, Any]) -> Event:
 def gpu_event_fields(snapshot: Any, classes: dict[int, tuple[str, str, str]] | None = None) -> dict[str, Any]:
     """Fields for ``record("gpu", **fields)`` from a :class:`specdash.gpu.model.GpuSnapshot`.
 
-    ``classes`` optionally maps PID -> (class, user, reason) from the process classification (:mod:`specdash.gpu.classify`).
+    ``classes`` optionally maps PID -> (class, user, reason) from the process classification
+    (:mod:`specdash.gpu.classify`).
     """
     classes = classes or {}
     gpus = [[g.index, g.name, g.uuid, g.memory_used_mib, g.memory_total_mib, g.utilization_pct]

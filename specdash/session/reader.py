@@ -3,8 +3,8 @@
 :func:`read_session` splits the YAML stream into documents itself (on lines that are ``---`` or start with
 ``--- ``), so one bad document never loses the rest. Documents in the recorder's own shape (``key: <JSON>``
 lines, see :func:`specdash.session.recorder.dump_document`) are parsed with ``json``; anything else (a
-hand-edited file) with libyaml's ``CSafeLoader`` when available. ``.gz`` files (or any file starting with the gzip magic bytes) are decompressed incrementally, so a
-gzip stream cut short by a crash yields everything that was flushed.
+hand-edited file) with libyaml's ``CSafeLoader`` when available. ``.gz`` files (or any file starting with the gzip magic
+bytes) are decompressed incrementally, so a gzip stream cut short by a crash yields everything that was flushed.
 
 Problems are reported as one line each, naming the document index (1-based) and the line number in the
 (decompressed) stream, e.g. ``document 812 (line 40213): bad YAML (...): skipped``. Unknown event kinds are kept

@@ -23,7 +23,7 @@ import collections
 import dataclasses
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Union
+from typing import Any
 
 from specdash.session.events import Event, FindingEvent, UnknownEvent
 from specdash.session.reader import SessionLog
@@ -36,7 +36,7 @@ class Rewind:
     t: float
 
 
-ReplayItem = Union[Event, Rewind]
+ReplayItem = Event | Rewind
 
 
 @dataclasses.dataclass(frozen=True)

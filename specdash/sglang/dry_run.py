@@ -81,7 +81,7 @@ except BaseException as exc:
     out["exception"] = type(exc).__name__
     out["message"] = str(exc)[:800]
 sys.stdout.write("\n" + MARKER + json.dumps(out) + "\n")
-''' % {"fields": COMPARED_FIELDS, "marker": MARKER}
+''' % {"fields": COMPARED_FIELDS, "marker": MARKER}  # noqa: UP031  (the template's braces are Python code)
 
 
 def dry_run_command(python: str = "python3") -> str:

@@ -209,7 +209,8 @@ class FlagTable:
         if not name.startswith("--"):
             name = "--" + name.lstrip("-")
         name = name.replace("_", "-")
-        longs = [o for o in self._options_sorted if o.startswith("--") and abs(len(o) - len(name)) <= len(name) // 2 + 2]
+        longs = [o for o in self._options_sorted
+                 if o.startswith("--") and abs(len(o) - len(name)) <= len(name) // 2 + 2]
         return tuple(difflib.get_close_matches(name, longs, n=limit, cutoff=0.72))
 
 
@@ -302,11 +303,13 @@ FOREIGN_FLAGS: dict[str, ForeignFlag] = {
         "vLLM", "--mem-fraction-static",
         "vLLM's memory target; SGLang's nearest flag is --mem-fraction-static (a fraction for weights + KV "
         "cache, not the same meaning)"),
-    "--max-model-len": ForeignFlag("vLLM", "--context-length", "vLLM's context limit; SGLang calls it --context-length"),
+    "--max-model-len": ForeignFlag("vLLM", "--context-length",
+                                   "vLLM's context limit; SGLang calls it --context-length"),
     "--max-num-seqs": ForeignFlag("vLLM", "--max-running-requests",
                                   "vLLM's concurrency cap; SGLang calls it --max-running-requests"),
     "-tp": ForeignFlag("vLLM", "--tp-size", "vLLM's short tensor-parallel flag; SGLang spells it --tp-size"),
-    "--tensor-parallel-size": ForeignFlag("vLLM", "--tp-size", "vLLM's tensor-parallel flag; SGLang spells it --tp-size"),
+    "--tensor-parallel-size": ForeignFlag("vLLM", "--tp-size",
+                                          "vLLM's tensor-parallel flag; SGLang spells it --tp-size"),
     "--block-size": ForeignFlag("vLLM", "--page-size", "vLLM's KV block size; SGLang calls it --page-size"),
     "--draft-model-path": ForeignFlag(
         "SGLang pre-merge EAGLE branch (PR #1498)", "--speculative-draft-model-path",

@@ -83,7 +83,8 @@ _NONE_VALUES = frozenset({"none", "null", "~", "", "true", "false", REDACTED})
 
 
 def _redacted_like(value: str) -> str:
-    """``<redacted>`` in the same quotes as ``value``: ``'x'`` → ``'<redacted>'``, ``\\"x\\"`` → ``\\"<redacted>\\"``."""
+    """``<redacted>`` in the same quotes as ``value``: ``'x'`` → ``'<redacted>'``, ``\\"x\\"`` →
+    ``\\"<redacted>\\"``."""
     if value.startswith('\\"'):
         return f'\\"{REDACTED}\\"'
     if value.startswith("$'"):

@@ -122,10 +122,10 @@ def generate(n: int, seed: int, models: dict[str, Path], release: str) -> list[d
         argv: list[str] = ["--model-path", str(models[target])]
         env: dict[str, str] = {}
 
-        def add(dest: str, value: str | None = None, raw_option: str | None = None) -> None:
+        def add(dest: str, value: str | None = None, raw_option: str | None = None, into: list[str] = argv) -> None:
             spec = table.by_dest.get(dest)
             option = raw_option or (spec.canonical if spec else "--" + dest.replace("_", "-"))
-            argv.extend(_word(rng, option, value, table))
+            into.extend(_word(rng, option, value, table))
 
         add("device", rng.choice(["cpu", "cuda", "cuda"]))
         algo = rng.choice(_ALGOS)
@@ -293,7 +293,7 @@ def main() -> int:
                                          "decider": _decider(report, result),
                                          "diffs": [[d.field, repr(d.specdash), str(d.sglang)[:400]] for d in diffs],
                                          "specdash": [d.code for d in report.diagnostics]}) + "\n")
-        for case, diffs, result, _ in bad[: args.show]:
+        for case, diffs, _result, _ in bad[: args.show]:
             print(case["text"].replace(str(Path(tmp)), "M"))
             for d in diffs:
                 print(f"    {d.field}: specdash={d.specdash!r} sglang={str(d.sglang)[:300]!r}")

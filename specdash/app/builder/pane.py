@@ -453,8 +453,9 @@ class BuilderPane(Widget):
             newer = " — version not readable: newest rules"
         elif report.version_notice:
             newer = f" — newer than {CURRENT_RELEASE}: best-guess rules"
-        self.border_title = (f"Launch builder — SGLang {markup(report.sglang_version)} ({report.profile.releases})"
-                             f"{newer}{arch}")
+        self.border_title = (f"Launch builder — SGLang {markup(report.sglang_version)} "
+                             f"({report.profile.releases}){newer}"
+                             f"{arch}")
         notice = self.query_one("#builder-version-notice", Static)
         notice.update(markup(report.version_notice or ""))
         notice.display = bool(report.version_notice)
@@ -487,8 +488,8 @@ class BuilderPane(Widget):
         report = self._report
         eff = self.query_one("#builder-effective", DataTable)
         eff.clear()
-        sglang: dict[str, Any] = (self.dry_run_result.resolved if self.dry_run_result is not None
-                                  and self.dry_run_result.ok else {})
+        sglang: dict[str, Any] = (self.dry_run_result.resolved
+                                  if self.dry_run_result is not None and self.dry_run_result.ok else {})
         # what SGLang changes comes first: the table is short, and those rows are why it is there
         changed = [f for f in _EFFECTIVE_ROWS if f in report.typed and report.typed.get(f) != report.effective.get(f)]
         for field in changed + [f for f in _EFFECTIVE_ROWS if f not in changed]:

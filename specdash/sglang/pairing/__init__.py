@@ -28,7 +28,8 @@ from specdash.sglang.pairing.service import PairingService
 
 __all__ = [
     "KNOWN_ALGORITHMS", "NEWEST_KNOWN_VERSION", "PROBE_SCRIPT", "CaptureRule", "Diagnostic", "LayerMap",
-    "LayerMapRow", "PairInputs", "PairingService", "PairLoadError", "PairingReport", "SafetensorsHeaderError", "analyze_pairing",
+    "LayerMapRow", "PairInputs", "PairingService", "PairLoadError", "PairingReport", "SafetensorsHeaderError",
+    "analyze_pairing",
     "build_safetensors_bytes", "load_pair_from_host", "parse_probe_output", "parse_version", "probe_command",
     "read_safetensors_header", "rule_for", "run_probe",
 ]

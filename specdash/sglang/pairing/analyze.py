@@ -64,7 +64,8 @@ def analyze_pairing(
         extra.append(
             pairing_diagnostic(
                 "info", "probe-failed",
-                f"The SGLang probe did not answer ({probe_result.get('error') or 'no result'}); used the version rules.",
+                f"The SGLang probe did not answer ({probe_result.get('error') or 'no result'}); "
+                "used the version rules.",
             )
         )
     version_label = (
@@ -90,7 +91,8 @@ def analyze_pairing(
                 extra.append(
                     pairing_diagnostic(
                         "warning", "probe-rules-disagree",
-                        f"The installed SGLang ({version_label}) captures {captured}; specdash's rules for that version "
+                        f"The installed SGLang ({version_label}) captures {captured}; "
+                        "specdash's rules for that version "
                         f"predicted {predicted}. The probe's answer is used.",
                         "report this to specdash (the rules need an update)",
                     )
@@ -125,7 +127,8 @@ def analyze_pairing(
     )
     diags: list[Diagnostic] = []
     if algo == "NGRAM":
-        diags.append(pairing_diagnostic("info", "no-draft", "NGRAM drafts from the prompt itself; there is no draft to pair."))
+        diags.append(pairing_diagnostic("info", "no-draft",
+                                        "NGRAM drafts from the prompt itself; there is no draft to pair."))
     for check in ALL_CHECKS:
         diags.extend(check(ctx))
     diags.extend(extra)
@@ -174,7 +177,8 @@ def _version_notes(ctx: PairContext, sglang_version: str | None, probe_ok: bool)
         out.append(
             pairing_diagnostic(
                 "info", "capture-source",
-                f"Captured layers from the installed SGLang {ctx.version_label} (its own set_eagle3_layers_to_capture): "
+                f"Captured layers from the installed SGLang {ctx.version_label} "
+                "(its own set_eagle3_layers_to_capture): "
                 f"{describe_boundaries(ctx.captured)}.",
             )
         )

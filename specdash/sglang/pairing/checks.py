@@ -89,8 +89,8 @@ def _draft_is_eagle3(ctx: PairContext) -> bool:
 def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
     """EAGLE-3 draft under EAGLE/NEXTN (accept length 1.0: the draft skips ``fc`` when the incoming width
     equals its embedding width, llama_eagle3.py; SGLang PR #21272); non-EAGLE-3 or unregistered draft class under
-    EAGLE3 (SGLang PR #24077 proposes an alias, PR #33966 an automatic rewrite); EAGLE3 on a target class without ``set_eagle3_layers_to_capture`` (0.5.23
-    attention_backend_setup.py raises ValueError)."""
+    EAGLE3 (SGLang PR #24077 proposes an alias, PR #33966 an automatic rewrite); EAGLE3 on a target class without
+    ``set_eagle3_layers_to_capture`` (0.5.23 attention_backend_setup.py raises ValueError)."""
     out: list[Diagnostic] = []
     arch = ctx.draft.architecture
     if ctx.algorithm in ("EAGLE", "NEXTN") and _draft_is_eagle3(ctx):
@@ -176,7 +176,8 @@ def check_algorithm_architecture(ctx: PairContext) -> list[Diagnostic]:
 
 
 def check_hidden_size(ctx: PairContext) -> list[Diagnostic]:
-    """Draft ``target_hidden_size`` (else ``hidden_size``) must equal the target ``hidden_size`` (SGLang llama_eagle3.py, kimi_k25_eagle3.py)."""
+    """Draft ``target_hidden_size`` (else ``hidden_size``) must equal the target ``hidden_size`` (SGLang
+    llama_eagle3.py, kimi_k25_eagle3.py)."""
     if not ctx.is_eagle3:
         return []
     want, have = ctx.target.hidden_size, ctx.draft.input_hidden_size
@@ -195,8 +196,8 @@ def check_hidden_size(ctx: PairContext) -> list[Diagnostic]:
 
 def check_fc_width(ctx: PairContext) -> list[Diagnostic]:
     """``fc.weight`` is ``[draft hidden, k × target hidden]``; k must equal the number of captured states
-    (SGLang PR #32334: a gpt-oss draft crashed on 8,640 vs 5,760) and the count the draft builds fc for (llama_eagle3.py 0.5.23:
-    ``num_aux_hidden_states`` > len(eagle_config ids) > 3)."""
+    (SGLang PR #32334: a gpt-oss draft crashed on 8,640 vs 5,760) and the count the draft builds fc for (llama_eagle3.py
+    0.5.23: ``num_aux_hidden_states`` > len(eagle_config ids) > 3)."""
     t = ctx.tensors
     hidden = ctx.target.hidden_size
     if not ctx.is_eagle3 or not t or not t.fc_shape or len(t.fc_shape) != 2 or not hidden:
@@ -219,7 +220,8 @@ def check_fc_width(ctx: PairContext) -> list[Diagnostic]:
             pairing_diagnostic(
                 "error", "fc-width",
                 f"fc.weight takes {width} = {k} x {hidden} inputs ({k} target layers) but SGLang will feed "
-                f"{states} hidden state(s) ({states * hidden} values): the first draft step crashes with a shape error.",
+                f"{states} hidden state(s) ({states * hidden} values): "
+                "the first draft step crashes with a shape error.",
                 f"declare {k} capturable layer ids in eagle_config.eagle_aux_hidden_state_layer_ids",
             )
         )
@@ -265,7 +267,8 @@ def check_boundary_range(ctx: PairContext) -> list[Diagnostic]:
                 + "; ".join(parts)
                 + f". The draft then gets {len([b for b in ctx.captured if lo <= b <= hi])} states instead of "
                 f"{len(ctx.captured)} and crashes or reads garbage.",
-                ctx.suggested_ids and _fix_ids_text(ctx.suggested_ids) or f"use ids whose boundaries lie in [{lo}, {hi}]",
+                ctx.suggested_ids and _fix_ids_text(ctx.suggested_ids)
+                or f"use ids whose boundaries lie in [{lo}, {hi}]",
             )
         )
     if len(set(ctx.captured)) != len(ctx.captured):
@@ -293,8 +296,9 @@ def check_boundary_range(ctx: PairContext) -> list[Diagnostic]:
 
 
 def check_ids_location(ctx: PairContext) -> list[Diagnostic]:
-    """Ids only at the top level are ignored for capture (SGLang model_runner.py 0.5.0rc0 and 0.5.23 spec_aux_hidden_state.py reads only
-    ``eagle_config``): SGLang uses the default. Error when neither reading (x, x+1) equals that default."""
+    """Ids only at the top level are ignored for capture (SGLang model_runner.py 0.5.0rc0 and 0.5.23
+    spec_aux_hidden_state.py reads only ``eagle_config``): SGLang uses the default. Error when neither reading (x, x+1)
+    equals that default."""
     d = ctx.draft
     if not ctx.is_eagle3 or d.nested_ids is not None or d.top_level_ids is None or ctx.n is None or not ctx.rule:
         return []
@@ -411,7 +415,8 @@ def _robust_note(ctx: PairContext, ids: list[int], trained: list[int]) -> str:
 def _rule_text(ctx: PairContext) -> str:
     rule = ctx.rule
     assert rule is not None
-    where = "the installed SGLang's own set_eagle3_layers_to_capture" if ctx.source == "probe" else f"SGLang {rule.version}"
+    where = ("the installed SGLang's own set_eagle3_layers_to_capture" if ctx.source == "probe"
+             else f"SGLang {rule.version}")
     ids = ctx.draft.nested_ids or []
     arch = ctx.target.architecture or "this target"
     if rule.first_id_rule:
@@ -429,8 +434,10 @@ def _rule_text(ctx: PairContext) -> str:
 
 
 def check_vocab(ctx: PairContext) -> list[Diagnostic]:
-    """EAGLE-3 vocab: ``draft_vocab_size`` < ``vocab_size`` needs a ``d2t`` of that length (SGLang llama_eagle3.py; SpecForge scripts/train_eagle3.py);
-    ``tie_word_embeddings: true`` contradicts a smaller draft vocab (llama_eagle3.py); draft ``vocab_size`` ≠ target (warning)."""
+    """EAGLE-3 vocab: ``draft_vocab_size`` < ``vocab_size`` needs a ``d2t`` of that length (SGLang llama_eagle3.py;
+    SpecForge scripts/train_eagle3.py);
+    ``tie_word_embeddings: true`` contradicts a smaller draft vocab (llama_eagle3.py); draft ``vocab_size`` ≠ target
+    (warning)."""
     if not ctx.is_eagle3:
         return []
     d, t = ctx.draft, ctx.target
@@ -457,7 +464,8 @@ def check_vocab(ctx: PairContext) -> list[Diagnostic]:
                     "export the draft with its d2t mapping (SpecForge's exporter keeps d2t/t2d)",
                 )
             )
-        elif tensors is not None and tensors.d2t_shape is not None and tuple(tensors.d2t_shape) != (d.draft_vocab_size,):
+        elif (tensors is not None and tensors.d2t_shape is not None
+              and tuple(tensors.d2t_shape) != (d.draft_vocab_size,)):
             out.append(
                 pairing_diagnostic(
                     "error", "d2t-shape",

@@ -1,6 +1,7 @@
 """Layer-id conventions of the training frameworks, and guessing which one a draft's ids use.
 
-A draft config records ids but never their convention (nothing in the file says whether an id names a layer's output or its input):
+A draft config records ids but never their convention (nothing in the file says whether an id names a layer's output or
+its input):
 
 * "output of block k" (trainer convention; SpecForge, TorchSpec, ModelOpt) — id k ⇒ boundary k + 1;
 * "input of block k" / boundary (SGLang internals, vLLM configs, SafeAILab/EAGLE) — id k ⇒ boundary k.
@@ -33,10 +34,13 @@ def trainer_defaults(num_layers: int) -> list[TrainerDefault]:
     n = num_layers
     return [
         TrainerDefault(
-            "SpecForge/TorchSpec/ModelOpt default", (1, max(0, n // 2 - 1), max(0, n - 4)), "output", "SpecForge specforge/core/eagle3.py, TorchSpec torchspec/utils/misc.py, NVIDIA ModelOpt"
+            "SpecForge/TorchSpec/ModelOpt default", (1, max(0, n // 2 - 1), max(0, n - 4)), "output",
+            "SpecForge specforge/core/eagle3.py, TorchSpec torchspec/utils/misc.py, NVIDIA ModelOpt",
         ),
-        TrainerDefault("SafeAILab EAGLE / vLLM default", (2, n // 2, n - 3), "boundary", "SafeAILab/EAGLE modeling_llama_kv.py, vLLM PR #16937"),
-        TrainerDefault("SpecForge online 2025-09-01..10-20", (1, n // 2, n - 4), "output", "SpecForge PR #198, fixed by PR #240"),
+        TrainerDefault("SafeAILab EAGLE / vLLM default", (2, n // 2, n - 3), "boundary",
+                       "SafeAILab/EAGLE modeling_llama_kv.py, vLLM PR #16937"),
+        TrainerDefault("SpecForge online 2025-09-01..10-20", (1, n // 2, n - 4), "output",
+                       "SpecForge PR #198, fixed by PR #240"),
     ]
 
 
@@ -89,7 +93,8 @@ def guess_convention(
     if vllm_tensor_names:
         return boundary("strong", "the weights use vLLM export names (layers.0.*), whose ids are boundaries")
     if draft_architecture in FOREIGN_EAGLE3_ARCHS and draft_architecture != "LlamaForCausalLM":
-        return boundary("strong", f"{draft_architecture} is {FOREIGN_EAGLE3_ARCHS[draft_architecture]}, which uses boundary ids")
+        return boundary("strong",
+                        f"{draft_architecture} is {FOREIGN_EAGLE3_ARCHS[draft_architecture]}, which uses boundary ids")
     if duplicated_at_top_level:
         return boundary("likely", "the ids are also written at the top level, as vLLM exports do")
     if list(ids) == [2, n // 2, n - 3]:

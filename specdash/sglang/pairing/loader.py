@@ -155,7 +155,8 @@ async def load_pair_from_host(host, target_path: str, draft_path: str) -> PairIn
     target_config = await read_json(host, target_cfg_path, "target config")
     draft_config = await read_json(host, draft_cfg_path, "draft config")
     assert target_config is not None and draft_config is not None
-    inputs = PairInputs(target_config=target_config, draft_config=draft_config, target_dir=target_dir, draft_dir=draft_dir)
+    inputs = PairInputs(target_config=target_config, draft_config=draft_config,
+                        target_dir=target_dir, draft_dir=draft_dir)
     try:
         inputs.target_weight_index = await read_json(
             host, posixpath.join(target_dir, INDEX_NAME), "target weight index", required=False

@@ -179,7 +179,8 @@ def probe_one(req):
     method_module = effective.set_eagle3_layers_to_capture.__module__
     try:
         src = inspect.getsource(sys.modules[method_module])
-        final = bool(re.search(r"end_layer\s+in\s+self\.layers_to_capture|i\s*\+\s*1\s+in\s+self\.layers_to_capture", src))
+        final = bool(re.search(r"end_layer\s+in\s+self\.layers_to_capture"
+                               r"|i\s*\+\s*1\s+in\s+self\.layers_to_capture", src))
     except Exception:
         final = None
     return {"ok": True, "sglang_version": version, "model_class": cls.__name__, "method_module": method_module,

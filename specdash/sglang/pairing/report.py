@@ -66,7 +66,8 @@ class LayerMap:
     rows: tuple[LayerMapRow, ...]
 
     def to_json(self) -> dict:
-        """Plain-JSON form: ``{"num_layers", "capturable", "rows": [{"label", "kind", "ids", "boundaries", "note"}]}``."""
+        """Plain-JSON form:
+        ``{"num_layers", "capturable", "rows": [{"label", "kind", "ids", "boundaries", "note"}]}``."""
         return {
             "num_layers": self.num_layers,
             "capturable": list(self.capturable),

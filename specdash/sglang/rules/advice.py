@@ -28,7 +28,8 @@ def check(ctx: Context) -> None:
     _visible_devices(ctx)
     if v.get("disable_cuda_graph"):
         msg = ("--disable-cuda-graph: every decode step runs without CUDA graphs" +
-               (", so each draft step is launch-bound and speculation loses most of its gain (compare runs only with the "
+               (", so each draft step is launch-bound and speculation loses most of its gain "
+                "(compare runs only with the "
                 "same CUDA-graph setting)" if algo else "; compare benchmarks only with the same setting"))
         ctx.add("warning", "cuda-graph-off", ctx.option("disable_cuda_graph"), msg,
                 ctx.fix("remove --disable-cuda-graph", Edit("remove", dest="disable_cuda_graph")))
@@ -218,7 +219,8 @@ def _flashinfer_mla_topk(ctx: Context, topk) -> None:
                 f"the model name suggests an MLA target ({ctx.arch}): FlashInfer MLA drafts chains only, and with "
                 f"topk {topk} the server would stop at start-up with ValueError: Currently Flashinfer MLA only "
                 "supports topk=1 for speculative decoding (give the model's config.json to be sure)",
-                ctx.fix(f"use topk 1 ({ctx.option('speculative_eagle_topk')} 1)", ctx.set_edit("speculative_eagle_topk", 1)))
+                ctx.fix(f"use topk 1 ({ctx.option('speculative_eagle_topk')} 1)",
+                        ctx.set_edit("speculative_eagle_topk", 1)))
     elif ctx.arch in MLA_ARCHITECTURES:
         ctx.error("flashinfer-mla-topk", (flag, ctx.option("speculative_eagle_topk")),
                   f"FlashInfer MLA drafts chains only: with topk {topk} the server stops at start-up with ValueError: "

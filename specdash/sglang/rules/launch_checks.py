@@ -91,7 +91,8 @@ def _pipeline_0523(ctx: Context, algo: str) -> None:
         if mode != "prefill":
             problem = "Pipeline parallel DSPARK requires disaggregation-mode=prefill"
     elif algo != "EAGLE" or v.get("enable_multi_layer_eagle"):
-        problem = f"Pipeline parallelism currently only supports EAGLE (non-multi-layer) speculative decoding (here: {algo})"
+        problem = (f"Pipeline parallelism currently only supports EAGLE (non-multi-layer) speculative decoding "
+                   f"(here: {algo})")
     elif pp_spec:
         if mode != "null":
             problem = "SGLANG_ENABLE_PP_SPEC is not compatible with --disaggregation-mode"

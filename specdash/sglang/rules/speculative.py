@@ -191,7 +191,8 @@ def _rejection_sampling(ctx: Context, algo: str, topk: int) -> None:
     acc = v.get("speculative_accept_threshold_acc", 1.0)
     if (single is not None and single != 1.0) or (acc is not None and acc != 1.0):
         ctx.error("rejection-sampling-thresholds",
-                  (opt, ctx.option("speculative_accept_threshold_single"), ctx.option("speculative_accept_threshold_acc")),
+                  (opt, ctx.option("speculative_accept_threshold_single"),
+                   ctx.option("speculative_accept_threshold_acc")),
                   f"SGLang raises ValueError: {opt} is incompatible with --speculative-accept-threshold-single / "
                   "--speculative-accept-threshold-acc; rejection sampling ignores the accept thresholds.",
                   exception="ValueError", fix=remove)
@@ -337,7 +338,8 @@ def _eagle_family(ctx: Context, algo: str) -> None:
                      "SGLang lowers the request cap to 48 for speculative decoding when --max-running-requests is "
                      "not given" + (" (log: 'Max running requests is reset to 48 for speculative decoding')"
                                     if p.at_least("0.5.5") else " (no log line)"),
-                     ctx.fix("set --max-running-requests explicitly (e.g. 48)", ctx.set_edit("max_running_requests", 48)))
+                     ctx.fix("set --max-running-requests explicitly (e.g. 48)",
+                             ctx.set_edit("max_running_requests", 48)))
     _overlap(ctx, algo)
     if ctx.stopped:
         return
@@ -621,7 +623,8 @@ def _ngram(ctx: Context) -> None:
     if v.get("max_running_requests") is None:
         ctx.override("max-running-requests-default", "max_running_requests", 48,
                      "SGLang lowers the request cap to 48 for speculative decoding when --max-running-requests is "
-                     "not given", ctx.fix("set --max-running-requests explicitly", ctx.set_edit("max_running_requests", 48)))
+                     "not given",
+                     ctx.fix("set --max-running-requests explicitly", ctx.set_edit("max_running_requests", 48)))
     if not p.at_least("0.5.16"):
         ctx.override("ngram-disables-overlap", "disable_overlap_schedule", True,
                      "the overlap scheduler is off for NGRAM speculative decoding")
