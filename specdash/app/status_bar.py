@@ -44,21 +44,48 @@ class StatusBar(Static):
         self.set_interval(1.0, self.refresh)
 
     def render(self) -> Text:
+        return self.line(self.size.width or 1000)
+
+    def line(self, width: int) -> Text:
+        """The header for ``width`` columns. When the full line does not fit, it is compacted in this order rather
+        than cut at the edge: narrower separators and no ``host`` label, the mode without its details (the replay
+        bar at the bottom shows the replay clock), no mode, a shorter host name; the server's detail is then cut
+        with ``…`` to the room left, so the server state is always shown (``specdash`` itself goes last)."""
+        detail = f" ({self.server_detail})" if self.server_detail else ""
+        full = self._build(self.host_name, self.mode, detail, wide=True)
+        if full.cell_len <= width:
+            return full
+        mode_short = self.mode.split("  ")[0]
+        host_short = self.host_name if len(self.host_name) <= 20 else self.host_name[:19] + "…"
+        tries = [(self.host_name, self.mode), (self.host_name, mode_short), (self.host_name, ""),
+                 (host_short, mode_short), (host_short, "")]
+        for minimum in (min(len(detail), 24), min(len(detail), 12), 0):
+            for host, mode in tries:
+                room = width - self._build(host, mode, "", wide=False).cell_len
+                if room >= minimum:
+                    cut = detail if len(detail) <= room else (detail[:room - 2] + "…)" if room >= 6 else "")
+                    return self._build(host, mode, cut, wide=False)
+        text = self._build(host_short, "", "", wide=False)
+        text.truncate(width, overflow="ellipsis")
+        return text
+
+    def _build(self, host: str, mode: str, detail: str, wide: bool) -> Text:
         conn = self.connection
+        sep = "  │  " if wide else " │ "
         text = Text()
         text.append(" specdash ", style="bold reverse")
-        text.append("  host ", style="dim")
-        text.append(self.host_name, style="bold")
-        text.append("  │  ", style="dim")
+        text.append("  host " if wide else " ", style="dim")
+        text.append(host, style="bold")
+        text.append(sep, style="dim")
         if conn is not None:
             style = self.get_component_rich_style(_CONN_STYLE[conn.state], partial=True)
             text.append("● ", style=style)
             text.append(conn.describe(), style=style)
-        text.append("  │  server: ", style="dim")
+        text.append(f"{sep}server: ", style="dim")
         sstyle = self.get_component_rich_style(_SERVER_STYLE.get(self.server_state, "status-dim"), partial=True)
         text.append(self.server_state, style=sstyle)
-        if self.server_detail:
-            text.append(f" ({self.server_detail})", style="dim")
-        if self.mode:
-            text.append(f"  │  {self.mode}", style="bold")
+        if detail:
+            text.append(detail, style="dim")
+        if mode:
+            text.append(f"{sep}{mode}", style="bold")
         return text

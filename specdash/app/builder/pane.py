@@ -162,6 +162,7 @@ class BuilderPane(Widget):
         notice = Static("", id="builder-version-notice")
         notice.display = False
         yield notice
+        yield Static("", id="builder-headline")  # small screens: the errors and overrides, above the editor
         with Horizontal(id="builder-top"):
             area = TextArea(self._command, id="builder-command", soft_wrap=True, show_line_numbers=False,
                             read_only=self.readonly)
@@ -441,6 +442,7 @@ class BuilderPane(Widget):
             diags.move_cursor(row=min(max(row, 0), len(report.diagnostics) - 1))
         self._render_effective()
         self._show_detail(diags.cursor_row if report.diagnostics else -1)
+        self._render_headline()
         errors = len(report.by_severity("error"))
         overrides = len(report.by_severity("override"))
         source = {"guessed from the model name": "guessed"}.get(report.architecture_source or "",
@@ -460,13 +462,37 @@ class BuilderPane(Widget):
         self._status(f"{errors} error(s) · {overrides} override(s) · ctrl+f apply fix · ctrl+o copy · "
                      "ctrl+r SGLang dry run")
 
+    def _render_headline(self) -> None:
+        """On a small screen (the CSS shows it below 36 rows or 120 columns) the diagnostics list is below the
+        fold: the first two errors / overrides (errors first), one line each, above the editor, e.g. ``OVERRIDE
+        --speculative-num-draft-tokens 16 -> 2 (draft-tokens-adjusted)``; an override without known values, and an
+        error, give their message (cut at the edge); then how many more and how to reach them. Hidden when there is
+        none."""
+        headline = self.query_one("#builder-headline", Static)
+        wanted = [d for d in self._report.diagnostics if d.severity == "error"]
+        wanted += [d for d in self._report.diagnostics if d.severity == "override"]
+        text = Text()  # one line each (CSS: nowrap): the list and the detail have the rest
+        for d in wanted[:2]:
+            text.append(_SEVERITY_TEXT[d.severity] + " ", style=self._style(d.severity))
+            if d.severity == "override" and d.flags and d.from_value is not None and d.to_value is not None:
+                text.append(f"{d.flags[0]} {d.from_value} -> {d.to_value} ({d.code})\n")
+            else:
+                text.append(f"{d.code}: {d.message}\n")
+        if wanted:
+            more = f"{len(wanted) - 2} more · " if len(wanted) > 2 else ""
+            text.append(f"{more}esc: the list, each finding's detail and fix (ctrl+f)", style="dim")
+        headline.update(text)
+        headline.set_class(bool(wanted), "-shown")
+
     def _render_effective(self) -> None:
         report = self._report
         eff = self.query_one("#builder-effective", DataTable)
         eff.clear()
         sglang: dict[str, Any] = (self.dry_run_result.resolved
                                   if self.dry_run_result is not None and self.dry_run_result.ok else {})
-        for field in _EFFECTIVE_ROWS:
+        # what SGLang changes comes first: the table is short, and those rows are why it is there
+        changed = [f for f in _EFFECTIVE_ROWS if f in report.typed and report.typed.get(f) != report.effective.get(f)]
+        for field in changed + [f for f in _EFFECTIVE_ROWS if f not in changed]:
             if field not in report.effective:
                 continue
             value = report.effective.get(field)

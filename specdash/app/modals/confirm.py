@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -28,7 +28,8 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(id="confirm-dialog"):
             yield Static(self.question, id="confirm-title")
             if self.details:
-                yield Static(self.details, id="confirm-body")
+                with VerticalScroll(id="confirm-scroll"):  # a long body scrolls; the buttons stay on screen
+                    yield Static(self.details, id="confirm-body")
             with Horizontal(id="confirm-buttons"):
                 yield Button(f"{self.yes_label} (y)", variant="error", id="yes")
                 yield Button(f"{self.no_label} (n)", id="no")
