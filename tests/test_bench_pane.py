@@ -68,7 +68,7 @@ async def test_b_benchmarks_the_server_and_shows_the_figures(state_dir):
             table = app.query_one("#bench-runs", DataTable)
             row = table.get_row_at(0)
             assert row[1] == "short-chat" and row[2] == "generate" and row[3] == "4/0"
-            assert row[9] == "3.33 (meta_info)"
+            assert row[9] == "3.33 (per request)"
             live = str(app.query_one("#bench-live", Static).render())
             assert "4/4 requests" in live
             # the live line, the table and the saved JSON show one figure: tokens (3 per chunk here), not chunks

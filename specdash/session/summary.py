@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from specdash.bench.results import accept_source_words
 from specdash.session.events import (
     BenchEvent,
     CommandEvent,
@@ -54,7 +55,8 @@ def _bench_line(result: dict[str, Any]) -> str:
             parts.append(text)
     if result.get("accept_length") is not None:
         source = result.get("accept_length_source")
-        parts.append(f"accept length {_num(result.get('accept_length'), 2)}" + (f" ({source})" if source else ""))
+        parts.append(f"accept length {_num(result.get('accept_length'), 2)}"
+                     + (f" ({accept_source_words(str(source))})" if source else ""))
     if result.get("errors"):
         parts.append(f"{result['errors']} errors")
     return ", ".join(parts)
