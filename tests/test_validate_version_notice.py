@@ -82,3 +82,15 @@ async def test_builder_shows_the_notice_while_a_newer_version_is_chosen():
         pane.set_sglang_version("0.5.9")
         await pilot.pause()
         assert not notice.display and "newer than" not in str(pane.border_title)
+
+
+def test_without_a_release_the_header_says_it_is_assumed_as_the_known_issue_lines_do(capsys):
+    """No --sglang-version: the rules are the newest known release's, and the first line says that release is an
+    assumption, not the host's; the known-issue lines below say "the release is not known here" (no contradiction)."""
+    main(["validate", "--"] + COMMAND + ["--speculative-algorithm", "EAGLE3"])
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert first.startswith("SGLang release not known (pass --sglang-version or --host): rules of the newest known, ")
+    assert "the release is not known here" in out
+    main(["validate", "--sglang-version", "0.5.9", "--"] + COMMAND)
+    assert capsys.readouterr().out.splitlines()[0].startswith("SGLang 0.5.9 (rules of profile ")
