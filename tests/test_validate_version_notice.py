@@ -94,3 +94,28 @@ def test_without_a_release_the_header_says_it_is_assumed_as_the_known_issue_line
     assert "the release is not known here" in out
     main(["validate", "--sglang-version", "0.5.9", "--"] + COMMAND)
     assert capsys.readouterr().out.splitlines()[0].startswith("SGLang 0.5.9 (rules of profile ")
+
+
+def test_unknown_flag_names_the_release_given_not_only_the_flag_table_read_for_it(capsys):
+    """0.5.0rc0 is read with an older flag table: the error names the user's release (and the table), never a
+    release the header does not show."""
+    typo = ["python", "-m", "sglang.launch_server", "--model-path", "/m/t", "--speculative-eagle-top-k", "1"]
+    main(["validate", "--sglang-version", "0.5.0rc0", "--"] + typo)
+    out = capsys.readouterr().out
+    assert out.startswith("SGLang 0.5.0rc0 ")
+    assert "SGLang 0.5.0rc0 (flag table 0.4.10) has no --speculative-eagle-top-k" in out
+    main(["validate", "--sglang-version", "0.5.1", "--"] + typo)
+    assert "SGLang 0.5.1 has no --speculative-eagle-top-k" in capsys.readouterr().out
+
+
+def test_replay_summary_says_the_release_was_not_known_instead_of_a_question_mark():
+    from specdash.session.events import HeaderEvent
+    from specdash.session.reader import SessionLog
+    from specdash.session.summary import summary_lines
+
+    def first(version):
+        header = HeaderEvent(specdash_version="0.1.0", host="local", sglang_version=version, started_at="2026-12-01")
+        return summary_lines(SessionLog(path="s.yaml", header=header, events=[], problems=[]))[1]
+
+    assert first(None) == "recorded: 2026-12-01 on local, SGLang release not known at the start, specdash 0.1.0"
+    assert first("0.5.1") == "recorded: 2026-12-01 on local, SGLang 0.5.1, specdash 0.1.0"

@@ -142,7 +142,8 @@ def _summary_lines(log: SessionLog) -> list[str]:
     out = [f"session: {log.path}"]
     h = log.header
     if h is not None:
-        out.append(f"recorded: {h.started_at or '?'} on {h.host or '?'}, SGLang {h.sglang_version or '?'}, "
+        release = f"SGLang {h.sglang_version}" if h.sglang_version else "SGLang release not known at the start"
+        out.append(f"recorded: {h.started_at or '?'} on {h.host or '?'}, {release}, "
                    f"specdash {h.specdash_version or '?'}")
         if h.demo:
             note = (h.note or "").strip()
