@@ -217,3 +217,28 @@ async def test_o_opens_a_file_of_pasted_output_beside_the_runs(tmp_path):
         await pilot.press("o", "escape")
         await pilot.pause()
         assert not box.display and app.focused is pane
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_a_sweep_with_no_stable_point_says_why_in_the_dialog(size):
+    """Every config unstable (a busy machine): the end-of-sweep dialog says by how much the repeats differed and
+    the usual cause, not only "no stable point"."""
+    from specdash.bench.stats import repeat_spread
+    from specdash.bench.sweep import PointResult
+
+    def unstable(point, values):
+        return PointResult(point, "unstable", throughput=repeat_spread(values))
+
+    points = (SweepPoint("baseline", speculative=False), SweepPoint("chain-5", True, None, 4, 1, 5))
+    result = SweepResult(SweepDefinition(points, repeats=3), BASE, {}, "k", "now",
+                         points=[unstable(points[0], [2644, 2136, 2128]), unstable(points[1], [2225, 2154, 2685])])
+    app = PaneApp(None)
+    async with app.run_test(size=size) as pilot:
+        pane = app.query_one(BenchPane)
+        pane._ask_keep_or_restore(result, BASE)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-body"))
+        body = str(app.screen.query_one("#confirm-body", Static).render())
+        assert app.screen.question == "Restore your launch command?"
+        assert "No configuration to keep: no stable point: the repeats of every measured configuration differ by " \
+               "more than 5 % (up to 24.2 %)" in " ".join(body.split())
+        assert "rerun the sweep when the machine is quiet" in " ".join(body.split())
