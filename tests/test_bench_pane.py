@@ -69,7 +69,7 @@ async def test_b_benchmarks_the_server_and_shows_the_figures(state_dir):
             table = app.query_one("#bench-runs", DataTable)
             cells = dict(zip((str(c.label) for c in table.columns.values()), table.get_row_at(0), strict=True))
             assert cells["Workload"] == "short-chat" and cells["API"] == "generate" and cells["OK/failed"] == "4/0"
-            assert cells["Accept len"] == "3.33 (meta_info)"
+            assert cells["Accept len"] == "3.33 (per request)"
             tok_s = cells["out tok/s"]
             live = str(app.query_one("#bench-live", Static).render())
             assert "4/4 requests" in live
@@ -251,7 +251,7 @@ async def test_80x24_the_runs_table_shows_throughput_and_accept_length_first():
         await pilot.pause()
         screen = screen_text(pilot.app)
         assert "Workload        out tok/s  Accept len" in screen
-        assert "batch1-latency  226.8      3.25 (meta_info)" in screen
+        assert "batch1-latency  226.8      3.25 (per request)" in screen
         assert "TPOT p50 ms" not in screen and "Note" not in screen
         await pilot.press("right", "right")
         await pilot.pause()

@@ -148,3 +148,14 @@ def test_server_info_shapes_and_prometheus_counters():
     )
     assert acc.parse_prometheus_counters(text) == (150.0, 60.0)
     assert acc.parse_prometheus_counters("") == (None, None)
+
+
+@pytest.mark.parametrize(("tag", "words"), [
+    ("meta_info", "per request"), ("server_counters", "server counters"),
+    ("server_info_fresh", "fresh server's average"), ("log", "log, approx."), ("none", "unknown"), (None, "unknown"),
+    ("meta_info+server_info_fresh", "per request + fresh server's average"), ("future_tag", "future_tag"),
+])
+def test_accept_length_source_in_words(tag, words):
+    from specdash.bench.results import accept_source_words
+
+    assert accept_source_words(tag) == words

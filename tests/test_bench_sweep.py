@@ -286,3 +286,20 @@ CUDA_VISIBLE_DEVICES=0,1 python3 -m sglang.launch_server \\
 def test_speculative_point_without_an_algorithm_is_refused():
     with pytest.raises(SweepError, match="no --speculative-algorithm"):
         command_for_point("python -m sglang.launch_server --model-path m", default_sweep().points[1])
+
+
+def test_no_stable_point_says_by_how_much_the_repeats_differed_and_the_usual_cause():
+    # a busy machine: one repeat of each config ~25 % off
+    result = sweep_of(point("baseline", 0, [2644, 2136, 2128]), point("chain-16", 16, [2225, 2154, 2685]))
+    rec = result.recommendation()
+    assert rec.name is None
+    assert rec.reason.startswith("no stable point: the repeats of every measured configuration differ by more than 5 %")
+    assert "(up to 24.2 %)" in rec.reason and "rerun the sweep when the machine is quiet" in rec.reason
+    assert sweep_of().recommendation().reason == "no stable point measured yet"
+
+
+def test_a_ratio_to_an_unstable_baseline_says_it_is_uncertain():
+    result = sweep_of(point("baseline", 0, [100, 140]), point("chain-10", 10, [170, 171]))
+    rec = result.recommendation()
+    assert rec.name == "chain-10"
+    assert "x a baseline that was unstable (not a reliable ratio)" in rec.reason

@@ -6,6 +6,7 @@ import asyncio
 import getpass
 import pathlib
 
+import pytest
 from support.gpu import FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans
 from textual.app import App, ComposeResult
 
@@ -179,3 +180,34 @@ async def test_used_above_total_is_said_and_the_lines_fit_80_columns(tmp_path):
         assert "GPU 1: 122610 MiB used is more than its 81559 MiB total — an inconsistent reading" in note
         assert not any("GPU 0:" in line for line in lines)  # a consistent reading gets no comment
         assert all(len(line) <= 76 for line in lines[:2])  # one line per GPU inside an 80-column pane
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_no_running_server_line_stays_after_the_server_is_stopped(tmp_path, size):
+    """The status line shows the focused row's reason; once the server is stopped (its group no longer the
+    server's, its rows gone) no "running server" line is left on screen, at 80x24 and 160x48."""
+    holder = spawn_holder()
+    try:
+        state = FakeGpuState(tmp_path / f"gpu-{size[0]}.json", gpus=1)
+        state.add_process(holder.pid, 0, 3000)
+        app = PaneApp(LocalHost(env=state.env()))
+        async with app.run_test(size=size) as pilot:
+            pane = app.query_one(GpuPane)
+            status = app.query_one("#gpu-status")
+            await wait_for(pilot, lambda: len(pane.processes) == 1)
+            pane.set_server_pgids({holder.pid})
+            await wait_for(pilot, lambda: "of the running server" in str(status.render()))
+            # stopped: the lifecycle says its group is no server any more; the row left is re-classified
+            pane.set_server_pgids(set())
+            await wait_for(pilot, lambda: "running server" not in str(status.render()))
+            assert pane.processes[0].process_class == "orphan"
+            assert str(status.render()) == pane.processes[0].reason
+            # its processes exit: no row, no reason of a row that is gone
+            state.state["processes"] = []
+            state.write()
+            await wait_for(pilot, lambda: not pane.processes)
+            await pilot.pause(0.1)
+            assert str(status.render()) == ""
+    finally:
+        reap_group(holder.pid)
+        holder.wait()

@@ -82,3 +82,40 @@ async def test_builder_shows_the_notice_while_a_newer_version_is_chosen():
         pane.set_sglang_version("0.5.9")
         await pilot.pause()
         assert not notice.display and "newer than" not in str(pane.border_title)
+
+
+def test_without_a_release_the_header_says_it_is_assumed_as_the_known_issue_lines_do(capsys):
+    """No --sglang-version: the rules are the newest known release's, and the first line says that release is an
+    assumption, not the host's; the known-issue lines below say "the release is not known here" (no contradiction)."""
+    main(["validate", "--"] + COMMAND + ["--speculative-algorithm", "EAGLE3"])
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert first.startswith("SGLang release not known (pass --sglang-version or --host): rules of the newest known, ")
+    assert "the release is not known here" in out
+    main(["validate", "--sglang-version", "0.5.9", "--"] + COMMAND)
+    assert capsys.readouterr().out.splitlines()[0].startswith("SGLang 0.5.9 (rules of profile ")
+
+
+def test_unknown_flag_names_the_release_given_not_only_the_flag_table_read_for_it(capsys):
+    """0.5.0rc0 is read with an older flag table: the error names the user's release (and the table), never a
+    release the header does not show."""
+    typo = ["python", "-m", "sglang.launch_server", "--model-path", "/m/t", "--speculative-eagle-top-k", "1"]
+    main(["validate", "--sglang-version", "0.5.0rc0", "--"] + typo)
+    out = capsys.readouterr().out
+    assert out.startswith("SGLang 0.5.0rc0 ")
+    assert "SGLang 0.5.0rc0 (flag table 0.4.10) has no --speculative-eagle-top-k" in out
+    main(["validate", "--sglang-version", "0.5.1", "--"] + typo)
+    assert "SGLang 0.5.1 has no --speculative-eagle-top-k" in capsys.readouterr().out
+
+
+def test_replay_summary_says_the_release_was_not_known_instead_of_a_question_mark():
+    from specdash.session.events import HeaderEvent
+    from specdash.session.reader import SessionLog
+    from specdash.session.summary import summary_lines
+
+    def first(version):
+        header = HeaderEvent(specdash_version="0.1.0", host="local", sglang_version=version, started_at="2026-12-01")
+        return summary_lines(SessionLog(path="s.yaml", header=header, events=[], problems=[]))[1]
+
+    assert first(None) == "recorded: 2026-12-01 on local, SGLang release not known at the start, specdash 0.1.0"
+    assert first("0.5.1") == "recorded: 2026-12-01 on local, SGLang 0.5.1, specdash 0.1.0"

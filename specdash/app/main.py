@@ -29,6 +29,7 @@ from specdash.app.gc_policy import apply_streaming_gc_policy
 from specdash.app.gpus.pane import GpuPane
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
 from specdash.app.log.pane import LogPane
+from specdash.app.log_liveness import LogLivenessMixin
 from specdash.app.modals.help import HelpScreen
 from specdash.app.modals.host_key import HostKeyScreen
 from specdash.app.modals.server_chooser import ServerChooserScreen
@@ -42,7 +43,7 @@ from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
 
 
-class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
+class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTabs, App):
     """The console. ``host`` is any Host (local, SSH, replay); ``log_path`` the server log to follow on it
     (None: discover the running server's log); ``readonly`` disables every mutating action."""
 
@@ -522,8 +523,7 @@ class SpecdashApp(RecordingMixin, LifecycleActions, DeferredTabs, App):
     def on_log_pane_server_state_changed(self, message) -> None:
         if self.run_handle is not None:
             return  # the lifecycle poller (log + /health + process group) is the better source
-        self.status_bar.server_state = message.state
-        self.status_bar.server_detail = message.detail
+        self.log_state_changed(message.state, message.detail)  # and whether a server still writes the log
 
     # -- keys ---------------------------------------------------------------------------------------
     def on_key(self, event) -> None:

@@ -14,6 +14,24 @@ from specdash.bench.stats import Distribution
 #: Where the run's accept length came from (see :mod:`specdash.bench.accept_length`).
 ACCEPT_SOURCES = ("meta_info", "server_counters", "server_info_fresh", "log", "none")
 
+#: What a user reads for each source (the tags stay in ``--json`` and the session file).
+ACCEPT_SOURCE_WORDS = {
+    "meta_info": "per request",
+    "server_counters": "server counters",
+    "server_info_fresh": "fresh server's average",
+    "log": "log, approx.",
+    "imported": "imported",
+    "none": "unknown",
+}
+
+
+def accept_source_words(source: str | None) -> str:
+    """The words shown for an accept-length source tag (``"+"``-joined tags of a sweep's repeats each translated):
+    ``"server_info_fresh"`` -> ``"fresh server's average"``; a tag this table does not know is shown as it is."""
+    if not source:
+        return ACCEPT_SOURCE_WORDS["none"]
+    return " + ".join(ACCEPT_SOURCE_WORDS.get(tag, tag) for tag in source.split("+"))
+
 
 @dataclasses.dataclass
 class RequestResult:

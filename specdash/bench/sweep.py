@@ -393,11 +393,24 @@ class SweepResult:
         usable = [p for p in self.points if p.point.speculative and p.accept_length is not None and p.point.depth >= 2]
         return max(usable, key=lambda p: p.point.depth) if usable else None
 
+    def _why_none_stable(self) -> str:
+        """Why no point can be kept: ``no stable point measured yet``, or, when every measured point was unstable,
+        by how much their repeats differed and the usual cause (other work on the machine)."""
+        unstable = [p for p in self.points if p.status == "unstable" and p.throughput]
+        if not unstable:
+            return "no stable point measured yet"
+        worst = max(p.throughput.range_pct for p in unstable)  # type: ignore[union-attr]
+        tolerance = self.definition.unstable_tolerance_pct
+        return (f"no stable point: the repeats of {'every' if len(unstable) > 1 else 'the'} measured configuration "
+                f"differ by more than {tolerance:g} % (up to {worst:.1f} %), so no difference between them can be "
+                "trusted. Usually other work on the machine (CPU or GPU shared with other jobs) varies between the "
+                "repeats: rerun the sweep when the machine is quiet")
+
     def recommendation(self, tie_floor_pct: float = DEFAULT_TIE_FLOOR_PCT) -> Recommendation:
         """The fastest stable point; ties within noise go to the smaller depth (see module docstring)."""
         stable = [p for p in self.points if p.status == "ok" and p.throughput]
         if not stable:
-            return Recommendation(None, "no stable point measured yet")
+            return Recommendation(None, self._why_none_stable())
         fastest = max(stable, key=lambda p: p.throughput.mean)  # type: ignore[union-attr]
         best = fastest.throughput.mean  # type: ignore[union-attr]
 

@@ -134,7 +134,11 @@ def _render(report, notes: list[str]) -> str:
     lines = []
     prof = report.profile
     arch = (f"; target {report.architecture} ({report.architecture_source})" if report.architecture else "")
-    lines.append(f"SGLang {report.sglang_version} (rules of profile {prof.name}: {prof.releases}){arch}")
+    if getattr(report, "version_given", True):
+        lines.append(f"SGLang {report.sglang_version} (rules of profile {prof.name}: {prof.releases}){arch}")
+    else:  # the release is assumed: say so, as the known-issue lines below do
+        lines.append(f"SGLang release not known (pass --sglang-version or --host): rules of the newest known, "
+                     f"{report.sglang_version} (profile {prof.name}: {prof.releases}){arch}")
     notice = getattr(report, "version_notice", None)
     if notice:
         lines.append(f"notice: {notice}")

@@ -230,3 +230,30 @@ def _ago(seconds: int) -> str:
     if seconds < 86400:
         return f"{seconds // 3600} h {seconds % 3600 // 60} min ago"
     return f"{seconds // 86400} d ago"
+
+
+#: :func:`log_writer` answers: a running SGLang server writes the file / none does / cannot tell
+WRITER_LIVE, WRITER_NONE, WRITER_UNKNOWN = "live", "none", "unknown"
+
+
+async def log_writer(host: Host, path: str) -> tuple[str, int | None]:
+    """Does a running SGLang server write ``path`` (its stdout or stderr is that file)? Returns ``(answer, pid)``:
+    ``("live", PID)``; ``("none", None)`` when no server runs on ``host``, or every server's output goes to another
+    known file; ``("unknown", None)`` when some server's output cannot be read (another user's process, a pipe
+    such as ``| tee``) and none is known to write ``path``. Reads ``ps``, ``readlink -f PATH`` and
+    ``/proc/PID/fd/1|2`` through ``host.run``. Raises :class:`~specdash.hosts.base.HostError` when the host cannot
+    be reached."""
+    result = await host.run(_PS_COMMAND, timeout_s=15)
+    _, _, table = result.stdout.partition("\n")
+    candidates = parse_ps(table, own_pid=os.getpid() if host.is_local else None)
+    if not candidates:
+        return WRITER_NONE, None
+    real = await host.run(f"readlink -f {shlex.quote(path)}", timeout_s=15)
+    wanted = {path, real.stdout.strip()} - {""}
+    summaries = await summarize_servers(host, candidates)
+    for summary in summaries:
+        if summary.log is not None and summary.log in wanted:
+            return WRITER_LIVE, summary.process.pid
+    if any(summary.log is None for summary in summaries):
+        return WRITER_UNKNOWN, None
+    return WRITER_NONE, None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from specdash.bench.results import accept_source_words
 from specdash.session.events import (
     BenchEvent,
     CommandEvent,
@@ -54,7 +55,8 @@ def _bench_line(result: dict[str, Any]) -> str:
             parts.append(text)
     if result.get("accept_length") is not None:
         source = result.get("accept_length_source")
-        parts.append(f"accept length {_num(result.get('accept_length'), 2)}" + (f" ({source})" if source else ""))
+        parts.append(f"accept length {_num(result.get('accept_length'), 2)}"
+                     + (f" ({accept_source_words(str(source))})" if source else ""))
     if result.get("errors"):
         parts.append(f"{result['errors']} errors")
     return ", ".join(parts)
@@ -140,7 +142,8 @@ def _summary_lines(log: SessionLog) -> list[str]:
     out = [f"session: {log.path}"]
     h = log.header
     if h is not None:
-        out.append(f"recorded: {h.started_at or '?'} on {h.host or '?'}, SGLang {h.sglang_version or '?'}, "
+        release = f"SGLang {h.sglang_version}" if h.sglang_version else "SGLang release not known at the start"
+        out.append(f"recorded: {h.started_at or '?'} on {h.host or '?'}, {release}, "
                    f"specdash {h.specdash_version or '?'}")
         if h.demo:
             note = (h.note or "").strip()

@@ -59,7 +59,8 @@ class ValidationReport:
     newer than every release the rules were checked against (:data:`~specdash.sglang.versions.CURRENT_RELEASE`),
     naming that release; None otherwise (see :func:`~specdash.sglang.versions.version_notice`); ``hidden``: the
     parts of the command the text does not show (an unresolved ``$EXTRA`` word, a ``[... trimmed]`` marker), as
-    pasted: a field not typed may still be set there.
+    pasted: a field not typed may still be set there; ``version_given``: False when no release was given (or it
+    was not a version string): ``sglang_version`` is then the newest known release, an assumption, not the host's.
     """
 
     sglang_version: str
@@ -72,6 +73,7 @@ class ValidationReport:
     command: LaunchCommand | None = None
     version_notice: str | None = None
     hidden: list[str] = dataclasses.field(default_factory=list)
+    version_given: bool = True
 
     @property
     def has_errors(self) -> bool:
@@ -178,6 +180,7 @@ def validate_command(command_text: str, sglang_version: str | None = None, model
         command=command,
         version_notice=profile_notice(profile),
         hidden=list(dict.fromkeys([w.raw for w in parsed.unresolved_words] + [m for _, m in command.trimmed])),
+        version_given=is_version(sglang_version),
     )
 
 

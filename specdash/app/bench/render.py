@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from specdash.bench.results import RunResult
+from specdash.bench.results import RunResult, accept_source_words
 from specdash.bench.runner import BenchProgress
 from specdash.bench.sweep import SweepRow
 
@@ -20,7 +20,8 @@ def num(value: float | None, digits: int = 1) -> str:
 def run_row(result: RunResult) -> tuple[str, ...]:
     """One results-table row for a run (see :data:`RUN_COLUMNS`)."""
     s = result.settings
-    accept = "-" if result.accept_length is None else f"{result.accept_length:.2f} ({result.accept_length_source})"
+    accept = ("-" if result.accept_length is None
+              else f"{result.accept_length:.2f} ({accept_source_words(result.accept_length_source)})")
     notes = []
     if result.partial:
         notes.append("PARTIAL (cancelled)")

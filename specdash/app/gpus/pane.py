@@ -272,6 +272,7 @@ class GpuPane(Widget, can_focus=False):
                 table.move_cursor(row=table.get_row_index(cursor_key))
             except Exception:  # the row is gone
                 pass
+        self._refresh_row_status()
 
     def crashed_server_of(self, chosen: list[ClassifiedProcess]) -> list[ClassifiedProcess]:
         """``chosen`` plus every other member of the crashed servers (orphans' process groups) among them that may
@@ -281,7 +282,9 @@ class GpuPane(Widget, can_focus=False):
         extra = [p for p in self.processes if p.crashed_group in groups and p.cleanable and p.pid not in pids]
         return chosen + extra
 
-    def _set_status(self, text: str) -> None:
+    def _set_status(self, text: str, *, row: bool = False) -> None:
+        #: the focused row's reason while the status line shows it (``row``), else None (another message)
+        self._row_reason = text if row else None
         try:
             self.query_one("#gpu-status", Static).update(text)
         except Exception:  # not composed yet / already removed
@@ -312,7 +315,18 @@ class GpuPane(Widget, can_focus=False):
     def _on_row(self, event: DataTable.RowHighlighted) -> None:
         proc = self._focused_process()
         if proc is not None and not self._killing and time.monotonic() >= self._hold_status_until:
-            self._set_status(proc.reason)
+            self._set_status(proc.reason, row=True)
+
+    def _refresh_row_status(self) -> None:
+        """After the rows changed: a status line showing a row's reason shows the focused row's current one, or
+        nothing when no row is left (a stopped server's rows are gone: no "running server" line stays behind)."""
+        shown = getattr(self, "_row_reason", None)
+        if shown is None or self._killing:
+            return
+        proc = self._focused_process()
+        reason = proc.reason if proc is not None else ""
+        if reason != shown:
+            self._set_status(reason, row=bool(reason))
 
     # -- actions ----------------------------------------------------------------------------------
     def action_tag(self) -> None:

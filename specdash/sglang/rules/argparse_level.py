@@ -15,7 +15,7 @@ from specdash.sglang.arguments import Occurrence
 from specdash.sglang.diagnostics import Edit, Fix
 from specdash.sglang.flags import FOREIGN_FLAGS, VLLM_METHODS, load_table, normalise_foreign
 from specdash.sglang.rules.context import Context
-from specdash.sglang.versions import FLAG_TABLE_RELEASES, has_speculative_decoding
+from specdash.sglang.versions import FLAG_TABLE_RELEASES, has_speculative_decoding, is_version
 
 _PREFERRED_AMBIGUOUS = ("speculative_draft_model_path", "speculative_algorithm", "mem_fraction_static",
                         "model_path")
@@ -90,7 +90,10 @@ def _unknown(ctx: Context, occ: Occurrence, release: str) -> None:
     key = normalise_foreign(occ.typed)
     known_in = _releases_with(key) if key.startswith("--") else ()
     foreign = FOREIGN_FLAGS.get(key)
-    head = f"argparse error: unrecognized arguments: {occ.as_typed}. SGLang {release} has no {occ.typed}"
+    version = ctx.profile.version
+    # the release the user has, not only the flag table read for it (0.5.0rc0 is read with 0.4.10's table)
+    named = release if version == release or not is_version(version) else f"{version} (flag table {release})"
+    head = f"argparse error: unrecognized arguments: {occ.as_typed}. SGLang {named} has no {occ.typed}"
     fused = _fused_split(ctx, occ.typed)
     if fused:
         joined = " ".join(fused)
