@@ -262,16 +262,18 @@ class Handler(BaseHTTPRequestHandler):
                     events.append(json.dumps({"id": rid, "object": obj, "created": created, "model": cfg["model"],
                                               "choices": [], "usage": final_usage}))
                 events.append("[DONE]")
+            if last:  # counted before the last chunk goes out: a client that asks /server_info right after sees it
+                with state.lock:
+                    state.generation_tokens += sum(chunks)
+                    state.decode_tokens += sum(chunks) - chunks[0]
+                    state.verify_steps += len(chunks) - 1
             sends.append(time.perf_counter())  # just before the write: a client cannot see the chunk earlier
             self._chunk(events)
             written.append(time.perf_counter())  # the write returned: the bytes are on the wire (unbuffered wfile)
-        self.wfile.write(b"0\r\n\r\n")
         with state.lock:
-            state.generation_tokens += cum
-            state.decode_tokens += cum - chunks[0]
-            state.verify_steps += len(chunks) - 1
             state.log.append({"prompt": _prompt(api, body), "api": api, "rid": rid, "t_recv": t0, "t_accept": t_accept, "t_arrive": t_arrive, "t_send": sends,
                               "t_written": written, "chunks": chunks})
+        self.wfile.write(b"0\r\n\r\n")
 
     def _chat(self, rid: str, created: int, delta: dict, finish: str | None, usage: dict | None) -> dict:
         return {"id": rid, "object": "chat.completion.chunk", "created": created, "model": self.server.state.config["model"],
