@@ -3,6 +3,9 @@ their own modules (e.g. tests/sshd.py for the real OpenSSH server)."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -50,3 +53,25 @@ def started_groups():
     yield groups
     for pgid in groups:
         harness.kill_group(pgid)
+
+
+@pytest.fixture
+def started():
+    """``started(**popen_kwargs)`` starts :data:`support.fake_server.FAKE_SERVER` in its own session; every process
+    it started is killed by process group when the test ends (only those)."""
+    from support.fake_server import FAKE_SERVER
+
+    procs: list[subprocess.Popen] = []
+
+    def start(**kwargs) -> subprocess.Popen:
+        proc = subprocess.Popen(FAKE_SERVER, start_new_session=True, **kwargs)
+        procs.append(proc)
+        return proc
+
+    yield start
+    for proc in procs:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)

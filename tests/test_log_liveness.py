@@ -5,13 +5,11 @@ The log's last lines say "ready"; the header asks the host whether a running SGL
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support.fake_server import FAKE_SERVER
 from support.gpu import FakeGpuState
 from support.pilot import wait_until
 
@@ -23,8 +21,6 @@ from specdash.logs.discover import WRITER_LIVE, WRITER_NONE, WRITER_UNKNOWN, log
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_LOG = (REPO / "sessions" / "demo-server.log").read_text().splitlines()
-FAKE_SERVER = [sys.executable, "-c", "import time; time.sleep(60)", "-m", "sglang.launch_server",
-               "--model-path", "liveness-test-model"]
 
 
 class _CannedPs(LocalHost):
@@ -42,24 +38,6 @@ class _CannedPs(LocalHost):
             rows = "".join(f"{pid:>7} {1:>7} {5:>5} root     {' '.join(FAKE_SERVER)}\n" for pid in self.pids)
             return CommandResult(0, f"root\n{rows}", "")
         return await super().run(command, timeout_s, input)
-
-
-@pytest.fixture
-def started():
-    procs: list[subprocess.Popen] = []
-
-    def start(**kwargs) -> subprocess.Popen:
-        proc = subprocess.Popen(FAKE_SERVER, start_new_session=True, **kwargs)
-        procs.append(proc)
-        return proc
-
-    yield start
-    for proc in procs:  # only the processes this test started, by process group
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=10)
 
 
 async def test_log_writer_live_none_and_unknown(tmp_path, started):

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.fake_server import FAKE_SERVER
 
 from specdash.hosts.base import CommandResult
 from specdash.hosts.local import LocalHost
@@ -18,27 +19,6 @@ from specdash.logs.discover import discover_server_log, explain_target, parse_ps
 
 REPO = Path(__file__).resolve().parent.parent
 
-# a stand-in server: a real process whose command line names sglang.launch_server (argv of python -c)
-FAKE_SERVER = [sys.executable, "-c", "import sys, time; print('hello', flush=True); time.sleep(60)",
-               "-m", "sglang.launch_server", "--model-path", "discover-test-model"]
-
-
-@pytest.fixture
-def started():
-    procs: list[subprocess.Popen] = []
-
-    def start(**kwargs) -> subprocess.Popen:
-        proc = subprocess.Popen(FAKE_SERVER, start_new_session=True, **kwargs)
-        procs.append(proc)
-        return proc
-
-    yield start
-    for proc in procs:  # only the processes this test started, by process group
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=10)
 
 
 async def test_server_writing_to_a_file_is_found_with_its_log_path(tmp_path, started):
