@@ -38,6 +38,12 @@ def dialog_text(app) -> str:
     return screen.question + "\n" + (str(body.first(Static).render()) if body else "")
 
 
+def dialog_shown(app) -> bool:
+    """A confirmation dialog is on screen with its body composed (when it has one)."""
+    screen = app.screen
+    return isinstance(screen, ConfirmScreen) and (not screen.details or bool(screen.query("#confirm-body")))
+
+
 async def launched(pilot, app, started_groups, port: int) -> None:
     app.builder_pane.set_command(harness.launch_command(port))
     await pilot.pause(0.2)
@@ -60,7 +66,7 @@ async def test_S_shows_the_plan_asks_and_ends_with_keep_or_restore(tmp_path, sta
         bench.sweep_definition = TWO_POINTS
         await pilot.press("f4")
         await pilot.press("S")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the plan")
+        await wait_until(pilot, lambda: dialog_shown(app), what="the plan")
         plan = dialog_text(app)
         assert plan.startswith("Run the depth sweep?")
         assert "2 configurations, 2 server restarts, 2 benchmark runs (1 per configuration):" in plan
@@ -76,7 +82,7 @@ async def test_S_shows_the_plan_asks_and_ends_with_keep_or_restore(tmp_path, sta
         await pilot.press("f3")  # keys work during the sweep
         await wait_until(pilot, lambda: app.query_one("TabbedContent").active == "builder", what="F3")
         await pilot.press("f4")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout_s=180, what="keep or restore")
+        await wait_until(pilot, lambda: dialog_shown(app), timeout_s=180, what="keep or restore")
         question = dialog_text(app)
         result = bench.sweep_result
         rec = result.recommendation()
@@ -104,11 +110,11 @@ async def test_x_or_r_during_the_sweep_cancels_it_cleanly(tmp_path, started_grou
         bench.sweep_definition = TWO_POINTS
         await pilot.press("f4")
         await pilot.press("S")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the plan")
+        await wait_until(pilot, lambda: dialog_shown(app), what="the plan")
         await pilot.press("y")
         await wait_until(pilot, lambda: "restarting the server for baseline" in bench.status, what="restarting")
         await pilot.press(key)  # in the middle of the sweep's restart
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="stop/restart dialog")
+        await wait_until(pilot, lambda: dialog_shown(app), what="stop/restart dialog")
         text = dialog_text(app)
         title = "Stop the server?" if key == "x" else "Restart the server?"
         assert text.startswith(title) and "This cancels the depth sweep (config 1 of 2, baseline)" in text
