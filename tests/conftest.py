@@ -44,14 +44,15 @@ def sshd(sshd_server):
 
 
 @pytest.fixture
-def started_groups():
+def started_groups(tmp_path):
     """PGIDs of servers a test started (through the SGLang test double); any still alive at the end are SIGKILLed
-    by process group — only groups the test itself started."""
+    by process group — only groups the test itself started: those listed, and those whose processes carry this
+    test's own environment (a sweep's restarts, a test that failed before listing its server)."""
     from support.double import harness
 
     groups: list[int] = []
     yield groups
-    for pgid in groups:
+    for pgid in set(groups) | harness.groups_started_under(tmp_path):
         harness.kill_group(pgid)
 
 

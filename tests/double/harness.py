@@ -117,3 +117,25 @@ def kill_group(pgid: int, timeout_s: float = 5.0) -> None:
     deadline = time.monotonic() + timeout_s
     while pids_in_group(pgid) and time.monotonic() < deadline:
         time.sleep(0.02)
+
+
+def groups_started_under(tmp_path: pathlib.Path) -> set[int]:
+    """Process groups of this user's processes whose environment is a test's own (``XDG_STATE_HOME`` inside
+    ``tmp_path``, as :func:`double_env` sets it): servers that test launched, also those it lost track of (a sweep's
+    restarts, a test that failed half-way). Never a process started with another environment."""
+    marker = f"XDG_STATE_HOME={tmp_path / 'state'}".encode()
+    groups: set[int] = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid != os.getuid():
+                continue
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                environ = handle.read().split(b"\0")
+            if marker in environ:
+                groups.add(os.getpgid(int(entry)))
+        except (OSError, ProcessLookupError):
+            continue
+    groups.discard(os.getpgid(0))  # never the test run itself
+    return groups
