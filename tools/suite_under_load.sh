@@ -12,6 +12,9 @@ set -uo pipefail
 python=${1:?usage: tools/suite_under_load.sh PYTHON [RUNS]}
 runs=${2:-3}
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# as an activated virtual environment: the interpreter's own directory first on PATH (its python3 and entry points)
+PATH="$(dirname "$python"):$PATH"
+export PATH
 work=$(mktemp -d /tmp/specdash-load.XXXXXX)
 clone="$work/specdash checkout"
 git clone -q "$repo" "$clone"
