@@ -13,10 +13,15 @@ from hypothesis import strategies as st
 
 REPO = Path(__file__).resolve().parent.parent
 
-# CPython 3.11 before 3.11.8 can fail to compile a module first imported right after a deep recursion elsewhere
-# ("SystemError: AST constructor recursion depth mismatch", python/cpython#106905). Hypothesis imports its regex
-# support lazily, on a test's first ``from_regex``: import it now, before any test recurses deeply.
-st.from_regex(r"x").validate()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _regex_strategies_imported():
+    """CPython 3.11 before 3.11.8 can fail to compile a module first imported right after a deep recursion elsewhere
+    ("SystemError: AST constructor recursion depth mismatch", python/cpython#106905). Hypothesis imports its regex
+    support lazily, on a test's first ``from_regex``: import it at the first test, before any test recurses deeply
+    (not at conftest import, where hypothesis warns about work done while plugins load)."""
+    st.from_regex(r"x").validate()
 
 
 @pytest.fixture(scope="session")
