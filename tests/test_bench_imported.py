@@ -389,3 +389,9 @@ def test_a_servers_own_metrics_log_lines_are_not_benchmark_reports():
     # the same report pasted on its own is one
     (result,) = find_results("speed: 56.8 token/s\naccept length: 1.6\n")
     assert result.records[0].metrics["output_tokens_per_s"] == 56.8
+
+
+def test_a_nul_byte_in_a_pasted_csv_row_ends_the_table_instead_of_raising():
+    """Python 3.10's csv module raises on a NUL byte (3.11 accepts it): the row is not read, nothing raises."""
+    (result,) = find_results("config,throughput (tok/s),accept length\nchain-2,100,1.5\nchain-4,1\x0020,2.5\n")
+    assert [record.label for record in result.records] == ["chain-2"]

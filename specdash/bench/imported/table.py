@@ -66,6 +66,15 @@ _BASELINE = re.compile(r"(?i)^\s*(baseline|no[ -]?spec\w*|(?:w/o|without)\s+(?:s
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
+
+def _csv_row(line: str) -> list[str] | None:
+    """The cells of one CSV line; None when the csv module refuses it (``csv.Error``: e.g. a NUL byte, which
+    Python 3.10 rejects and 3.11 accepts)."""
+    try:
+        return next(csv.reader([line]), [])
+    except csv.Error:
+        return None
+
 def _header(cell: str) -> tuple[str, str, str] | None:
     """``(key, kind, unit)`` of a header cell, or None."""
     units = " ".join(_UNIT.findall(cell)).lower()
@@ -187,15 +196,18 @@ def parse(lines: list[str], complete: int) -> list[tuple[int, int, list[Imported
         elif (text.count(",") >= 1 and i + 1 < n and "|" not in text and ":" not in text
               and lines[i + 1].count(",") == text.count(",")
               and text.count(",") < 40 and _HINT.search(text.lower())):
-            header = next(csv.reader([text]))
-            if all(len(c) <= 60 for c in header) and sum(1 for c in header if _header(c)) >= 2:
+            csv_header = _csv_row(text)
+            if csv_header and all(len(c) <= 60 for c in csv_header) and sum(1 for c in csv_header if _header(c)) >= 2:
                 rows = []
                 j = i + 1
                 while j < n and lines[j].strip() and lines[j].count(",") == text.count(","):
                     if j < complete:
-                        rows.append((j + 1, next(csv.reader([lines[j]]))))
+                        row = _csv_row(lines[j])
+                        if row is None:  # a line the csv module refuses (a NUL byte on Python 3.10): not a row
+                            break
+                        rows.append((j + 1, row))
                     j += 1
-                records = _rows_to_records(header, rows, "csv table")
+                records = _rows_to_records(csv_header, rows, "csv table")
                 if records:
                     found.append((i + 1, j, records))
                     i = j
