@@ -257,7 +257,8 @@ class BenchPane(Widget, can_focus=True):
             return "read-only: benchmarks and sweeps are off"
         if not self.server_url:
             return "no server yet - b benchmarks it once one is running; S runs the depth sweep"
-        return f"server {self.server_text()} - b: benchmark the selected workload, S: depth sweep"
+        note = getattr(self, "_cancel_note", "")  # a cancelled sweep stays said when the server changes under it
+        return f"{note}server {self.server_text()} - b: benchmark the selected workload, S: depth sweep"
 
     def _set_status(self, text: str, error: bool = False) -> None:
         self.status = text
@@ -291,6 +292,7 @@ class BenchPane(Widget, can_focus=True):
 
     def action_run_bench(self) -> None:
         """``b``: benchmark the selected workload against ``server_url``."""
+        self._cancel_note = ""
         if self.readonly:
             self._set_status("read-only: benchmarks are off in this session", error=True)
             return
@@ -401,6 +403,7 @@ class BenchPane(Widget, can_focus=True):
 
     def action_sweep(self) -> None:
         """``S``: run (or resume) the depth sweep through the injected server lifecycle."""
+        self._cancel_note = ""
         if self.readonly:
             self._set_status("read-only: the sweep is off in this session", error=True)
             return
@@ -469,7 +472,8 @@ class BenchPane(Widget, can_focus=True):
         self.workers.cancel_group(self, "bench")
         self._sweep = None
         self._sweep_at = None
-        self._set_status("depth sweep cancelled - measured configs are kept in its checkpoint; S resumes it")
+        self._cancel_note = "depth sweep cancelled - measured configs are kept in its checkpoint; S resumes it. "
+        self._set_status(self._cancel_note.strip())
 
     async def _restart(self, command: str) -> str:
         assert self.restart_server is not None
