@@ -52,13 +52,19 @@ def save_run(result: RunResult, directory: Path | None = None, now: _dt.datetime
     folder = directory or results_dir()
     stamp = (now or _dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
     base = f"run-{stamp}-{_slug(str(result.settings.get('workload', 'run')))}"
+    path = _free_path(folder, base)
+    return write_json_atomic(path, redact_value(result.to_dict()))  # an export: secrets redacted
+
+
+
+def _free_path(folder: Path, base: str) -> Path:
+    """``folder/base.json``, or ``base-2.json``, ``base-3.json``... when taken (runs stored in the same second)."""
     path = folder / f"{base}.json"
     n = 2
     while path.exists():
         path = folder / f"{base}-{n}.json"
         n += 1
-    return write_json_atomic(path, redact_value(result.to_dict()))  # an export: secrets redacted
-
+    return path
 
 
 def save_imported(record, source: str, directory: Path | None = None, now: _dt.datetime | None = None) -> Path:
@@ -68,11 +74,7 @@ def save_imported(record, source: str, directory: Path | None = None, now: _dt.d
     folder = directory or results_dir()
     stamp = (now or _dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
     base = f"imported-{stamp}-{_slug(Path(source).name if source != '-' else 'stdin')}-L{record.line}"
-    path = folder / f"{base}.json"
-    n = 2
-    while path.exists():
-        path = folder / f"{base}-{n}.json"
-        n += 1
+    path = _free_path(folder, base)
     data = record.to_run_dict()
     data["settings"]["source_file"] = source
     return write_json_atomic(path, redact_value(data))
