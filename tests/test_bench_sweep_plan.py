@@ -37,7 +37,15 @@ def test_plan_of_the_default_sweep_with_and_without_a_start_up_time():
     assert unknown.startup_total_s is None
     assert unknown.estimate() == ("start-ups: unknown (4 restarts; no start-up of this server was seen on this host "
                                   "to time them by)")
-    assert plan_sweep(runner(), 0.0).startup_s is None  # no time is not a time
+    assert plan_sweep(runner(), -3.0).startup_s is None  # a clock that went backwards times nothing
+
+
+def test_a_start_up_timed_at_zero_seconds_took_under_one_second():
+    """SGLang's log timestamps are whole seconds: ready in the second the start-up began is under a second, not
+    no start-up at all (and never "about 0 s")."""
+    plan = plan_sweep(runner(), 0.0)
+    assert plan.estimate() == ("start-ups: under 4 s (4 x under 1 s, the last start-up seen on this host), plus the "
+                               "benchmark runs")
 
 
 def test_a_resumed_sweep_plans_only_what_its_checkpoint_lacks_and_reads_it_only(tmp_path):

@@ -4,7 +4,8 @@ the start-ups will take as far as this host's history tells.
 :func:`plan_sweep` reads a :class:`~specdash.bench.sweep.SweepRunner` (its definition, the command per point) and
 its checkpoint without changing anything (a resumed sweep skips the points measured already). The start-up
 estimate is ``restarts x`` the time the followed server took from its first start-up line to SGLang's ready line
-(:attr:`specdash.logs.startup.StartupTracker.time_to_ready_s`); without one it is "unknown", said so. The
+(:attr:`specdash.logs.startup.StartupTracker.time_to_ready_s`); without one it is "unknown", said so. SGLang's
+log timestamps are whole seconds, so a start-up timed at 0 s took under a second and is said so. The
 benchmark runs themselves are counted, not timed: their duration depends on the server being measured.
 """
 
@@ -41,8 +42,12 @@ class SweepPlan:
         if self.startup_s is None:
             return (f"start-ups: unknown ({self.restarts} restart{_s(self.restarts)}; no start-up of this server "
                     "was seen on this host to time them by)")
-        return (f"start-ups: about {_duration(self.startup_total_s or 0.0)} ({self.restarts} x "
-                f"{_duration(self.startup_s)}, the last start-up seen on this host), plus the benchmark runs")
+        if self.startup_s < 1:  # whole-second timestamps: ready in the second the start-up began
+            total, each = f"under {self.restarts} s", "under 1 s"
+        else:
+            total, each = f"about {_duration(self.startup_total_s or 0.0)}", _duration(self.startup_s)
+        return (f"start-ups: {total} ({self.restarts} x {each}, the last start-up seen on this host), plus the "
+                "benchmark runs")
 
     def lines(self) -> list[str]:
         """The plan as plain text lines, for a confirmation dialog."""
@@ -95,12 +100,12 @@ def measured_in_checkpoint(runner: SweepRunner) -> set[str]:
 
 def plan_sweep(runner: SweepRunner, startup_s: float | None) -> SweepPlan:
     """The plan of ``runner`` (see :class:`SweepPlan`); ``startup_s``: seconds of one start-up on this host, None
-    when unknown (a non-positive value counts as unknown)."""
+    when unknown (a negative value counts as unknown; 0 is a start-up within one second of the log's clock)."""
     measured = measured_in_checkpoint(runner)
     points = runner.definition.points
     configs = tuple((p.name, describe_point(p)) for p in points)
     restarts = sum(1 for p in points if p.name not in measured)
-    known = startup_s if startup_s is not None and startup_s > 0 else None
+    known = startup_s if startup_s is not None and startup_s >= 0 else None
     return SweepPlan(configs, tuple(p.name for p in points if p.name in measured), restarts,
                      runner.definition.repeats, known)
 
