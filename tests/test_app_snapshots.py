@@ -140,21 +140,8 @@ PANES = {"log": _log, "gpus": _gpus_pane, "builder": _builder, "pairing": _pairi
 @pytest.mark.parametrize("pane", list(PANES))
 def test_every_pane_at_80x24_and_160x48(snap_compare, tmp_path, monkeypatch, pane, size):
     monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
-    assert snap_compare(_app(tmp_path), terminal_size=SIZES[size], run_before=_steady(PANES[pane]))
+    assert snap_compare(_app(tmp_path), terminal_size=SIZES[size], run_before=PANES[pane])
 
-
-def _steady(run_before):
-    """``run_before``, then every blinking cursor (Input, TextArea) held visible: a blink toggles every 0.5 s of
-    wall-clock time, so on a loaded machine the picture would otherwise depend on how long the steps took."""
-
-    async def steady(pilot) -> None:
-        await run_before(pilot)
-        for widget in pilot.app.screen.query("*"):
-            if getattr(widget, "cursor_blink", None) is True:
-                widget.cursor_blink = False
-        await pilot.pause()
-
-    return steady
 
 
 async def test_80x24_keeps_the_log_readable_and_the_footer_whole(tmp_path, monkeypatch):
