@@ -187,16 +187,16 @@ async def test_status_names_the_server_then_the_tunnel():
         assert "server http://127.0.0.1:30000 - b:" in status and "tunnel" not in status
 
 
-async def test_o_opens_a_file_of_pasted_output_beside_the_runs(tmp_path):
+async def test_i_opens_a_file_of_pasted_output_beside_the_runs(tmp_path):
     from support.bench_outputs import sglang_bench_serving
     from test_bench_imported import MARKDOWN
 
-    path = tmp_path / "bobs Sweep output.md"  # typed into the box: b, S and o must not fire the pane's keys
+    path = tmp_path / "bobs Sweep output.md"  # typed into the box: b, S and i must not fire the pane's keys
     path.write_text("our numbers:\n" + MARKDOWN + "\n" + sglang_bench_serving(retokenized=12034))
     app = PaneApp(None)
     async with app.run_test(size=(160, 48)) as pilot:
         pane = app.query_one(BenchPane)
-        await pilot.press("o")
+        await pilot.press("i")
         await pilot.pause()
         assert app.focused.id == "bench-open-path"
         await pilot.press(*str(tmp_path / "missing.md"), "enter")
@@ -219,7 +219,7 @@ async def test_o_opens_a_file_of_pasted_output_beside_the_runs(tmp_path):
         warnings = str(app.query_one("#bench-warnings", Static).render())
         assert "line 7: pasted speedup 1.9x; recomputed 1.58x from 142.1/90.0" in warnings
         assert "generated 51200 tokens but the text retokenizes to 12034" in warnings
-        await pilot.press("o", "escape")
+        await pilot.press("i", "escape")
         await pilot.pause()
         assert not box.display and app.focused is pane
 

@@ -1,5 +1,5 @@
 """BenchPane: one key benchmarks the running server (``b``), one key runs the depth sweep (``S``), ``esc`` cancels;
-``o`` opens a local file of pasted benchmark output (:func:`specdash.bench.imported.find_results`) and shows its
+``i`` imports a local file of pasted benchmark output (:func:`specdash.bench.imported.find_results`) and shows its
 results beside the runs.
 
 Thin widget over the core: :class:`specdash.bench.runner.BenchRunner` for a run and
@@ -103,7 +103,8 @@ class BenchPane(Widget, can_focus=True):
         Binding("b", "run_bench", "Benchmark", id="bench.run"),
         Binding("S", "sweep", "Depth sweep", id="bench.sweep"),
         Binding("escape", "cancel", "Cancel run", id="bench.cancel"),
-        Binding("o", "open_results", "Open results file", id="bench.open"),
+        # i (import), not o: the app's o goes back to the --log file everywhere, this pane included
+        Binding("i", "open_results", "Import results file", id="bench.open"),
         # the pane scrolls: at 80x24 the sweep table, chart and recommendation are below the runs table
         Binding("down", "scroll_down", "Scroll down", show=False, id="bench.scroll_down"),
         Binding("up", "scroll_up", "Scroll up", show=False, id="bench.scroll_up"),
@@ -319,7 +320,7 @@ class BenchPane(Widget, can_focus=True):
         self._bench_worker(self._runner)
 
     def action_open_results(self) -> None:
-        """``o``: ask for a local file of pasted benchmark output (shown beside the runs once opened)."""
+        """``i``: ask for a local file of pasted benchmark output (shown beside the runs once opened)."""
         box = self.query_one("#bench-open-path", Input)
         box.display = True
         box.focus()
