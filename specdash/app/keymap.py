@@ -27,6 +27,7 @@ BINDING_HOLDERS = (
     "specdash.app.replay:ReplayApp",
     "specdash.app.modals.help:HelpScreen",
     "specdash.app.modals.confirm:ConfirmScreen",
+    "specdash.app.bench.end_dialog:SweepEndScreen",
     "specdash.app.modals.host_key:HostKeyScreen",
 )
 
