@@ -38,8 +38,8 @@ def last_versions(log: SessionLog) -> dict[int, LastVersion]:
     kind: the recorder records them in the order they are raised), then followed by that finding's key (a finding
     may change kind, e.g. "accept length not judged yet" becoming "draft almost never accepted"). A finding the
     analysis does not raise again, or raises with another text than the file recorded (a recording of another
-    specdash version, whose replay says so), keeps its recorded text. Never raises on a damaged file: an event the analysis
-    cannot read ends that log's analysis."""
+    specdash version, whose replay says so), keeps its recorded text. Never raises on a damaged file: an event the
+    analysis cannot read ends that log's analysis."""
     from specdash.logs.analyzer import LogAnalyzer
     from specdash.logs.own_traffic import without_own_lines
     from specdash.logs.startup import StartupHistory
