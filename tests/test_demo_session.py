@@ -38,3 +38,11 @@ def test_the_demo_sweep_is_the_readme_sweep():
     assert "baseline vs 16/10/5 draft tokens" in readme
     (sweep,) = read_session(SHIPPED).of_kind("sweep")
     assert [p["label"] for p in sweep.points] == ["baseline", "chain-16", "chain-10", "chain-5"]
+
+
+def test_the_demo_follows_only_the_servers_it_launched():
+    session = read_session(SHIPPED)
+    ports = {m for e in session.of_kind("command") for m in re.findall(r"--port (\d+)", e.command)}
+    assert len(ports) == 1, ports  # never another server found running on the recording machine
+    first_launch = next(e.t for e in session.of_kind("command") if e.action == "launched")
+    assert not [e for e in session.of_kind("finding") if e.t < first_launch]

@@ -105,7 +105,11 @@ async def record(out: Path, workdir: Path) -> None:
 
     port = harness.free_port()
     host = LocalHost(env=env)
-    app = SpecdashApp(host, gpu_interval_s=1.0)
+    # an empty log to start from: the app then discovers no server, so another SGLang server running on this machine
+    # (someone else's, a test's) is never followed and recorded into the demonstration
+    quiet = workdir / "no-server-yet.log"
+    quiet.write_text("")
+    app = SpecdashApp(host, log_path=str(quiet), gpu_interval_s=1.0)
     app.recorder = Recorder(out, {"host": HOST_LABEL, "sglang_version": SGLANG_VERSION, "demo": True,
                                   "note": NOTE}, overwrite=True)
     groups: set[int] = set()
