@@ -93,11 +93,11 @@ def direction(key: str) -> int:
     return 0
 
 
-def noise(a: Measure, b: Measure) -> tuple[float, str]:
+def noise(a: Measure, b: Measure, repeats_floor_pct: float = REPEATS_FLOOR_PCT) -> tuple[float, str]:
     """``(threshold, basis)`` between two measures (see the module docstring)."""
     top = max(abs(a.value), abs(b.value))
     if a.repeats >= 2 and b.repeats >= 2:
-        level, basis = max(a.spread, b.spread, top * REPEATS_FLOOR_PCT / 100.0), "repeats"
+        level, basis = max(a.spread, b.spread, top * repeats_floor_pct / 100.0), "repeats"
     else:
         level, basis = max(a.spread, b.spread, top * SINGLE_RUN_FLOOR_PCT / 100.0), "one run"
     ses = [s for s in (a.se, b.se) if s is not None and math.isfinite(s)]
@@ -106,12 +106,13 @@ def noise(a: Measure, b: Measure) -> tuple[float, str]:
     return level, basis
 
 
-def judge(key: str, a: Measure | None, b: Measure | None) -> Difference:
+def judge(key: str, a: Measure | None, b: Measure | None,
+          repeats_floor_pct: float = REPEATS_FLOOR_PCT) -> Difference:
     """The verdict on figure ``key`` between A and B. Never raises (non-finite values get no verdict)."""
     sign = direction(key)
     if a is None or b is None or sign == 0 or not (math.isfinite(a.value) and math.isfinite(b.value)):
         return Difference("", None, "")
-    level, basis = noise(a, b)
+    level, basis = noise(a, b, repeats_floor_pct)
     if basis == "one run" and key.endswith(TAILS):
         return Difference("not judged", None, basis)
     delta = (b.value - a.value) * sign

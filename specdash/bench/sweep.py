@@ -13,9 +13,10 @@ Rules (ours, after vLLM's tune_speculative_k and SGLang's bench_speculative):
 * a point whose repeats disagree beyond their spread is "unstable" (:func:`specdash.bench.stats.repeat_spread`)
   and is never recommended;
 * speedup = point's mean output tokens/s / baseline's mean output tokens/s, computed here (never copied);
-* recommendation = the fastest stable point; points within noise of it (difference <= the larger of the two
-  points' repeat ranges, and at least ``tie_floor_pct`` % of the fastest) tie, and a tie goes to the smaller
-  depth (the baseline counts as depth 0).
+* recommendation = the fastest stable point; points within noise of it tie (:func:`specdash.bench.difference.judge`:
+  difference <= the larger of the two points' repeat ranges, at least ``tie_floor_pct`` % of the fastest; with a
+  single repeat per point the single-run floor of 5 %), and a tie goes to the smaller depth (the baseline counts
+  as depth 0).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 import httpx
 
 from specdash.bench.acceptance import fit_chain_model, low_acceptance_warning
+from specdash.bench.difference import Measure, judge
 from specdash.bench.results import RunResult
 from specdash.bench.runner import BenchError, BenchProgress, BenchRunner, BenchSettings
 from specdash.bench.stats import DEFAULT_UNSTABLE_TOLERANCE_PCT, RepeatSpread, repeat_spread
@@ -412,11 +414,10 @@ class SweepResult:
         if not stable:
             return Recommendation(None, self._why_none_stable())
         fastest = max(stable, key=lambda p: p.throughput.mean)  # type: ignore[union-attr]
-        best = fastest.throughput.mean  # type: ignore[union-attr]
 
-        def ties(p: PointResult) -> bool:
-            noise = max(p.throughput.range, fastest.throughput.range, best * tie_floor_pct / 100.0)  # type: ignore[union-attr]
-            return best - p.throughput.mean <= noise  # type: ignore[union-attr]
+        def ties(p: PointResult) -> bool:  # the one noise rule (specdash.bench.difference), this sweep's floor
+            mine, top = Measure.of_repeats(p.throughput), Measure.of_repeats(fastest.throughput)  # type: ignore[arg-type]
+            return judge("output_tokens_per_s", mine, top, repeats_floor_pct=tie_floor_pct).verdict != "B"
 
         tied = [p for p in stable if ties(p)]
         chosen = min(tied, key=lambda p: (p.point.depth, -p.throughput.mean))  # type: ignore[union-attr]
