@@ -155,3 +155,11 @@ def test_ranking_follows_the_values_and_someone_is_first(rates):
     ranks = [n for n, _ in ranked]
     assert ranks[0] == 1 and ranks == sorted(ranks)
     assert all(1 <= n <= len(rates) for n in ranks) and not any(math.isnan(v) for v in rates)
+
+
+def test_a_sweep_point_within_noise_of_the_baseline_says_so():
+    result = sweep_of(point("baseline", 0, [100, 101]), point("chain-5", 5, [100.8, 101.6]),
+                      point("chain-10", 10, [130, 131]))
+    notes = {r.name: r.note for r in result.rows()}
+    assert notes["chain-5"] == "within noise of the baseline"
+    assert notes["chain-10"] == "" and notes["baseline"] == ""

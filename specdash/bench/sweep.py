@@ -12,7 +12,8 @@ Rules (ours, after vLLM's tune_speculative_k and SGLang's bench_speculative):
 * a run with failed requests is rejected (and rerun, up to ``max_rejected`` times per point);
 * a point whose repeats disagree beyond their spread is "unstable" (:func:`specdash.bench.stats.repeat_spread`)
   and is never recommended;
-* speedup = point's mean output tokens/s / baseline's mean output tokens/s, computed here (never copied);
+* speedup = point's mean output tokens/s / baseline's mean output tokens/s, computed here (never copied); a point
+  within noise of the baseline (:func:`specdash.bench.difference.judge`) says so in its note;
 * recommendation = the fastest stable point; points within noise of it tie (:func:`specdash.bench.difference.judge`:
   difference <= the larger of the two points' repeat ranges, at least ``tie_floor_pct`` % of the fastest; with a
   single repeat per point the single-run floor of 5 %), and a tie goes to the smaller depth (the baseline counts
@@ -365,6 +366,10 @@ class SweepResult:
                 notes.append(p.error or "failed")
             if p.status == "unstable":
                 notes.append(f"unstable: repeats differ by {p.throughput.range_pct:.1f} %")  # type: ignore[union-attr]
+            if (p.point.speculative and p.throughput and base is not None and base.throughput
+                    and judge("output_tokens_per_s", Measure.of_repeats(base.throughput),
+                              Measure.of_repeats(p.throughput)).verdict == "within noise"):
+                notes.append("within noise of the baseline")  # its speedup is not shown to be real
             if p.rejected:
                 notes.append(f"{len(p.rejected)} run(s) rejected for failed requests")
             if p.warning:
