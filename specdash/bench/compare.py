@@ -103,10 +103,9 @@ def compare_sides(a: Side, b: Side) -> dict:
     settings = [{"key": k, "a": a.settings.get(k), "b": b.settings.get(k)}
                 for k in sorted(set(a.settings) | set(b.settings), key=str)
                 if a.settings.get(k) != b.settings.get(k) and k not in ("url",)]
-    judged = [row for row in figures if row["verdict"]]
+    judged = [str(row["key"]) for row in figures if row["verdict"]]
     rule = SINGLE_RUN_RULE if judged else ""
-    if judged and all(judge(row["key"], a.measure(row["key"]), b.measure(row["key"])).basis == "repeats"
-                      for row in judged):
+    if judged and all(judge(key, a.measure(key), b.measure(key)).basis == "repeats" for key in judged):
         rule = REPEATS_RULE
     return {"a": a.name, "b": b.name, "figures": figures, "config": config, "settings": settings,
             "same_config": same, "rule": rule}

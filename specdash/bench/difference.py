@@ -24,8 +24,11 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from specdash.bench.stats import DEFAULT_UNSTABLE_SIGMAS, DEFAULT_UNSTABLE_TOLERANCE_PCT, RepeatSpread
+
+T = TypeVar("T")
 
 #: Noise assumed between single runs, as a share of the larger value (percent).
 SINGLE_RUN_FLOOR_PCT = DEFAULT_UNSTABLE_TOLERANCE_PCT
@@ -134,7 +137,7 @@ def shared_ranks(measures: Sequence[Measure], key: str) -> list[int]:
     return out
 
 
-def rank_items(items: Sequence[object], key: str, measure: Callable[[object], Measure]) -> list[tuple[int, object]]:
+def rank_items(items: Sequence[T], key: str, measure: Callable[[T], Measure]) -> list[tuple[int, T]]:
     """``items`` best first with their :func:`shared_ranks` (ties keep the value order)."""
     measures = [measure(item) for item in items]
     ranks = shared_ranks(measures, key)

@@ -19,6 +19,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def add_actions(parser: argparse.ArgumentParser) -> None:
@@ -130,15 +131,15 @@ def _list(args: argparse.Namespace) -> int:
     from specdash.text.display import clean
 
     items, problems = load_stored()
-    groups: dict[tuple, list[dict]] = {}
-    keys: dict[tuple, dict] = {}
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    keys: dict[tuple, dict[str, Any]] = {}
     for name, item in items:
         row = _row(name, item)
         key = comparable_key(item)
         frozen = tuple(key.values())
         keys[frozen] = key
         groups.setdefault(frozen, []).append(row)
-    out_groups = []
+    out_groups: list[dict[str, Any]] = []
     for frozen, rows in groups.items():
         known = [r for r in rows if _finite(r["output_tokens_per_s"])]
         ranked = rank_items(known, "output_tokens_per_s",

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from specdash.bench.difference import Measure, rank_items
 from specdash.bench.imported.record import Finding, ImportedRecord, half_unit
 
 #: retokenized / generated token counts outside this range are a finding
@@ -302,8 +303,6 @@ def rank(records: Sequence[ImportedRecord]) -> list[dict]:
     records without the figure last, ``unranked`` lists them), ``ranks`` (the shared rank of each record of
     ``order``), ``note`` (when the highest accept length ranks below the best beyond noise, a line saying so;
     else ``""``)."""
-    from specdash.bench.difference import Measure, rank_items
-
     groups: dict[object, list[ImportedRecord]] = {}
     for record in records:
         groups.setdefault(_group_key(record), []).append(record)
@@ -314,7 +313,11 @@ def rank(records: Sequence[ImportedRecord]) -> list[dict]:
             continue
         key, words, _ = basis
         known = [r for r in members if r.value(key) is not None and math.isfinite(r.value(key) or 0.0)]
-        pairs = rank_items(known, key, lambda r, key=key: Measure(r.value(key)))  # type: ignore[attr-defined]
+
+        def measure(r: ImportedRecord, key: str = key) -> Measure:
+            return Measure(r.value(key) or 0.0)
+
+        pairs = rank_items(known, key, measure)
         ranked = [r for _, r in pairs]
         ranks = [n for n, _ in pairs]
         unranked = [r for r in members if r not in known]
