@@ -163,3 +163,44 @@ def test_a_sweep_point_within_noise_of_the_baseline_says_so():
     notes = {r.name: r.note for r in result.rows()}
     assert notes["chain-5"] == "within noise of the baseline"
     assert notes["chain-10"] == "" and notes["baseline"] == ""
+
+
+ANY_VALUE = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
+                      st.text(max_size=12), st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=3),
+                                                                                                  st.integers(),
+                                                                                                  max_size=1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(allow_nan=True, allow_infinity=True), ANY_VALUE, ANY_VALUE, ANY_VALUE),
+                min_size=1, max_size=5))
+def test_bench_list_of_hostile_stored_records_never_raises(records):
+    import contextlib
+    import io
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from specdash.cli import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        bench = Path(folder) / "bench"
+        bench.mkdir()
+        for n, (rate, model, concurrency, gpu) in enumerate(records):
+            data = {"settings": {"model_id": model, "gpu_name": gpu, "backend": "sglang"},
+                    "effective_config": {"concurrency": concurrency},
+                    "imported": {"tool": "sglang bench_serving", "line": 1,
+                                 "metrics": {"output_tokens_per_s": rate}}}
+            (bench / f"imported-{n}.json").write_text(json.dumps(data))
+        old = os.environ.get("SPECDASH_STATE_DIR")
+        os.environ["SPECDASH_STATE_DIR"] = folder
+        try:
+            for extra in ([], ["--json"]):
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+                    assert main(["bench", "list", *extra]) == 0
+        finally:
+            if old is None:
+                del os.environ["SPECDASH_STATE_DIR"]
+            else:
+                os.environ["SPECDASH_STATE_DIR"] = old

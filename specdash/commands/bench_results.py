@@ -167,7 +167,10 @@ def _list(args: argparse.Namespace) -> int:
         return 0
 
     def num(v: object) -> str:
-        return "unknown" if v is None else f"{float(v):.2f}"  # type: ignore[arg-type]
+        if not _finite(v):
+            return "unknown"
+        value = float(v)  # type: ignore[arg-type]
+        return f"{value:.2f}" if abs(value) < 1e9 else f"{value:.3g}"
 
     out = [f"{len(out_groups)} group{'s' if len(out_groups) != 1 else ''} of comparable results (same model, "
            "workload, API, concurrency, request rate,",
