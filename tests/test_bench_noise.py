@@ -204,3 +204,16 @@ def test_bench_list_of_hostile_stored_records_never_raises(records):
                 del os.environ["SPECDASH_STATE_DIR"]
             else:
                 os.environ["SPECDASH_STATE_DIR"] = old
+
+
+def test_compare_of_results_at_different_concurrency_says_they_are_not_like_for_like(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(sglang_bench_serving(duration=90.0, max_concurrency=8))
+    b.write_text(sglang_bench_serving(duration=70.0, max_concurrency=16))
+    out = specdash("bench", "compare", str(a), str(b), state=tmp_path).stdout
+    assert out.splitlines()[2] == ("not like for like: concurrency A 8, B 16. A difference below may come from that, "
+                                   "not from the speculative configuration")
+    data = json.loads(specdash("bench", "compare", str(a), str(b), "--json", state=tmp_path).stdout)
+    assert data["not_comparable"] == [{"key": "concurrency", "a": 8.0, "b": 16.0}]
+    same = specdash("bench", "compare", str(a), str(a), state=tmp_path).stdout
+    assert "not like for like" not in same

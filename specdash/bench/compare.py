@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from specdash.bench.comparable import comparable_key
 from specdash.bench.difference import REPEATS_RULE, SINGLE_RUN_RULE, Measure, judge
 from specdash.bench.imported.record import ImportedRecord
 from specdash.bench.results import RunResult
@@ -38,6 +39,8 @@ class Side:
     recomputed: set[str] = dataclasses.field(default_factory=set)
     #: within-run standard errors of figures (key -> same unit), where known
     se: dict[str, float] = dataclasses.field(default_factory=dict)
+    #: what makes results comparable (:func:`specdash.bench.comparable.comparable_key`), where known
+    comparable: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def measure(self, key: str) -> Measure | None:
         """The figure as a single-run :class:`~specdash.bench.difference.Measure` (None when unknown)."""
@@ -63,7 +66,7 @@ def side_of_run(name: str, run: RunResult) -> Side:
                 figures[f"{metric}_ms.{stat}"] = float(value)
     settings = {k: v for k, v in run.settings.items() if k not in ("prompts",)}
     se = {"output_tokens_per_s": float(run.output_rate_se)} if run.output_rate_se else {}
-    return Side(name, figures, dict(run.effective_config), settings, se=se)
+    return Side(name, figures, dict(run.effective_config), settings, se=se, comparable=comparable_key(run))
 
 
 def side_of_record(name: str, record: ImportedRecord) -> Side:
@@ -77,15 +80,18 @@ def side_of_record(name: str, record: ImportedRecord) -> Side:
     config = dict(record.config)
     if record.baseline:
         config["speculative_algorithm"] = None
-    return Side(name, figures, config, dict(record.settings) | {"source tool": record.tool}, recomputed)
+    return Side(name, figures, config, dict(record.settings) | {"source tool": record.tool}, recomputed,
+                comparable=comparable_key(record))
 
 
 def compare_sides(a: Side, b: Side) -> dict:
     """``{"a", "b", "figures": [{"key", "a", "b", "delta", "delta_pct", "better", "verdict", "noise",
     "recomputed"}], "config": [{"key", "a", "b"}] (differences only), "settings": [...] (differences only),
-    "same_config": [keys], "rule": the noise rule in words}``. ``verdict`` (:func:`specdash.bench.difference.judge`)
-    is ``"A"``/``"B"`` only beyond noise, else ``"within noise"``, ``"not judged"`` or ``""``; ``better`` is
-    ``"A"``, ``"B"`` or ``""`` (accept length, counts and duration are shown, not judged)."""
+    "same_config": [keys], "rule": the noise rule in words, "not_comparable": [{"key", "a", "b"}] (what makes
+    results comparable, stated on both sides and different: :func:`specdash.bench.comparable.comparable_key`)}``.
+    ``verdict`` (:func:`specdash.bench.difference.judge`) is ``"A"``/``"B"`` only beyond noise, else ``"within
+    noise"``, ``"not judged"`` or ``""``; ``better`` is ``"A"``, ``"B"`` or ``""`` (accept length, counts and
+    duration are shown, not judged)."""
     keys = [k for k in ORDER if k in a.figures or k in b.figures]
     keys += sorted(k for k in set(a.figures) | set(b.figures) if k not in keys)
     figures = []
@@ -107,8 +113,11 @@ def compare_sides(a: Side, b: Side) -> dict:
     rule = SINGLE_RUN_RULE if judged else ""
     if judged and all(judge(key, a.measure(key), b.measure(key)).basis == "repeats" for key in judged):
         rule = REPEATS_RULE
+    differ = [k for k in a.comparable if k in b.comparable and a.comparable[k] is not None
+              and b.comparable[k] is not None and a.comparable[k] != b.comparable[k]]
     return {"a": a.name, "b": b.name, "figures": figures, "config": config, "settings": settings,
-            "same_config": same, "rule": rule}
+            "same_config": same, "rule": rule,
+            "not_comparable": [{"key": k, "a": a.comparable[k], "b": b.comparable[k]} for k in differ]}
 
 
 def _value_text(occurrences: list) -> str:
@@ -164,7 +173,12 @@ def _num(value: float | None) -> str:
 
 def results_text(report: dict) -> str:
     """:func:`compare_sides` as a table the user reads."""
-    out = [f"A: {report['a']}", f"B: {report['b']}", "",
+    out = [f"A: {report['a']}", f"B: {report['b']}"]
+    if report.get("not_comparable"):
+        what = "; ".join(f"{row['key']} A {_short(row['a'])}, B {_short(row['b'])}" for row in report["not_comparable"])
+        out.append(f"not like for like: {what}. A difference below may come from that, not from the speculative "
+                   "configuration")
+    out += ["",
            f"{'figure':<22} {'A':>12} {'B':>12} {'B - A':>12} {'%':>8}  better"]
     for row in report["figures"]:
         delta = "" if row["delta"] is None else f"{row['delta']:+.2f}"
@@ -188,6 +202,10 @@ def results_text(report: dict) -> str:
         for row in report["settings"]:
             out.append(f"  {row['key']}: A {_cfg(row['a'])}, B {_cfg(row['b'])}")
     return "\n".join(out) + "\n"
+
+
+def _short(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else _cfg(value)
 
 
 def _cfg(value: Any) -> str:
