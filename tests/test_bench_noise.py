@@ -199,6 +199,7 @@ def test_bench_list_of_hostile_stored_records_never_raises(records):
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
                     assert main(["bench", "list", *extra]) == 0
+            json.loads(out.getvalue(), parse_constant=lambda name: pytest.fail(f"{name} in --json"))
         finally:
             if old is None:
                 del os.environ["SPECDASH_STATE_DIR"]

@@ -9,6 +9,7 @@ most pasted outputs do not name the model or the GPU, which then stay unknown).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 #: The fields of :func:`comparable_key`, in the order they are shown.
@@ -60,11 +61,11 @@ def comparable_key(item: object) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    """A hashable value (numbers compare as numbers: 8 and 8.0 are the same concurrency)."""
+    """A hashable, JSON-safe value (numbers compare as numbers: 8 and 8.0 are the same concurrency)."""
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, (int, float)):
-        return float(value)
+        return float(value) if math.isfinite(value) else str(float(value))  # "inf": as stated, strict JSON
     return str(value)
 
 

@@ -114,12 +114,17 @@ def _row(name: str, item: object) -> dict:
     depth = ("none" if isinstance(item, ImportedRecord) and item.baseline else
              "/".join("?" if val(k) is None else str(val(k)) for k in
                       ("speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens")))
-    return {"id": name, "source": source, "depth": depth, "concurrency": cfg.get("concurrency",
-                                                                                  side.settings.get("concurrency")),
-            "output_tokens_per_s": side.figures.get("output_tokens_per_s"),
-            "tpot_ms": side.figures.get("tpot_ms.mean", side.figures.get("tpot_ms.p50")),
-            "accept_length": side.figures.get("accept_length"),
-            "output_rate_se": side.se.get("output_tokens_per_s")}
+    def finite(value: object) -> object:  # a hand-edited NaN/Infinity is unknown (and --json stays strict JSON)
+        return value if value is None or _finite(value) else None
+
+    concurrency = cfg.get("concurrency", side.settings.get("concurrency"))
+    if isinstance(concurrency, float) and not _finite(concurrency):
+        concurrency = str(concurrency)
+    return {"id": name, "source": source, "depth": depth, "concurrency": concurrency,
+            "output_tokens_per_s": finite(side.figures.get("output_tokens_per_s")),
+            "tpot_ms": finite(side.figures.get("tpot_ms.mean", side.figures.get("tpot_ms.p50"))),
+            "accept_length": finite(side.figures.get("accept_length")),
+            "output_rate_se": finite(side.se.get("output_tokens_per_s"))}
 
 
 def _list(args: argparse.Namespace) -> int:
