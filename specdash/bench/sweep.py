@@ -12,10 +12,12 @@ Rules (ours, after vLLM's tune_speculative_k and SGLang's bench_speculative):
 * a run with failed requests is rejected (and rerun, up to ``max_rejected`` times per point);
 * a point whose repeats disagree beyond their spread is "unstable" (:func:`specdash.bench.stats.repeat_spread`)
   and is never recommended;
-* speedup = point's mean output tokens/s / baseline's mean output tokens/s, computed here (never copied);
-* recommendation = the fastest stable point; points within noise of it (difference <= the larger of the two
-  points' repeat ranges, and at least ``tie_floor_pct`` % of the fastest) tie, and a tie goes to the smaller
-  depth (the baseline counts as depth 0).
+* speedup = point's mean output tokens/s / baseline's mean output tokens/s, computed here (never copied); a point
+  within noise of the baseline (:func:`specdash.bench.difference.judge`) says so in its note;
+* recommendation = the fastest stable point; points within noise of it tie (:func:`specdash.bench.difference.judge`:
+  difference <= the larger of the two points' repeat ranges, at least ``tie_floor_pct`` % of the fastest; with a
+  single repeat per point the single-run floor of 5 %), and a tie goes to the smaller depth (the baseline counts
+  as depth 0).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from typing import Any
 import httpx
 
 from specdash.bench.acceptance import fit_chain_model, low_acceptance_warning
+from specdash.bench.difference import Measure, judge
 from specdash.bench.results import RunResult
 from specdash.bench.runner import BenchError, BenchProgress, BenchRunner, BenchSettings
 from specdash.bench.stats import DEFAULT_UNSTABLE_TOLERANCE_PCT, RepeatSpread, repeat_spread
@@ -368,6 +371,10 @@ class SweepResult:
                 notes.append(f"unstable: repeats differ by {p.throughput.range_pct:.1f} %")  # type: ignore[union-attr]
             if p.earlier_values:
                 notes.append(f"measured again (the earlier repeats {_values(p.earlier_values)} were unstable)")
+            if (p.point.speculative and p.throughput and base is not None and base.throughput
+                    and judge("output_tokens_per_s", Measure.of_repeats(base.throughput),
+                              Measure.of_repeats(p.throughput)).verdict == "within noise"):
+                notes.append("within noise of the baseline")  # its speedup is not shown to be real
             if p.rejected:
                 notes.append(f"{len(p.rejected)} run(s) rejected for failed requests")
             if p.warning:
@@ -434,11 +441,10 @@ class SweepResult:
         if not stable:
             return Recommendation(None, self._why_none_stable())
         fastest = max(stable, key=lambda p: p.throughput.mean)  # type: ignore[union-attr]
-        best = fastest.throughput.mean  # type: ignore[union-attr]
 
-        def ties(p: PointResult) -> bool:
-            noise = max(p.throughput.range, fastest.throughput.range, best * tie_floor_pct / 100.0)  # type: ignore[union-attr]
-            return best - p.throughput.mean <= noise  # type: ignore[union-attr]
+        def ties(p: PointResult) -> bool:  # the one noise rule (specdash.bench.difference), this sweep's floor
+            mine, top = Measure.of_repeats(p.throughput), Measure.of_repeats(fastest.throughput)  # type: ignore[arg-type]
+            return judge("output_tokens_per_s", mine, top, repeats_floor_pct=tie_floor_pct).verdict != "B"
 
         tied = [p for p in stable if ties(p)]
         chosen = min(tied, key=lambda p: (p.point.depth, -p.throughput.mean))  # type: ignore[union-attr]
