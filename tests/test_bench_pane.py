@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Static
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_server import BenchServerProcess  # noqa: E402
-from support.pilot import screen_text  # noqa: E402
+from support.pilot import screen_text, wait_until  # noqa: E402
 from support.sweep import BASE, FakeLifecycle  # noqa: E402
 
 from specdash.app.bench import BenchPane  # noqa: E402
@@ -248,18 +248,20 @@ async def test_80x24_the_runs_table_shows_throughput_and_accept_length_first():
         pane = pilot.app.query_one(BenchPane)
         for run in sweep.points[-1].runs:
             pane.show_run(run)
-        await pilot.pause()
+        await pilot.pause()  # the table lays out its new rows (a capture before that would show a stale layout)
+        await wait_until(pilot, lambda: "batch1-latency" in screen_text(pilot.app), what="the runs table",
+                         state=lambda: screen_text(pilot.app))
         screen = screen_text(pilot.app)
         assert "Workload        out tok/s  Accept len" in screen
         assert "batch1-latency  226.8      3.25 (per request)" in screen
         assert "TPOT p50 ms" not in screen and "Note" not in screen
         await pilot.press("right", "right")
-        await pilot.pause()
-        screen = screen_text(pilot.app)
-        assert "TPOT p50 ms" in screen and "API" in screen  # the later columns are reachable with right
+        # the later columns are reachable with right (the table scrolls them in: waited for, a loaded machine is slow)
+        await wait_until(pilot, lambda: "TPOT p50 ms" in screen_text(pilot.app) and "API" in screen_text(pilot.app),
+                         what="the later columns", state=lambda: screen_text(pilot.app))
         await pilot.press("left", "left")
-        await pilot.pause()
-        assert "Workload        out tok/s  Accept len" in screen_text(pilot.app)
+        await wait_until(pilot, lambda: "Workload        out tok/s  Accept len" in screen_text(pilot.app),
+                         what="the first columns again", state=lambda: screen_text(pilot.app))
 
 
 async def test_80x24_a_finished_sweep_is_scrolled_into_view_and_up_scrolls_back():
