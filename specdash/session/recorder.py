@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from specdash.session.events import EVENT_TYPES, Event, HeaderEvent, make_event
-from specdash.text.redaction import redact_text, redact_value
+from specdash.text.redaction import redact_lines, redact_text, redact_value
 
 #: Log lines longer than this many characters are cut before writing.
 MAX_LINE_CHARS = 16_384
@@ -108,6 +108,9 @@ def dump_document(doc: dict[str, Any]) -> str:
     """
     parts: list[str] = []
     for key, value in doc.items():
+        if type(value) is _LogBatch:
+            parts.append(value.dump())
+            continue
         name = _json(str(key))
         if isinstance(value, list) and value and all(isinstance(item, (list, dict)) for item in value):
             parts.append(f"{name}: [\n  " + ",\n  ".join(_json_item(item) for item in value) + "]\n")
@@ -160,6 +163,65 @@ def _log_lines(lines: Any) -> list[list[Any]]:
             append(redact_value(to_plain([_cut_line(part) for part in item] if isinstance(item, (list, tuple))
                                          else item)))
     return out
+
+
+class _LogBatch:
+    """The lines of one ``log`` document until it is written: ``texts`` (cut and redacted) with the byte ``offsets``
+    where they start, or, for lines of any other shape, ``pairs`` (the generic ``[[offset, text], ...]``, already
+    redacted). :meth:`dump` writes the document's lines field(s)."""
+
+    __slots__ = ("texts", "offsets", "pairs")
+
+    def __init__(self, texts: list[str], offsets: list[int], pairs: list[Any] | None = None) -> None:
+        self.texts, self.offsets, self.pairs = texts, offsets, pairs
+
+    def as_pairs(self) -> list[Any]:
+        """``[[offset, text], ...]``: the format 1 ``lines`` field."""
+        if self.pairs is not None:
+            return self.pairs
+        return [[offset, text] for offset, text in zip(self.offsets, self.texts, strict=True)]
+
+    def extend(self, other: _LogBatch) -> None:
+        """Append ``other``'s lines (merging two documents of one source)."""
+        if self.pairs is None and other.pairs is None:
+            self.texts.extend(other.texts)
+            self.offsets.extend(other.offsets)
+        else:
+            self.pairs = self.as_pairs() + other.as_pairs()
+            self.texts, self.offsets = [], []
+
+    def dump(self) -> str:
+        """The lines as written: format 2 (``"text"``: the lines joined by ``\\n`` in one JSON string, then
+        ``"offsets"``: one JSON list of ints) when every line is a string without a line break and every offset an
+        int; otherwise format 1 (``"lines"``: one ``[offset, "text"]`` per line). Format 2 costs one JSON string
+        per batch instead of one per line, and its offsets list is written by ``json``'s C encoder."""
+        if self.pairs is None and self.texts:
+            joined = "\n".join(self.texts)
+            if joined.count("\n") == len(self.texts) - 1:
+                return f'"text": {_encode_string(joined)}\n"offsets": {json.dumps(self.offsets)}\n'
+        pairs = self.as_pairs()
+        if not pairs:
+            return '"lines": []\n'
+        return '"lines": [\n  ' + ",\n  ".join(_json_item(item) for item in pairs) + "]\n"
+
+
+def _log_batch(lines: Any) -> _LogBatch:
+    """A ``log`` event's ``lines`` field (``[[byte_offset, text], ...]``) as a :class:`_LogBatch`, cut and redacted:
+    int offsets with string texts take the batch path (:func:`_batch_of`); anything else the generic one
+    (:func:`_log_lines`)."""
+    lines = list(lines or ())
+    if all(type(item) in (list, tuple) and len(item) == 2 and type(item[0]) is int and type(item[1]) is str
+           for item in lines):
+        return _batch_of([item[1] for item in lines], [item[0] for item in lines])
+    return _LogBatch([], [], _log_lines(lines))
+
+
+def _batch_of(texts: list[str], offsets: list[int]) -> _LogBatch:
+    """A batch of string ``texts`` at int ``offsets`` (same length), each cut (:func:`_cut_line`) and redacted
+    (:func:`specdash.text.redaction.redact_lines`: exactly :func:`redact_text` per line)."""
+    if texts and max(map(len, texts)) > MAX_LINE_CHARS:
+        texts = [_cut_line(text) for text in texts]
+    return _LogBatch(redact_lines(texts), list(offsets))
 
 
 class Recorder:
@@ -262,19 +324,44 @@ class Recorder:
                     return False
                 self._last_sample_t[kind] = t_s
             if kind == "log":
-                lines = fields.pop("lines", ())
+                batch = _log_batch(fields.pop("lines", ()))
                 doc = make_event(kind, t_s, redact_value(to_plain(fields))).to_dict()
-                doc["lines"] = _log_lines(lines)
+                doc["lines"] = batch
             else:
                 doc = make_event(kind, t_s, redact_value(to_plain(fields))).to_dict()
-            if not (kind == "log" and self._merge_log(doc)):
-                self._pending.append(doc)
-            self.events_recorded += 1
-            self._note_replayable(kind, fields)
-            self._last_t = max(self._last_t, t_s)
-            if self._clock() - self._last_flush >= self.flush_interval_s:
-                self.flush()
+            self._append(kind, t_s, doc, fields)
             return True
+
+    def record_log(self, texts: list[str], offsets: list[int], source: str | None = None,
+                   t: float | None = None) -> bool:
+        """Record one batch of log lines: the decoded ``texts`` (no line breaks) and the byte offset where each
+        starts in ``source``. The same event as ``record("log", lines=[[offset, text], ...], source=source)``
+        (lines paired up to the shorter list), without building the pairs: the path of a followed log, every
+        line of it. Returns as :meth:`record`."""
+        if (len(texts) != len(offsets) or not set(map(type, offsets)) <= {int}
+                or not set(map(type, texts)) <= {str}):
+            return self.record("log", t=t, lines=[[o, x] for o, x in zip(offsets, texts, strict=False)],
+                               source=source)
+        with self._lock:
+            if self._closed or self.error:
+                return False
+            t_s = self.now_s() if t is None else float(t)
+            doc: dict[str, Any] = {"kind": "log", "t": round(t_s, 3)}
+            if source is not None:
+                doc["source"] = redact_text(str(source))
+            doc["lines"] = _batch_of(texts, offsets)
+            self._append("log", t_s, doc, {})
+            return True
+
+    def _append(self, kind: str, t_s: float, doc: dict[str, Any], fields: dict[str, Any]) -> None:
+        """Buffer ``doc`` (merged into the last log document when it can be), count it, flush when due."""
+        if not (kind == "log" and self._merge_log(doc)):
+            self._pending.append(doc)
+        self.events_recorded += 1
+        self._note_replayable(kind, fields)
+        self._last_t = max(self._last_t, t_s)
+        if self._clock() - self._last_flush >= self.flush_interval_s:
+            self.flush()
 
     def record_event(self, event: Event) -> bool:
         """Record an already built event (its ``t`` is kept); see :meth:`record`."""
@@ -305,7 +392,7 @@ class Recorder:
         last = self._pending[-1]
         if (last.get("kind") == "log" and last.get("source") == doc.get("source")
                 and doc["t"] - last["t"] <= self.log_batch_s):
-            last["lines"].extend(doc.get("lines", []))
+            last["lines"].extend(doc["lines"])
             return True
         return False
 
