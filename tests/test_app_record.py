@@ -65,7 +65,8 @@ class ListRecorder:
         self.events.append((doc.pop("kind"), doc))
 
     def record_log(self, texts, offsets, source) -> None:  # the recorder's path for log lines
-        self.events.append(("log", {"lines": [[o, t] for o, t in zip(offsets, texts)], "source": source}))
+        self.events.append(("log", {"lines": [[o, t] for o, t in zip(offsets, texts, strict=True)],
+                                    "source": source}))
 
 
 def test_line_offsets_are_the_followers_and_only_the_latest_are_kept(monkeypatch):

@@ -8,7 +8,12 @@ values are written in JSON form, YAML's flow subset: see :func:`dump_document`; 
 Guarantees:
 
 * **Redacted before written**: every string of every event goes through
-  :func:`specdash.text.redaction.redact_value` in :meth:`Recorder.record`, before it is buffered.
+  :func:`specdash.text.redaction.redact_value` in :meth:`Recorder.record`, before it is buffered; log lines through
+  :func:`specdash.text.redaction.redact_lines` (exactly :func:`~specdash.text.redaction.redact_text` per line, its
+  pre-check run once per line shape of a batch).
+* **Log lines a batch at a time** (format 2): a ``log`` document holds its lines as one ``text`` (joined by line
+  breaks, one JSON string) and one ``offsets`` list (:meth:`Recorder.record_log`; a batch with a line break
+  inside a line, or lines of another shape, is written in format 1's ``lines``). Readers accept both.
 * **Append-only, crash-safe**: the file is opened ``O_APPEND`` and never rewritten; buffered documents are
   written by one ``os.write()`` call per flush, so a crash (even SIGKILL) leaves only whole flushes plus at most
   one partly written flush at the end, which the reader detects and skips.
@@ -19,11 +24,11 @@ Guarantees:
   sample of the same kind are dropped; consecutive ``log`` batches from the same source that arrive within
   ``log_batch_s`` (0.2 s) of the batch's first line are merged into one document (arrival time = first line's);
   log lines longer than :data:`MAX_LINE_CHARS` are cut (with a note of how much).
-* **Compressed** when the path ends in ``.gz``: one gzip stream (zlib, level 6) with a sync flush per write, so
+* **Compressed** when the path ends in ``.gz``: one gzip stream (zlib, :data:`GZIP_LEVEL`) with a sync flush per write, so
   every flushed block is decodable even when the stream was never finished, and a full flush every
   :data:`FULL_FLUSH_EVERY` writes, so a reader can resume decoding after a damaged block at the next full flush
   point (a full flush resets the compressor's history; every flush ends with the bytes ``00 00 ff ff``).
-  Measured (benchmarks/bench_replay_open.py, a busy hour: 20 decode lines/s, a GPU sample every 2 s, a metric
+  Measured (format 1, level 6; benchmarks/bench_replay_open.py, a busy hour: 20 decode lines/s, a GPU sample every 2 s, a metric
   sample per s): 19.8 MB per hour plain, 2.5 MB per hour as ``.yaml.gz`` with sync flushes only (the full flush
   points add about 20 %: 1.13 -> 1.36 MB for a synthetic busy hour of one flush per second);
   :func:`~specdash.session.reader.read_session` opens that hour in about 0.5 s of CPU time (1.6 s wall on a
@@ -58,6 +63,10 @@ MAX_LINE_CHARS = 16_384
 #: flush (the compressor's history reset: a reader resumes there after a damaged block). Every write a full flush
 #: would double the file (2.3 instead of 1.1 MB per busy hour); one in 10 costs ~10 % and loses ~10 s to damage.
 FULL_FLUSH_EVERY = 10
+#: zlib level of a ``.gz`` session file. Measured (benchmarks/bench_recording_cost.py, 200 000 generated SGLang
+#: lines at 20 000 lines/s): level 2 compresses at ~0.7 us/line to 32 bytes/line, level 6 at ~2.3 us/line to 25
+#: bytes/line. Level 2 keeps recording within 20 % of the live pane's own CPU; the file is ~27 % larger.
+GZIP_LEVEL = 2
 #: Event kinds thinned to at most one sample per ``min_sample_interval_s``.
 THINNED_KINDS = frozenset({"metric", "gpu"})
 #: Event kinds that make a session worth keeping on their own: something a replay shows from the host.
@@ -109,17 +118,24 @@ def dump_document(doc: dict[str, Any]) -> str:
     parts: list[str] = []
     for key, value in doc.items():
         if type(value) is _LogBatch:
-            parts.append(value.dump())
+            parts.append(value.dump())  # YAML-safe already
             continue
         name = _json(str(key))
         if isinstance(value, list) and value and all(isinstance(item, (list, dict)) for item in value):
-            parts.append(f"{name}: [\n  " + ",\n  ".join(_json_item(item) for item in value) + "]\n")
+            part = f"{name}: [\n  " + ",\n  ".join(_json_item(item) for item in value) + "]\n"
         else:
-            parts.append(f"{name}: {_json(value)}\n")
+            part = f"{name}: {_json(value)}\n"
+        parts.append(_yaml_safe(part))
     body = "".join(parts)
-    if not body.isascii() or "\x7f" in body:  # the characters YAML does not take raw: DEL and non-ASCII
-        body = _YAML_UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", body)
     return f"--- # size {len(body)}\n{body}"
+
+
+def _yaml_safe(text: str) -> str:
+    """JSON ``text`` with the characters YAML does not take raw (DEL, C1 controls, line/paragraph separators,
+    surrogates, BOM, non-characters) escaped as ``\\uXXXX``, which JSON and YAML decode alike."""
+    if not text.isascii() or "\x7f" in text:
+        return _YAML_UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
 
 
 def to_plain(value: Any) -> Any:
@@ -198,11 +214,16 @@ class _LogBatch:
         if self.pairs is None and self.texts:
             joined = "\n".join(self.texts)
             if joined.count("\n") == len(self.texts) - 1:
-                return f'"text": {_encode_string(joined)}\n"offsets": {json.dumps(self.offsets)}\n'
+                encoded = _encode_string(joined)
+                # JSON escapes no character YAML refuses, so only lines that hold one need the (slow) pass
+                if "\x7f" in joined or (not joined.isascii() and any(
+                        _YAML_UNSAFE_RE.search(text) for text in self.texts if not text.isascii())):
+                    encoded = _yaml_safe(encoded)
+                return f'"text": {encoded}\n"offsets": {json.dumps(self.offsets)}\n'
         pairs = self.as_pairs()
         if not pairs:
             return '"lines": []\n'
-        return '"lines": [\n  ' + ",\n  ".join(_json_item(item) for item in pairs) + "]\n"
+        return _yaml_safe('"lines": [\n  ' + ",\n  ".join(_json_item(item) for item in pairs) + "]\n")
 
 
 def _log_batch(lines: Any) -> _LogBatch:
@@ -273,7 +294,7 @@ class Recorder:
         self._last_sample_t: dict[str, float] = {}
         self._last_t = 0.0
         self._closed = False
-        self._compress = zlib.compressobj(6, zlib.DEFLATED, 31) if self.path.name.endswith(".gz") else None
+        self._compress = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31) if self.path.name.endswith(".gz") else None
         self._writes = 0
 
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
