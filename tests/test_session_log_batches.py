@@ -12,6 +12,7 @@ import sys
 import tracemalloc
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -127,18 +128,20 @@ def test_no_secret_of_any_batch_reaches_the_file(tmp_path_factory, batches, name
 def test_format_2_file_holds_joined_batches_and_reads_back_line_by_line(tmp_path):
     path = tmp_path / "s.yaml"
     with Recorder(path, {"host": "h"}, timer=False) as rec:
-        rec.record_log(["a", "", "c \x1b[31m", "émoji 🚀", "del\x7f", "nel\x85"], [0, 2, 3, 12, 30, 40], "/l", t=1.0)
+        rec.record_log(["a", "", "c \x1b[31m", "émoji 🚀", "del\x7f", "nel\x85", "lone \ud83d"], [0, 2, 3, 12, 30, 40, 50],
+                       "/l", t=1.0)
         rec.record("log", t=5.0, lines=[[50, "two\nlines"], [60, "x"]], source="/l")  # a text with a line break
         rec.record("log", t=9.0, lines=[[70, "y"], ["not an offset", "z"]], source="/l")
     docs = [json.loads("{" + d.split("\n", 1)[1].rstrip("\n").replace('\n"', ',"') + "}")
             for d in path.read_text().split("--- # size ")[1:]]
     assert docs[0]["format"] == FORMAT_VERSION == 2
-    assert docs[1]["text"] == "a\n\nc \x1b[31m\némoji 🚀\ndel\x7f\nnel\x85" and docs[1]["offsets"] == [0, 2, 3, 12, 30, 40]
+    assert docs[1]["text"] == "a\n\nc \x1b[31m\némoji 🚀\ndel\x7f\nnel\x85\nlone \ud83d"
+    assert docs[1]["offsets"] == [0, 2, 3, 12, 30, 40, 50]
     assert "text" not in docs[2] and docs[2]["lines"] == [[50, "two\nlines"], [60, "x"]]  # format 1 for this one
     assert docs[3]["lines"] == [[70, "y"], ["not an offset", "z"]]
     events = read_session(path).events
     assert [e.lines for e in events] == [
-        [[0, "a"], [2, ""], [3, "c \x1b[31m"], [12, "émoji 🚀"], [30, "del\x7f"], [40, "nel\x85"]],
+        [[0, "a"], [2, ""], [3, "c \x1b[31m"], [12, "émoji 🚀"], [30, "del\x7f"], [40, "nel\x85"], [50, "lone \ud83d"]],
         [[50, "two\nlines"], [60, "x"]], [[70, "y"], ["not an offset", "z"]]]
 
 
@@ -248,3 +251,15 @@ def test_junk_in_a_format_2_log_document_never_raises_past_the_reader(tmp_path_f
         assert all(isinstance(line, list) and len(line) == 2 and isinstance(line[1], str) for line in logs[0].lines)
     else:
         assert any(p.startswith("document 2 ") for p in log.problems)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)),
+                        max_size=20), min_size=1, max_size=8))
+def test_any_yaml_reader_reads_a_format_2_batch_as_specdash_does(tmp_path_factory, lines):
+    path = tmp_path_factory.mktemp("yaml") / "s.yaml"
+    with Recorder(path, {"host": "h"}, timer=False) as rec:
+        rec.record_log(lines, list(range(len(lines))), "/l", t=1.0)
+    (doc,) = [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d["kind"] == "log"]
+    (event,) = read_session(path).events
+    assert doc["text"].split("\n") == [text for _, text in event.lines] == [redact_text(x) for x in lines]

@@ -24,13 +24,13 @@ Guarantees:
   sample of the same kind are dropped; consecutive ``log`` batches from the same source that arrive within
   ``log_batch_s`` (0.2 s) of the batch's first line are merged into one document (arrival time = first line's);
   log lines longer than :data:`MAX_LINE_CHARS` are cut (with a note of how much).
-* **Compressed** when the path ends in ``.gz``: one gzip stream (zlib, :data:`GZIP_LEVEL`) with a sync flush per write, so
-  every flushed block is decodable even when the stream was never finished, and a full flush every
+* **Compressed** when the path ends in ``.gz``: one gzip stream (zlib, :data:`GZIP_LEVEL`) with a sync flush per
+  write, so every flushed block is decodable even when the stream was never finished, and a full flush every
   :data:`FULL_FLUSH_EVERY` writes, so a reader can resume decoding after a damaged block at the next full flush
   point (a full flush resets the compressor's history; every flush ends with the bytes ``00 00 ff ff``).
-  Measured (format 1, level 6; benchmarks/bench_replay_open.py, a busy hour: 20 decode lines/s, a GPU sample every 2 s, a metric
-  sample per s): 19.8 MB per hour plain, 2.5 MB per hour as ``.yaml.gz`` with sync flushes only (the full flush
-  points add about 20 %: 1.13 -> 1.36 MB for a synthetic busy hour of one flush per second);
+  Measured (format 1, level 6; benchmarks/bench_replay_open.py, a busy hour: 20 decode lines/s, a GPU sample every
+  2 s, a metric sample per s): 19.8 MB per hour plain, 2.5 MB per hour as ``.yaml.gz`` with sync flushes only (the
+  full flush points add about 20 %: 1.13 -> 1.36 MB for a synthetic busy hour of one flush per second);
   :func:`~specdash.session.reader.read_session` opens that hour in about 0.5 s of CPU time (1.6 s wall on a
   2-CPU machine at load 8).
 
@@ -86,6 +86,8 @@ def _json(value: Any) -> str:
 
 
 _encode_string = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes for a str
+_encode_ascii = json.encoder.encode_basestring_ascii  # json.dumps(ensure_ascii=True): printable ASCII only
+_SURROGATE_ESCAPE_RE = re.compile(r"\\u[dD][89abAB]")  # a high surrogate as _encode_ascii writes it
 
 
 def _json_item(item: Any) -> str:
@@ -207,18 +209,21 @@ class _LogBatch:
             self.texts, self.offsets = [], []
 
     def dump(self) -> str:
-        """The lines as written: format 2 (``"text"``: the lines joined by ``\\n`` in one JSON string, then
+        """The lines as written: format 2 (``"text"``: the lines joined by ``\\n`` in one JSON string, written in
+        printable ASCII (other characters as ``\\uXXXX``), then
         ``"offsets"``: one JSON list of ints) when every line is a string without a line break and every offset an
         int; otherwise format 1 (``"lines"``: one ``[offset, "text"]`` per line). Format 2 costs one JSON string
         per batch instead of one per line, and its offsets list is written by ``json``'s C encoder."""
         if self.pairs is None and self.texts:
             joined = "\n".join(self.texts)
             if joined.count("\n") == len(self.texts) - 1:
-                encoded = _encode_string(joined)
-                # JSON escapes no character YAML refuses, so only lines that hold one need the (slow) pass
-                if "\x7f" in joined or (not joined.isascii() and any(
-                        _YAML_UNSAFE_RE.search(text) for text in self.texts if not text.isascii())):
-                    encoded = _yaml_safe(encoded)
+                # every character outside printable ASCII escaped (\\uXXXX): YAML-safe as it is, and an ASCII
+                # document is cheap to write (one non-ASCII line would make the whole batch a wide string). A
+                # character beyond U+FFFF would be a JSON surrogate pair, which YAML readers do not join: such a
+                # batch is written with its characters raw (JSON's default), escaped only where YAML needs it.
+                encoded = _encode_ascii(joined)
+                if not joined.isascii() and _SURROGATE_ESCAPE_RE.search(encoded):
+                    encoded = _yaml_safe(_encode_string(joined))
                 return f'"text": {encoded}\n"offsets": {json.dumps(self.offsets)}\n'
         pairs = self.as_pairs()
         if not pairs:
