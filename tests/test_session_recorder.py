@@ -72,7 +72,7 @@ def test_file_is_a_yaml_stream_any_yaml_reader_reads(tmp_path):
         rec.record("metric", t=2.0, values={"accept_len": 2.5, "accept_rate": None})
     docs = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
     assert [d["kind"] for d in docs] == ["header", "log", "metric", "end"]
-    assert [text for _, text in docs[1]["lines"]] == odd
+    assert docs[1]["text"].split("\n") == odd and docs[1]["offsets"] == list(range(len(odd)))  # format 2
     assert [text for _, text in read_session(path).events[0].lines] == odd
 
 
