@@ -295,9 +295,15 @@ def redact_lines(texts: list[str]) -> list[str]:
     return [redact_text(text) if shape in flagged else text for text, shape in zip(texts, shapes, strict=True)]
 
 
+#: Dict fields named only ``key`` are identifiers in specdash's own records (a finding's de-duplication key, a
+#: sweep's key), not secrets: their values still go through :func:`redact_text`, which redacts token-shaped values.
+_PLAIN_FIELD_NAMES = frozenset({"key"})
+
+
 def redact_value(value: Any) -> Any:
     """Redact recursively: strings through :func:`redact_text`; in dicts, a non-empty string value under a secret
-    key (:func:`is_secret_name`) is replaced whole; lists/tuples element-wise (tuples become lists). Other values
+    key (:func:`is_secret_name`; a field named just ``key`` is an identifier, see :data:`_PLAIN_FIELD_NAMES`) is
+    replaced whole; lists/tuples element-wise (tuples become lists). Other values
     (numbers, None, bools) are returned unchanged. Returns a new structure; the input is not modified."""
     if isinstance(value, str):
         return redact_text(value)
@@ -305,6 +311,7 @@ def redact_value(value: Any) -> Any:
         out = {}
         for key, item in value.items():
             if isinstance(key, str) and isinstance(item, str) and item and is_secret_name(key) \
+                    and key.lower() not in _PLAIN_FIELD_NAMES \
                     and not _is_empty_value(item) and not item.startswith(("/", "http://", "https://")):
                 out[key] = REDACTED
             else:
