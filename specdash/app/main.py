@@ -273,7 +273,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         pane = self.log_pane
         if pane is not None and pane.is_attached:  # its log path as the title, as after a launch
             try:
-                pane.reset(f"{runs[0].log_path} - re-attached: launched by specdash, PGID {runs[0].pgid}")
+                pane.reset(f"{runs[0].log_path} · re-attached, PGID {runs[0].pgid}")
             except NoMatches:  # the pane is being torn down (the app is closing)
                 pass
         self.run_handle = runs[0]
@@ -349,8 +349,9 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             self._say_followed_elsewhere()
             if pane is not None and pane.is_attached:
                 try:
-                    pane.reset(path if self.followed_pid is None else f"{path} - following PID {self.followed_pid} "
-                               "(not launched from here)")
+                    # the note first: a narrow pane cuts the title's end
+                    pane.reset(path if self.followed_pid is None else f"following PID {self.followed_pid} (not "
+                               f"launched from here) · {path}")
                 except NoMatches:  # the pane is being torn down (the app is closing)
                     pass
             return found.path
