@@ -661,15 +661,20 @@ class BenchPane(Widget, can_focus=True):
             table.add_row(*(row_cells[i] for i in SWEEP_ORDER))
         self._draw_chart(result)
         widget = self.query_one("#bench-recommendation", Static)
+        total = len(result.definition.points)
         if partial:
-            total = len(self._sweep.definition.points) if self._sweep is not None else len(rows)
             widget.update(f"sweep running: {len(result.points)} of {total} configs measured so far - the "
                           "recommendation comes when it ends")
             widget.set_class(False, "-none")
             return
-        rec = result.recommendation()
-        widget.update(f"recommended: {rec.reason}" if rec.name else f"no recommendation: {rec.reason}")
-        widget.set_class(rec.name is None, "-none")
+        if not result.finished and len(result.points) < total:  # cancelled: no recommendation from a part
+            widget.update(f"sweep not finished: {len(result.points)} of {total} configs measured - no "
+                          "recommendation from part of a sweep; S resumes it")
+            widget.set_class(True, "-none")
+        else:
+            rec = result.recommendation()
+            widget.update(f"recommended: {rec.reason}" if rec.name else f"no recommendation: {rec.reason}")
+            widget.set_class(rec.name is None, "-none")
         warnings = sorted({p.warning for p in result.points if p.warning})
         self.query_one("#bench-warnings", Static).update("\n".join(warnings))
         # a small screen shows the runs above: bring the sweep's table (and what follows it) into view, now or
