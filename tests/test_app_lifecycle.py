@@ -82,6 +82,9 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_group
         listed = " ".join(str(w.render()) for w in app.screen.query(".kill-target"))
         assert "sglang::detokenizer" in listed and "no GPU memory" in listed and "sglang::scheduler_TP0" in listed
         assert "of a crashed server" in str(app.screen.query_one("#kill-title").render())
+        members = len(harness.pids_in_group(pgid))  # every live process of the crashed group is listed: one signal
+        assert f"SIGTERM to process group {pgid}: all {members} of its processes" in str(
+            app.screen.query_one("#kill-how").render())
         await pilot.press("y")
         await wait_until(pilot, lambda: gpus.last_report is not None, timeout_s=40, what="kill report")
         report = gpus.last_report

@@ -85,6 +85,9 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         #: the followed server's launch command (its /proc/PID/cmdline, or the run specdash launched): the builder
         #: starts from it when it is empty
         self.followed_command: str | None = None
+        #: PID of the followed server when it was discovered on the host, not launched from this console (x, r, b
+        #: and S act only on a server launched here): None otherwise
+        self.followed_pid: int | None = None
         self.host_python = python
         self.configured_sglang_version = sglang_version
         #: binding id -> keys, from config.yaml's keymap section (the help screen shows these keys)
@@ -176,6 +179,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         bench = self._deferred_panes.get("bench")
         if bench is not None and "bench" not in self._wired:
             self._wired.add("bench")
+            bench.followed_elsewhere = self.followed_elsewhere_text()
             log_pane = self.log_pane
             bench.attach(
                 restart_server=self.restart_for_sweep,
@@ -268,6 +272,12 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             return None
         if status.state not in (ServerState.STARTING, ServerState.READY):
             return None
+        pane = self.log_pane
+        if pane is not None and pane.is_attached:  # its log path as the title, as after a launch
+            try:
+                pane.reset(f"{runs[0].log_path} · re-attached, PGID {runs[0].pgid}")
+            except NoMatches:  # the pane is being torn down (the app is closing)
+                pass
         self.run_handle = runs[0]
         self._server_alive = True
         if self.gpu_pane is not None:
@@ -338,15 +348,43 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             self._read_command_line(found.pid)
         path = getattr(found, "path", None)
         if path:
+            self.followed_pid = getattr(found, "pid", None) or None
+            self._say_followed_elsewhere()
             if pane is not None and pane.is_attached:
                 try:
-                    pane.reset(path)
+                    # the note first: a narrow pane cuts the title's end
+                    pane.reset(path if self.followed_pid is None else f"following PID {self.followed_pid} (not "
+                               f"launched from here) · {path}")
                 except NoMatches:  # the pane is being torn down (the app is closing)
                     pass
             return found.path
         message = getattr(found, "explanation", None) or "no running SGLang server found"
         self._log_marker(f"{message}; start specdash with --log PATH to follow a file")
         return None
+
+    def followed_elsewhere_text(self) -> str:
+        """The scope of x, r, b and S while the followed server was discovered, not launched from this console
+        (plain text), else ""."""
+        if self.followed_pid is None or self.run_handle is not None:
+            return ""
+        return (f"the followed server (PID {self.followed_pid}) was not launched from here: x, r, b and S act only "
+                "on a server launched from this console (l)")
+
+    def _say_followed_elsewhere(self) -> None:
+        bench = self._deferred_panes.get("bench")
+        if bench is not None:
+            bench.followed_elsewhere = self.followed_elsewhere_text()
+
+    def exit_note(self) -> str | None:
+        """The line printed when the console exits while the server launched from it still runs (it is left
+        running on purpose): its PGID, port and log, how to re-attach and stop it; None when none runs."""
+        handle = self.run_handle
+        if handle is None or not self._server_alive:
+            return None
+        target = self.host.name
+        return (f"the server launched from this console still runs on {target}: PGID {handle.pgid}, port "
+                f"{handle.port}, log {handle.log_path}; `specdash connect {target}` re-attaches it (x stops it), "
+                f"or stop its group there: kill -TERM -{handle.pgid}")
 
     @work(group="cmdline", exclusive=True)
     async def _read_command_line(self, pid: int) -> None:

@@ -597,6 +597,8 @@ class SweepRunner:
         self.log_accept_samples = log_accept_samples
         self._cancelled = False
         self._runner: BenchRunner | None = None
+        #: the result so far while :meth:`run` runs (its measured points, in definition order), else None
+        self.partial: SweepResult | None = None
         self.key = sweep_key(definition, base_command, settings)
         # fail early on a point that cannot become a command
         self.commands = {p.name: command_for_point(base_command, p, flag_release) for p in definition.points}
@@ -659,7 +661,7 @@ class SweepRunner:
         Raises :class:`SweepError` for an unreadable or foreign checkpoint. A failing restart or readiness wait
         marks that point "failed" and the sweep goes on.
         """
-        result = self._load()
+        result = self.partial = self._load()
         done = {p.point.name for p in result.points}
         for index, point in enumerate(self.definition.points):
             if self._cancelled:

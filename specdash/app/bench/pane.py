@@ -168,6 +168,9 @@ class BenchPane(Widget, can_focus=True):
         self._sweep: SweepRunner | None = None
         self._sweep_at: tuple[int, int, str] | None = None  # (config k, of n, name) while a sweep runs
         self._serving: str | None = None  # the command the sweep last (re)started the server with
+        #: launch command -> the sweep configuration it is (every command a sweep started the server with)
+        self._sweep_configs: dict[str, str] = {}
+        self._followed_elsewhere = ""
         self._sweep_to_view = False  # a sweep was shown while the pane was hidden: scroll to it when shown
         self._tables_ready = False  # on_mount has run: show_run/show_sweep render at once, else on_mount does
         self.border_title = "Benchmarks"
@@ -221,6 +224,21 @@ class BenchPane(Widget, can_focus=True):
             self._set_status(self._idle_status())
 
     @property
+    def followed_elsewhere(self) -> str:
+        """Why ``b`` and ``S`` have no server while the app follows one not launched from this console (the app
+        sets it, plain text), else ""."""
+        return self._followed_elsewhere
+
+    @followed_elsewhere.setter
+    def followed_elsewhere(self, text: str) -> None:
+        self._followed_elsewhere = text
+        self.server_url = self._server_url  # re-say the idle status
+
+    def sweep_config_of(self, command: str | None) -> str | None:
+        """The name of the sweep configuration ``command`` is (a sweep started the server with it), else None."""
+        return self._sweep_configs.get(command or "")
+
+    @property
     def server_address(self) -> str | None:
         """``host:port`` the server itself listens on, when the app knows it (None: only ``server_url`` is known).
         Through an SSH tunnel ``server_url`` is a local port; the pane names the server, then the tunnel."""
@@ -257,6 +275,8 @@ class BenchPane(Widget, can_focus=True):
         if self.readonly:
             return "read-only: benchmarks and sweeps are off"
         if not self.server_url:
+            if self.followed_elsewhere:
+                return self.followed_elsewhere
             return "no server yet - b benchmarks it once one is running; S runs the depth sweep"
         note = getattr(self, "_cancel_note", "")  # a cancelled sweep stays said when the server changes under it
         return f"{note}server {self.server_text()} - b: benchmark the selected workload, S: depth sweep"
@@ -301,7 +321,8 @@ class BenchPane(Widget, can_focus=True):
             self._set_status("a benchmark is already running (esc cancels it)", error=True)
             return
         if not self.server_url:
-            self._set_status("no server to benchmark: connect to or launch a server first", error=True)
+            self._set_status(self.followed_elsewhere or "no server to benchmark: connect to or launch a server first",
+                             error=True)
             return
         try:
             settings = self.settings_for(self.server_url)
@@ -411,8 +432,8 @@ class BenchPane(Widget, can_focus=True):
         if self.running:
             self._set_status("a benchmark is already running (esc cancels it)", error=True)
             return
-        if self.restart_server is None or not self.base_command:
-            self._set_status(SWEEP_NEEDS_LIFECYCLE, error=True)
+        if self.restart_server is None or not self.base_command or (self.followed_elsewhere and not self.server_url):
+            self._set_status(self.followed_elsewhere or SWEEP_NEEDS_LIFECYCLE, error=True)
             return
         try:
             settings = self.settings_for(self.server_url or "http://127.0.0.1")
@@ -442,7 +463,7 @@ class BenchPane(Widget, can_focus=True):
             except Exception:  # noqa: BLE001 - an estimate, never a reason not to sweep
                 startup_s = None
         plan = plan_sweep(sweep, startup_s)
-        details = markup("\n".join(plan.lines()))
+        details = _lines("\n".join(plan.lines()))
 
         def answered(yes: bool | None) -> None:
             if not yes:
@@ -478,6 +499,8 @@ class BenchPane(Widget, can_focus=True):
 
     async def _restart(self, command: str) -> str:
         assert self.restart_server is not None
+        if self._sweep is not None and self._sweep_at is not None:
+            self._sweep_configs[command] = self._sweep_at[2]
         url = await self.restart_server(command)
         self.server_url = url
         self._serving = command
@@ -489,6 +512,9 @@ class BenchPane(Widget, can_focus=True):
             return
         if event.point:
             self._sweep_at = (min(event.index + 1, event.total), event.total, event.point)
+        sweep = self._sweep
+        if event.phase == "point-done" and sweep is not None and sweep.partial is not None and self._tables_ready:
+            self._render_sweep(sweep.partial, partial=True)  # each configuration's row as soon as it is measured
         if event.message:
             k = min(event.index + 1, event.total)
             self._set_status(f"sweep config {k} of {event.total}: {event.message} - esc cancels")
@@ -543,7 +569,10 @@ class BenchPane(Widget, can_focus=True):
             self._sweep = None
         self.show_sweep(result)
         state = "cancelled - resume with S" if result.cancelled else "done"
-        self._set_status(f"depth sweep {state}: {len(result.points)} configs measured, saved {sweep.checkpoint}")
+        name = self.sweep_config_of(self._serving)
+        serving = f"; the server now runs sweep config {name}, not the builder's command" if name else ""
+        self._set_status(f"depth sweep {state}: {len(result.points)} configs measured{serving}; "
+                         f"saved {sweep.checkpoint}")
         self.post_message(self.SweepFinished(result, sweep.checkpoint))
         if not result.cancelled:
             self._sweep_settings = sweep.settings  # a measure-again resumes the same sweep (same key)
@@ -675,7 +704,9 @@ class BenchPane(Widget, can_focus=True):
         if self._tables_ready:
             self._render_sweep(result)
 
-    def _render_sweep(self, result: SweepResult) -> None:
+    def _render_sweep(self, result: SweepResult, partial: bool = False) -> None:
+        """Table, chart, recommendation and warnings of ``result``; ``partial``: a sweep still running (its
+        measured configurations so far: no recommendation yet, the view is not scrolled under the user)."""
         table = self.query_one("#bench-sweep", DataTable)
         table.clear()
         rows = result.rows()
@@ -683,10 +714,21 @@ class BenchPane(Widget, can_focus=True):
             row_cells = sweep_row(row)
             table.add_row(*(row_cells[i] for i in SWEEP_ORDER))
         self._draw_chart(result)
-        rec = result.recommendation()
         widget = self.query_one("#bench-recommendation", Static)
-        widget.update(f"recommended: {rec.reason}" if rec.name else f"no recommendation: {rec.reason}")
-        widget.set_class(rec.name is None, "-none")
+        total = len(result.definition.points)
+        if partial:
+            widget.update(f"sweep running: {len(result.points)} of {total} configs measured so far - the "
+                          "recommendation comes when it ends")
+            widget.set_class(False, "-none")
+            return
+        if not result.finished and len(result.points) < total:  # cancelled: no recommendation from a part
+            widget.update(f"sweep not finished: {len(result.points)} of {total} configs measured - no "
+                          "recommendation from part of a sweep; S resumes it")
+            widget.set_class(True, "-none")
+        else:
+            rec = result.recommendation()
+            widget.update(f"recommended: {rec.reason}" if rec.name else f"no recommendation: {rec.reason}")
+            widget.set_class(rec.name is None, "-none")
         warnings = sorted({p.warning for p in result.points if p.warning})
         self.query_one("#bench-warnings", Static).update("\n".join(warnings))
         # a small screen shows the runs above: bring the sweep's table (and what follows it) into view, now or
@@ -720,8 +762,8 @@ class BenchPane(Widget, can_focus=True):
 
 
 def _lines(text: str) -> str:
-    """``text`` as markup that keeps its line breaks (:func:`markup` cleans each line; a newline would be lost)."""
-    return "\n".join(markup(line) for line in text.split("\n"))
+    """``text`` as markup that keeps its line breaks (:func:`markup` with ``newlines=True``)."""
+    return markup(text, newlines=True)
 
 
 __all__ = ["BenchPane"]
