@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pathlib
 
-from support.double import harness, host_env
+from support.double import empty_log, harness, host_env
 from support.pilot import benchmark_from_the_bench_pane, wait_until
 
 from specdash.app.gpus.kill_modal import KillConfirmScreen
@@ -22,7 +22,7 @@ def log_text(app) -> str:
 async def test_launch_follow_ready_then_stop(tmp_path, started_groups):
     env = host_env(tmp_path, "fast")
     port = harness.free_port()
-    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.3)
+    app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
     async with app.run_test(size=(160, 48)) as pilot:
         app.builder_pane.set_command(harness.launch_command(port))
         await pilot.pause(0.2)
@@ -50,7 +50,7 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_group
     scenario.write_text(pathlib.Path(harness.scenario_path("crash_orphan")).read_text())
     env = host_env(tmp_path, str(scenario))
     port = harness.free_port()
-    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.3)
+    app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
     async with app.run_test(size=(160, 48)) as pilot:
         app.builder_pane.set_command(harness.launch_command(port))
         await pilot.pause(0.2)
@@ -125,7 +125,7 @@ async def test_abbreviated_port_flag_is_launched_forwarded_probed_and_benchmarke
     port = harness.free_port()
     command = harness.launch_command(port).replace(f"--port {port}", f"--po {port}")
     host = ForwardsNoted(env=env)
-    app = SpecdashApp(host, log_path=None, gpu_interval_s=0.5)
+    app = SpecdashApp(host, log_path=empty_log(tmp_path), gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
         app.builder_pane.set_command(command)
         await pilot.pause(0.2)
