@@ -25,6 +25,7 @@ from specdash.app.deferred_tabs import (
     DeferredTabs,
     deferred_class,
 )
+from specdash.app.footer import KeyFooter
 from specdash.app.gc_policy import apply_streaming_gc_policy
 from specdash.app.gpus.pane import GpuPane
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
@@ -122,7 +123,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                            sample=self.gpu_sampling)
             gpus.title_prefix = self.key_label("app.focus_gpus", "")
             yield gpus
-        yield Footer(show_command_palette=False)
+        yield KeyFooter(show_command_palette=False)
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:
