@@ -16,8 +16,7 @@ from specdash.sglang.validate import validate_command
 
 
 def _override():
-    report = validate_command(OVERRIDE_16, "0.5.9")
-    return next(d for d in report.diagnostics if d.severity == "override")
+    return next(d for d in validate_command(OVERRIDE_16, "0.5.9").diagnostics if d.severity == "override")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
@@ -44,6 +43,13 @@ async def test_after_esc_the_override_and_its_fix_are_whole_and_typed_to_effecti
         d = _override()
         assert " ".join(f"{d.code}: {d.message}".split()) in rows, rows  # every word, in order
         assert f"fix (ctrl+f): {d.fix.description}" in rows, rows
+        # the wrapped column fits inside the box beside its scrollbar: no row runs past the visible edge
+        assert sum(c.get_render_width(table) for c in table.ordered_columns) <= table.scrollable_content_region.width
+        info = next(d for d in validate_command(OVERRIDE_16, "0.5.9").diagnostics if d.severity == "info")
+        await pilot.press("down")  # the next finding, whole too (a word was once cut at the box's edge)
+        await pilot.pause(0.3)
+        rows = joined(screen_lines(app, table.scrollable_content_region))
+        assert " ".join(f"{info.code}: {info.message}".split()) in rows, rows
         for line in lines:  # nothing runs into the pane's right border
             assert len(line) <= pane.region.width
 

@@ -222,15 +222,22 @@ class BuilderPane(Widget):
 
     def on_resize(self) -> None:
         """Findings wrap at the list's width on a small screen: re-render them when that width changes."""
-        if self.is_mounted and self._wrap_width() != self._rendered_wrap:
-            self._render_report()
+        self._rewrap()
+
+    def _rewrap(self) -> None:
+        try:
+            if self.is_mounted and self._wrap_width() != self._rendered_wrap:
+                self._render_report()
+        except NoMatches:  # shutting down
+            pass
 
     def _wrap_width(self) -> int | None:
         """Cells of the finding column when findings wrap (small screen), else None (one line each, cut)."""
         if not self.small_screen:
             return None
-        width = self.query_one("#builder-diagnostics", DataTable).size.width or self.size.width - 4
-        # severity column 8 + 2 padding, the finding's 2 padding, the vertical scrollbar 2
+        # the list's content width (inside its border); before its first layout, the page's less that border
+        width = self.query_one("#builder-diagnostics", DataTable).size.width or self.scrollable_content_region.width - 2
+        # severity column 8 + 2 padding, the finding's 2 padding, the list's vertical scrollbar 2
         return max(20, width - 14)
 
     # -- events -----------------------------------------------------------------------------------
@@ -488,6 +495,8 @@ class BuilderPane(Widget):
         self._show_detail(diags.cursor_row if report.diagnostics else -1)
         self._render_headline()
         self._render_changes()
+        if wrap is not None:  # measured before a layout (first frame, resize): check once laid out
+            self.call_after_refresh(self._rewrap)
         errors = len(report.by_severity("error"))
         overrides = len(report.by_severity("override"))
         source = {"guessed from the model name": "guessed"}.get(report.architecture_source or "",
