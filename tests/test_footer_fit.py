@@ -121,3 +121,38 @@ def test_fit_keys_drops_the_least_important_first_and_never_help():
 def test_key_width_matches_textual_footer_cells():
     assert key_width("f1", "Help", compact=True) == len("f1 Help ")  # margin-right 1
     assert key_width("f1", "Help", compact=False) == len(" f1 Help ")
+
+
+async def test_log_status_line_at_80_columns_keeps_the_findings_count_whole(tmp_path, monkeypatch):
+    """Before: ``following · 144 lines received · 12 lines of specdash's own polling hidden · 6`` (the findings count
+    and its key cut off at 80 columns)."""
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    app = _app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await PANES["log"](pilot)
+        pane = app.log_pane
+        pane.own_lines_hidden = 12
+        pane._update_status()
+        await pilot.pause(0.2)
+        status = pane.query_one("#log-status")
+        row = screen_lines(app, status.region)[0].rstrip()
+        assert row.startswith("following · ") and row.endswith("findings (F shows)"), row
+        assert "12 own polling hidden" in row, row
+        await pilot.resize_terminal(160, 48)
+        await pilot.pause(0.3)
+        row = screen_lines(app, status.region)[0]
+        assert "lines received · 12 lines of specdash's own polling hidden" in row, row
+
+
+def test_fit_status_shortens_then_drops_the_least_important_and_keeps_the_state():
+    from specdash.app.log.pane import fit_status
+
+    parts = [(0, "[b]following[/b]", "[b]following[/b]"), (6, "144 lines received", "144 lines"),
+             (8, "12 lines of specdash's own polling hidden", "12 own polling hidden"),
+             (1, "[b]6 findings[/b] (F shows)", "[b]6 findings[/b] (F shows)")]
+    assert fit_status(parts, 200) == ("[b]following[/b] · 144 lines received · 12 lines of specdash's own polling "
+                                      "hidden · [b]6 findings[/b] (F shows)")
+    assert fit_status(parts, 70) == "[b]following[/b] · 144 lines · 12 own polling hidden · [b]6 findings[/b] (F shows)"
+    assert fit_status(parts, 45) == "[b]following[/b] · 144 lines · [b]6 findings[/b] (F shows)"
+    assert fit_status(parts, 40) == "[b]following[/b] · [b]6 findings[/b] (F shows)"
+    assert fit_status(parts, 5) == "[b]following[/b]"
