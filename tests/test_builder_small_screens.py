@@ -36,6 +36,8 @@ async def test_after_esc_the_override_and_its_fix_are_whole_and_typed_to_effecti
         await pilot.pause(0.4)
         lines = screen_lines(app, pane.region)
         text = joined(lines)
+        # the title names the release and the model whole (the tab already says "Launch builder")
+        assert lines[0].startswith("╭─ SGLang 0.5.9 (0.5.5-0.5.10) · LlamaForCausalLM (guessed) ─"), lines[0]
         # before: "OVERRIDE  draft-tokens-adjusted: --speculative-num-draft-tokens 16 -> 2│" and the table off-screen
         assert "typed → effective: num_draft_tokens 16 → 2" in text, text
         table = pane.query_one("#builder-diagnostics")

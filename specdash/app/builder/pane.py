@@ -507,7 +507,9 @@ class BuilderPane(Widget):
             newer = " — version not readable: newest rules"
         elif report.version_notice:
             newer = f" — newer than {CURRENT_RELEASE}: best-guess rules"
-        self.border_title = (f"Launch builder — SGLang {markup(report.sglang_version)} "
+        # the tab already says "Launch builder": a small screen's title keeps its width for the release and model
+        self.border_title = (("" if self.small_screen else "Launch builder — ") +
+                             f"SGLang {markup(report.sglang_version)} "
                              f"({report.profile.releases}){newer}"
                              f"{arch}")
         self._show_rules_version()
