@@ -156,3 +156,13 @@ def test_fit_status_shortens_then_drops_the_least_important_and_keeps_the_state(
     assert fit_status(parts, 45) == "[b]following[/b] · 144 lines · [b]6 findings[/b] (F shows)"
     assert fit_status(parts, 40) == "[b]following[/b] · [b]6 findings[/b] (F shows)"
     assert fit_status(parts, 5) == "[b]following[/b]"
+
+
+async def test_the_gpu_pane_title_says_read_only_in_a_replay(tmp_path, monkeypatch):
+    """The title read ``F5 GPUs & processes   ───``: its ``[read-only]`` was taken for a style tag."""
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    app = _app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await PANES["gpus"](pilot)
+        title = screen_lines(app, app.gpu_pane.region)[0]
+        assert "─ F5 GPUs & processes (read-only) ─" in title, title
