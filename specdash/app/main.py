@@ -25,6 +25,7 @@ from specdash.app.deferred_tabs import (
     DeferredTabs,
     deferred_class,
 )
+from specdash.app.footer import KeyFooter
 from specdash.app.gc_policy import apply_streaming_gc_policy
 from specdash.app.gpus.pane import GpuPane
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
@@ -37,6 +38,7 @@ from specdash.app.palette import PaneActions
 from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
 from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
+from specdash.app.toasts import NoticeLog, fit_toast, plain_text
 from specdash.app.typing_focus import key_blocked, typing_widget
 from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, HostKeyChanged, HostKeyUnknown
 from specdash.logs.startup import StartupHistory
@@ -107,6 +109,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         self.gpu_interval_s = gpu_interval_s
         self.sub_title = host.name
         self.init_deferred_tabs()
+        self.notice_log = NoticeLog()  # the recent notices, whole, for the help screen
         self._session_connected = False  # start_session connected: the deferred panes may be wired to the host
         self._wired: set[str] = set()
 
@@ -125,18 +128,26 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                            sample=self.gpu_sampling)
             gpus.title_prefix = self.key_label("app.focus_gpus", "")
             yield gpus
-        yield Footer(show_command_palette=False)
+        yield KeyFooter(show_command_palette=False)
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:
         """Textual's notify; on a short screen (below 36 rows) a new notice replaces the ones on screen, so toasts
-        never stack over half of an 80x24 console."""
+        never stack over half of an 80x24 console; a notice longer than its toast is cut at a word with
+        ``… (F1: whole text)``; the help screen lists every recent notice whole (:mod:`specdash.app.toasts`)."""
+        plain = plain_text(message, markup)
+        self.notice_log.add(plain, title, severity)
         try:
             short = self.screen.has_class("-short")
+            small = short or self.screen.has_class("-narrow")
         except Exception:  # noqa: BLE001 - no screen yet (before the first frame) or shutting down
-            short = False
+            short = small = False
         if short:
             self.clear_notifications()
+        help_key = self.key_label("app.help", "").strip() or "help"
+        cut = fit_toast(plain, title, self.size.width, f" … ({help_key}: whole text)", small=small)
+        if cut is not None:
+            message, markup = cut, False
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_resize(self, event: Any) -> None:
@@ -648,7 +659,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             sections = [(title, [b for b in bindings if getattr(b, "id", None) not in MUTATING_BINDINGS])
                         for title, bindings in sections]
         sections.append(("Command palette", [("ctrl+p", "noop", "Search every command")]))
-        self.push_screen(HelpScreen(sections, keymap=self.keymap_overrides))
+        self.push_screen(HelpScreen(sections, keymap=self.keymap_overrides, notices=list(self.notice_log.notices)))
 
     async def _shutdown(self) -> None:
         """Textual's shutdown (also how a Pilot test ends, which calls this private method directly, so no public

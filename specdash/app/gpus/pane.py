@@ -127,7 +127,8 @@ class GpuPane(Widget, can_focus=False):
         yield Static("", id="gpu-status")
 
     def on_mount(self) -> None:
-        self.border_title = self.title_prefix + "GPUs & processes" + ("  [read-only]" if self.readonly else "")
+        # "(read-only)", not "[read-only]": a border title is markup, where the brackets made a style tag (unseen)
+        self.border_title = self.title_prefix + "GPUs & processes" + (" (read-only)" if self.readonly else "")
         if self.sample:
             self.run_sampler()
         else:
