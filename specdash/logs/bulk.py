@@ -178,7 +178,8 @@ class BulkReader:
         ts: datetime | None = None
         ranks_b = b""
         ranks = ""
-        decode, prefill, http = _K_decode, _K_prefill, _K_http
+        decode, prefill = _K_decode, _K_prefill
+        line: BulkLine | None
         cursor_line, cursor_pos = first, 0  # a known line start, for the rare regular line read the long way
         rows = _BULK.findall(block)
         for (t, rk, lv, it, run, tok, usage, al, ar, graph, gen, queue, seqs, new, cached, pusage, prun, pqueue, inp,
@@ -187,7 +188,7 @@ class BulkReader:
             if t and not in_traceback and (run or seqs or _ACCESS_5XX not in access):
                 if t != ts_b:
                     ts_b = t
-                    ts = _timestamp_of(t[:19].decode("ascii"))
+                    ts = _timestamp_of(t.decode("ascii"))
                 if rk != ranks_b:
                     ranks_b = rk
                     ranks = rk[1:].decode("ascii")
@@ -205,15 +206,25 @@ class BulkReader:
                                            gen_f, int(it) if it else None)
                         line = BulkLine(number, decode, ts, ranks, level, rec)
                     elif seqs:
-                        prec = PrefillRecord(int(seqs), int(new), int(cached), float(pusage), int(prun), int(pqueue),
+                        new_tokens = int(new)
+                        p_running = int(prun)
+                        p_queued = int(pqueue)
+                        p_usage = float(pusage)
+                        prec = PrefillRecord(int(seqs), new_tokens, int(cached), p_usage, p_running, p_queued,
                                              float(inp) if inp else None, (pgraph == b"True") if pgraph else None)
                         line = BulkLine(number, prefill, ts, ranks, level, prec)
-                    else:
-                        line = BulkLine(number, http, ts, ranks, level, None)
+                    else:  # an access line needs no object (see below)
+                        line = None
+                    regular = True
                 except ValueError:  # a figure that does not convert ("1.2.3"): the parser reads it pair by pair
-                    line = None
-                if line is not None:
-                    if run and analyzer.server_state in serving:
+                    regular = False
+                if regular:
+                    if line is None:
+                        # ---- LogAnalyzer.observe of an access line, inline ----
+                        analyzer.lines += 1
+                        if ts is not None:
+                            analyzer.last_ts = ts
+                    elif run and analyzer.server_state in serving:
                         # ---- LogAnalyzer.observe's short path: LiveMetrics._decode, inline ----
                         analyzer.lines += 1
                         steps = metrics.num_steps
@@ -344,19 +355,14 @@ class BulkReader:
                             startup.last_ts = ts
                         metrics.prefills += 1
                         metrics.last_prefill = prec
-                        metrics._prefill_tokens_since += prec.new_tokens or 0
-                        batch_state.append((prec.running_reqs, prec.queued_reqs, prec.token_usage))
+                        metrics._prefill_tokens_since += new_tokens
+                        batch_state.append((p_running, p_queued, p_usage))
                         if engine._first_ts is None and ts is not None:
                             engine._first_ts = ts
-                        if len(batch_state) >= 4 and prec.queued_reqs:
+                        if len(batch_state) >= 4 and p_queued:
                             engine._cap_calls += 1
                             if engine._cap_calls % 32 == 0 or "request_cap" not in by_key:
                                 request_cap_now(line)
-                    elif not run and not seqs:
-                        # ---- LogAnalyzer.observe of an access line, inline ----
-                        analyzer.lines += 1
-                        if ts is not None:
-                            analyzer.last_ts = ts
                     else:
                         observe(line)
                     if watched and number in watched and on_line is not None:
