@@ -264,3 +264,26 @@ async def test_a_live_log_faster_than_the_history_stops_the_history_and_memory_s
         texts = [view.text_at_row(r) for r in range(view.row_count)]
         assert any("history analysis stopped at 0 %" in text for text in texts)
         assert texts[-1] == more[-1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=400),
+       st.lists(st.integers(min_value=0, max_value=400), max_size=6), st.booleans(),
+       st.integers(min_value=1, max_value=8), st.integers(min_value=2, max_value=16))
+def test_line_index_from_blocks_of_bytes_equals_the_index_from_line_offsets(lines, cuts, cut_last, step, max_entries):
+    data = b"".join(line + b"\n" for line in lines)
+    if cut_last and lines and lines[-1]:
+        data = data[:-1]  # a last line without newline
+    offsets = []
+    position = 0
+    for line in lines:
+        offsets.append(position)
+        position += len(line) + 1
+    by_offsets, by_blocks = LineIndex(step, max_entries), LineIndex(step, max_entries)
+    bounds = sorted({0, len(lines), *(c for c in cuts if c <= len(lines))})
+    for first, last in zip(bounds, bounds[1:], strict=False):  # blocks of whole lines, as the history reads them
+        by_offsets.add(offsets[first:last])
+        start = offsets[first]
+        by_blocks.add_block(data[start:offsets[last] if last < len(lines) else len(data)], start)
+    assert (by_blocks.entries, by_blocks.step, by_blocks.lines) == (by_offsets.entries, by_offsets.step,
+                                                                    by_offsets.lines)
