@@ -24,6 +24,26 @@ def _regex_strategies_imported():
     st.from_regex(r"x").validate()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _cursors_that_do_not_blink():
+    """Text cursors stay visible in every test: Textual blinks them on a 0.5 s wall-clock timer, so what a screen
+    capture shows would otherwise depend on how fast the machine ran the steps before it."""
+    from textual.widgets import Input, TextArea
+
+    saved = Input._toggle_cursor, TextArea._toggle_cursor_blink_visible
+
+    def input_cursor_stays(self) -> None:
+        self._cursor_visible = True
+
+    def text_area_cursor_stays(self) -> None:
+        return None
+
+    Input._toggle_cursor = input_cursor_stays
+    TextArea._toggle_cursor_blink_visible = text_area_cursor_stays
+    yield
+    Input._toggle_cursor, TextArea._toggle_cursor_blink_visible = saved
+
+
 @pytest.fixture(scope="session")
 def sshd_server(tmp_path_factory):
     """A real OpenSSH sshd on 127.0.0.1 (see tests/sshd.py: :class:`SshdServer`), started once per session and

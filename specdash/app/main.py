@@ -230,6 +230,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         path = self.log_path or await self._reattach_run() or await self._discover_log()
         if path:
             self.follow(path, reset=False)
+        if self.followed_pid is not None or self.server_port is not None or (path and self.run_handle is None):
+            self.watch_piped_server()  # the header from the server itself while its log is not its output
 
     def _offer_followed_command(self) -> None:
         """Put the followed server's launch command in the builder when the builder is built and still empty."""
@@ -332,6 +334,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if pid is not None:
             found = await discover_server_log(self.host, pid=pid)
         if getattr(found, "pid", None):
+            self.followed_pid = found.pid
             self._read_command_line(found.pid)
         path = getattr(found, "path", None)
         if path:

@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 
 
-async def wait_until(pilot, predicate, timeout_s: float = 30.0, what: str = "condition", step_s: float = 0.1) -> None:
+async def wait_until(pilot, predicate, timeout_s: float = 30.0, what: str = "condition", step_s: float = 0.1,
+                     state=None) -> None:
     """Let the app run (``pilot.pause``) until ``predicate()`` is true; AssertionError naming ``what`` after
-    ``timeout_s`` seconds."""
+    ``timeout_s`` seconds (with ``state()``, a callable returning a string, appended: what was seen instead)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
     while not predicate():
         if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            seen = f" (seen: {state()})" if state is not None else ""
+            raise AssertionError(f"timed out waiting for {what}{seen}")
         await pilot.pause(step_s)
 
 

@@ -1,5 +1,5 @@
 """BenchPane: one key benchmarks the running server (``b``), one key runs the depth sweep (``S``), ``esc`` cancels;
-``o`` opens a local file of pasted benchmark output (:func:`specdash.bench.imported.find_results`) and shows its
+``i`` imports a local file of pasted benchmark output (:func:`specdash.bench.imported.find_results`) and shows its
 results beside the runs.
 
 Thin widget over the core: :class:`specdash.bench.runner.BenchRunner` for a run and
@@ -103,7 +103,8 @@ class BenchPane(Widget, can_focus=True):
         Binding("b", "run_bench", "Benchmark", id="bench.run"),
         Binding("S", "sweep", "Depth sweep", id="bench.sweep"),
         Binding("escape", "cancel", "Cancel run", id="bench.cancel"),
-        Binding("o", "open_results", "Open results file", id="bench.open"),
+        # i (import), not o: the app's o goes back to the --log file everywhere, this pane included
+        Binding("i", "open_results", "Import results file", id="bench.open"),
         # the pane scrolls: at 80x24 the sweep table, chart and recommendation are below the runs table
         Binding("down", "scroll_down", "Scroll down", show=False, id="bench.scroll_down"),
         Binding("up", "scroll_up", "Scroll up", show=False, id="bench.scroll_up"),
@@ -319,7 +320,7 @@ class BenchPane(Widget, can_focus=True):
         self._bench_worker(self._runner)
 
     def action_open_results(self) -> None:
-        """``o``: ask for a local file of pasted benchmark output (shown beside the runs once opened)."""
+        """``i``: ask for a local file of pasted benchmark output (shown beside the runs once opened)."""
         box = self.query_one("#bench-open-path", Input)
         box.display = True
         box.focus()
@@ -545,31 +546,84 @@ class BenchPane(Widget, can_focus=True):
         self._set_status(f"depth sweep {state}: {len(result.points)} configs measured, saved {sweep.checkpoint}")
         self.post_message(self.SweepFinished(result, sweep.checkpoint))
         if not result.cancelled:
+            self._sweep_settings = sweep.settings  # a measure-again resumes the same sweep (same key)
             self._ask_keep_or_restore(result, sweep.base_command)
 
     def _ask_keep_or_restore(self, result: SweepResult, original: str) -> None:
-        """End of a sweep: keep the fastest configuration (by mean output tokens/s, ties to the smaller depth:
-        :meth:`SweepResult.recommendation`) or restore the original command; either way the server ends up
-        running the chosen command and the builder shows it (:class:`SweepChoice`)."""
-        from specdash.app.modals.confirm import ConfirmScreen
+        """End of a sweep: keep the fastest stable configuration (by mean output tokens/s, ties to the smaller depth:
+        :meth:`SweepResult.recommendation`) or restore the original command; either way the server ends up running
+        the chosen command and the builder shows it (:class:`SweepChoice`). When configurations were unstable the
+        dialog says which and by how much, why they cannot be kept (nor a speedup over an unstable baseline be
+        trusted), and offers ``m``: measure them again (:meth:`measure_unstable_again`)."""
+        from specdash.app.bench.end_dialog import KEEP, LEAVE, MORE, RESTORE, SweepEndScreen
 
         rec = result.recommendation()
         best = result.point(rec.name) if rec.name else None
         serving = self._serving or ""
+        unstable = result.unstable()
+        more = None
+        unstable_text = ""
+        if unstable:
+            names = ", ".join(p.point.name for p in unstable)
+            more = "Measure again"
+            base = result.baseline()
+            repeats = result.definition.repeats
+            unstable_text = (
+                "\nUnstable, never kept (repeats disagree; usually other work on the machine):\n"
+                + "\n".join(f"  {line}" for line in result.unstable_lines())
+                + ("\nThe baseline is unstable: no speedup over it can be trusted yet."
+                   if base is not None and base.status == "unstable" and best is not None and best is not base else "")
+                + f"\nMeasure again (m): {repeats} new repeat{'s' if repeats != 1 else ''} of {names} (a restart "
+                  "each); the stable configurations are kept, not measured again.")
+
+        def chose(answer: Any) -> None:  # the SweepEndScreen answer (a string)
+            if answer == MORE:
+                self.measure_unstable_again(result, original)
+            elif answer == KEEP and best is not None:
+                self._go_on_with(best.command, True)
+            elif answer == RESTORE:
+                self._go_on_with(original, False)
+            else:
+                self._set_status("the server keeps running the sweep's last configuration")
+
         if best is None or not best.command:
-            question = "Restore your launch command?"
-            details = (f"No configuration to keep: {rec.reason}.\nThe server now runs the sweep's last configuration; "
-                       "restore restarts it with your command.")
-            self.app.push_screen(ConfirmScreen(question, markup(details), "Restore my command"),
-                                 lambda yes: self._go_on_with(original, False) if yes else None)
+            question = ("Nothing to keep yet: measure the unstable configurations again?" if unstable
+                        else "Restore your launch command?")
+            details = (f"No configuration to keep: {rec.reason}.{unstable_text}\n"
+                       "Restore (y): the server is restarted with your command. "
+                       "No (n): the server keeps running the sweep's last configuration.")
+            self.app.push_screen(SweepEndScreen(question, _lines(details), ("Restore my command", RESTORE),
+                                                ("No", LEAVE), more), chose)
             return
-        details = (f"Fastest by output tokens/s: {rec.reason}.\n"
+        details = (f"Fastest{' stable' if unstable else ''} by output tokens/s: {rec.reason}.{unstable_text}\n"
                    f"Keep (y): the builder gets {best.point.name}'s command"
                    f"{'' if best.command == serving else ' and the server is restarted with it'}.\n"
                    "Restore (n): the server is restarted with your original command.")
-        self.app.push_screen(ConfirmScreen(f"Keep {best.point.name}?", markup(details), f"Keep {best.point.name}",
-                                           no_label="Restore my command"),
-                             lambda yes: self._go_on_with(best.command if yes else original, bool(yes)))
+        self.app.push_screen(SweepEndScreen(f"Keep {best.point.name}?", _lines(details),
+                                            (f"Keep {best.point.name}", KEEP), ("Restore my command", RESTORE), more),
+                             chose)
+
+    def measure_unstable_again(self, result: SweepResult, original: str) -> None:
+        """Resume the sweep's checkpoint measuring its unstable configurations again (``m`` at the end of a
+        sweep; :class:`SweepRunner` ``remeasure``); at its end the keep/restore dialog asks again."""
+        names = tuple(p.point.name for p in result.unstable())
+        if not names or self.running:
+            return
+        try:
+            sweep = SweepRunner(
+                result.definition, original, self._restart,
+                getattr(self, "_sweep_settings", None) or self.settings_for(self.server_url or "http://127.0.0.1"),
+                effective_config=self.effective_config, on_event=self._on_sweep_event,
+                log_accept_samples=self.log_accept_samples, flag_release=self.flag_release, remeasure=names)
+        except (ValueError, SweepError) as exc:
+            self._set_status(f"cannot measure again: {exc}", error=True)
+            return
+        from specdash.bench.store import results_dir
+
+        sweep.checkpoint = results_dir() / f"sweep-{sweep.key}.json"
+        self._sweep = sweep
+        self._set_status(f"depth sweep: measuring {', '.join(names)} again - esc cancels")
+        self._sweep_worker(sweep)
 
     def _go_on_with(self, command: str, kept: bool) -> None:
         self.post_message(self.SweepChoice(command, kept))
@@ -663,6 +717,11 @@ class BenchPane(Widget, can_focus=True):
             top = max(mean for _, mean in measured)
             plt.ylim(floor, top + (top - floor) * 0.1)
         chart.refresh()
+
+
+def _lines(text: str) -> str:
+    """``text`` as markup that keeps its line breaks (:func:`markup` cleans each line; a newline would be lost)."""
+    return "\n".join(markup(line) for line in text.split("\n"))
 
 
 __all__ = ["BenchPane"]
