@@ -228,3 +228,90 @@ def test_a_regular_line_inside_a_traceback_ends_it_as_the_parser_says(lines: lis
     crashes = [f for f in bulk[0]["findings"] if f["kind"] == "crash"]
     assert crashes[0]["message"].startswith(first_message)
     assert len(crashes) == 2
+
+
+# ---- long runs: refresh points, evicted samples, restarts and block edges inside runs of regular lines ---------
+def _long_log(seed: int, lines: int) -> list[str]:
+    """A serving log of ``lines`` lines past 5 000 decode samples: idle gaps, prefill-dominated windows and
+    throughput drops (untrusted samples), batches without CUDA graphs, a queue at low KV usage (the request-cap
+    finding, raised then refreshed), accept lengths above the configured maximum, retractions, and a restart with
+    another configuration in the middle (the samples start afresh)."""
+    rng = __import__("random").Random(seed)
+    clock = 0
+
+    def stamp() -> str:
+        return f"2025-08-12 {16 + clock // 3600:02d}:{clock // 60 % 60:02d}:{clock % 60:02d}"
+
+    def start(steps: int) -> list[str]:
+        return [f"[{stamp()}] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3', "
+                f"speculative_num_steps={steps}, speculative_eagle_topk=1, speculative_num_draft_tokens={steps + 1}, "
+                "decode_log_interval=40)",
+                f"[{stamp()} TP0] Load weight begin. avail mem=78.49 GB",
+                f"[{stamp()}] The server is fired up and ready to roll!"]
+
+    out = start(3)
+    restart = rng.randrange(lines * 78 // 100, lines * 85 // 100)  # after more than 5 000 samples (evictions)
+    while len(out) < lines:
+        if len(out) >= restart:
+            out += start(2)
+            restart = lines * 2
+        step = rng.random()
+        clock += 100 if step < 0.003 else (1 if step < 0.5 else 0)  # now and then idle
+        roll = rng.random()
+        queue = rng.choice((0, 3, 7, 12))
+        usage = rng.choice(("0.05", "0.12", "0.31", "0.62"))
+        if roll < 0.7:
+            gen = rng.choice(("2400.00", "2100.50", "3.20")) if rng.random() < 0.05 else f"{rng.randint(1500, 2600)}.25"
+            accept = rng.choice(("2.31", "2.87", "3.40", "4.80")) if rng.random() < 0.02 else f"{rng.uniform(1.2, 3.9):.2f}"
+            graph = "False" if rng.random() < 0.08 else "True"
+            out.append(f"[{stamp()} TP0] Decode batch, #running-req: {rng.randint(0, 40)}, #token: 30000, token usage: "
+                       f"{usage}, accept len: {accept}, accept rate: 0.61, cuda graph: {graph}, gen throughput "
+                       f"(token/s): {gen}, #queue-req: {queue}")
+        elif roll < 0.85:
+            new = rng.choice((120, 4000, 90000))
+            out.append(f"[{stamp()} TP0] Prefill batch, #new-seq: 2, #new-token: {new}, #cached-token: 13, token "
+                       f"usage: {usage}, #running-req: {rng.randint(1, 40)}, #queue-req: {queue}, input throughput "
+                       "(token/s): 3595.29, cuda graph: False")
+        elif roll < 0.97:
+            out.append(f'[{stamp()}] INFO:     127.0.0.1:{rng.randint(1000, 60000)} - "POST /generate HTTP/1.1" 200 OK')
+        else:
+            out.append(f"[{stamp()} TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1")
+    return out
+
+
+def _events(reader_class, data: bytes, cuts: list[int]) -> tuple[list, list]:
+    """Every finding event (new or updated, with what it said) and the summary after each block, read in the
+    blocks ``cuts`` make."""
+    events: list = []
+    analyzer = LogAnalyzer(on_finding=lambda f: events.append(("new", f.as_dict())),
+                           on_finding_update=lambda f: events.append(("update", f.as_dict())))
+    reader = reader_class(analyzer)
+    states = []
+    start = 0
+    for cut in sorted(set(cuts)) + [len(data)]:
+        reader.feed(data[start:cut])
+        start = cut
+        states.append(analyzer.summary())  # a reader in the middle (the console's panels read findings as it goes)
+    reader.close()
+    analyzer.end_of_input()
+    states.append(analyzer.summary())
+    metrics = analyzer.metrics
+    assert metrics.untrusted_kept == sum(not s.trusted for s in metrics.samples)
+    return events, states
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), cuts=st.lists(st.integers(0, 2_000_000), max_size=8))
+def test_long_runs_give_the_same_findings_at_every_step(seed: int, cuts: list[int]) -> None:
+    lines = _long_log(seed, 10_000)
+    data = ("\n".join(lines) + "\n").encode()
+    bulk = _events(BulkReader, data, [c % len(data) for c in cuts])
+    assert bulk == _events(PerLineReader, data, [c % len(data) for c in cuts])
+    events, states = bulk
+    kinds = {e[1]["kind"] for e in events}
+    # the log exercises what it is meant to: refreshed derived findings, the cap, graphs, the restart
+    assert {"untrusted_samples", "request_cap", "no_cuda_graph", "retractions"} <= kinds
+    assert any(e[0] == "update" and e[1]["kind"] == "untrusted_samples" for e in events)
+    # the restart started afresh with its own configuration (2 draft steps: at most 3 accepted)
+    assert states[-1]["metrics"]["accept_len"]["samples"] < 5000
+    assert any(f.get("data", {}).get("max_accept_len") == 3 for f in states[-1]["findings"])

@@ -33,11 +33,22 @@ def decode_line(i: int) -> str:
             f"#queue-req: 0, ")
 
 
-def big_log(tmp_path: Path, decode_lines: int = 8000) -> tuple[Path, list[str]]:
+def big_log(tmp_path: Path, decode_lines: int = 8000, quirks: bool = False) -> tuple[Path, list[str]]:
     lines = DEMO_LOG + [decode_line(i) for i in range(decode_lines)]
+    if quirks:
+        add_quirks(lines)
     path = tmp_path / "server.log"
     path.write_text("\n".join(lines) + "\n")
     return path, lines
+
+
+def add_quirks(lines: list[str]) -> None:
+    # a known SGLang issue inside a regular decode line of the history (the bulk reader watches for it), a CRLF
+    # ending and a prefill line read the long way
+    lines[len(DEMO_LOG) + 1000] += " vectorized gather kernel index out of bounds"
+    lines[len(DEMO_LOG) + 1001] += "\r"
+    lines.insert(len(DEMO_LOG) + 1500, "[2025-08-12 16:10:05] Prefill batch. #new-seq: 1, #new-token: 99999, "
+                 "#cached-token: 0, token usage: 0.01, #running-req: 4, #queue-req: 0, extra: 1")
 
 
 class GatedApp(SpecdashApp):
@@ -59,7 +70,7 @@ def status_text(app) -> str:
 
 
 async def test_tail_is_shown_before_the_history_is_analysed_then_findings_fill_in(tmp_path):
-    log, lines = big_log(tmp_path)
+    log, lines = big_log(tmp_path, quirks=True)
     assert log.stat().st_size > 3 * SpecdashApp.TAIL_FIRST_BYTES  # most of it is history
     app = GatedApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -82,6 +93,21 @@ async def test_tail_is_shown_before_the_history_is_analysed_then_findings_fill_i
         whole.feed_many(lines)
         assert pane.analyzer.lines == len(lines)
         assert [(f.kind, f.line) for f in pane.analyzer.findings] == [(f.kind, f.line) for f in whole.findings]
+        # the history went through the bulk reader: the same findings, metrics, start-up and summary as the whole
+        # file read line by line, the known issue in a decode line found, every 256th line indexed
+        assert pane.history.reader is not None and pane.history.reader.lines > len(lines) // 2
+        assert pane.analyzer.summary() == whole.summary()
+        assert [f.as_dict() for f in pane.analyzer.findings] == [f.as_dict() for f in whole.findings]
+        known = [(f["line"], f["message"]) for f in pane.known_issues.findings()]
+        assert known and known[0][0] == len(DEMO_LOG) + 1001
+        offsets = [0]
+        for line in lines:
+            offsets.append(offsets[-1] + len(line.encode()) + 1)
+        index = pane.history.index
+        assert index.lines == pane.history.history_lines
+        for number in (1, 257, 1000, index.lines):
+            at, offset = index.locate(number)
+            assert number - at < index.step and offset == offsets[at - 1]
         assert "history:" not in status_text(app)
         # the lines shown are numbered as the file numbers them
         assert view.first_number == len(lines) - view.line_count + 1
@@ -238,3 +264,26 @@ async def test_a_live_log_faster_than_the_history_stops_the_history_and_memory_s
         texts = [view.text_at_row(r) for r in range(view.row_count)]
         assert any("history analysis stopped at 0 %" in text for text in texts)
         assert texts[-1] == more[-1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=400),
+       st.lists(st.integers(min_value=0, max_value=400), max_size=6), st.booleans(),
+       st.integers(min_value=1, max_value=8), st.integers(min_value=2, max_value=16))
+def test_line_index_from_blocks_of_bytes_equals_the_index_from_line_offsets(lines, cuts, cut_last, step, max_entries):
+    data = b"".join(line + b"\n" for line in lines)
+    if cut_last and lines and lines[-1]:
+        data = data[:-1]  # a last line without newline
+    offsets = []
+    position = 0
+    for line in lines:
+        offsets.append(position)
+        position += len(line) + 1
+    by_offsets, by_blocks = LineIndex(step, max_entries), LineIndex(step, max_entries)
+    bounds = sorted({0, len(lines), *(c for c in cuts if c <= len(lines))})
+    for first, last in zip(bounds, bounds[1:], strict=False):  # blocks of whole lines, as the history reads them
+        by_offsets.add(offsets[first:last])
+        start = offsets[first]
+        by_blocks.add_block(data[start:offsets[last] if last < len(lines) else len(data)], start)
+    assert (by_blocks.entries, by_blocks.step, by_blocks.lines) == (by_offsets.entries, by_offsets.step,
+                                                                    by_offsets.lines)

@@ -511,18 +511,17 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             await asyncio.sleep(0)
 
     async def analyse_range(self, path: str, start: int, end: int, pane: LogPane) -> None:
-        """Feed bytes ``start..end`` of ``path`` (line-aligned) to ``pane``'s history analysis, batch by batch (the
-        one place that reads history: a faster bulk reader can take its place). Raises HostError."""
+        """Feed bytes ``start..end`` of ``path`` (line-aligned) to ``pane``'s history analysis, block by block, as
+        bytes (the bulk reader: :meth:`LogPane.feed_history_bytes`). Raises HostError."""
         import asyncio
 
-        from specdash.hosts.tail import read_range
+        from specdash.hosts.tail import read_range_bytes
 
-        async for batch in read_range(self.host, path, start, end):
+        async for offset, block in read_range_bytes(self.host, path, start, end):
             history = pane.history
             if history is None or history.abandoned:
                 return  # given up (the live log outran it): the lines shown are analysed next
-            texts = [line.decode("utf-8", "replace").rstrip("\r") for line in batch.lines]
-            pane.feed_history(texts, batch.offsets, batch.end_offset)
+            pane.feed_history_bytes(block, offset, offset + len(block))
             await asyncio.sleep(0)
 
     # -- message handlers (the mixins define none: each handler here calls what it needs) ----------------------

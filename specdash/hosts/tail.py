@@ -155,12 +155,12 @@ async def recent_start_offset(host: Host, path: str, window_bytes: int = 256 * 1
 RANGE_FRAME_CHARS = 4 * 131072
 
 
-async def read_range(host: Host, path: str, start: int, end: int) -> AsyncIterator[TailLines]:
-    """The lines of ``path`` on ``host`` between byte ``start`` and byte ``end`` (``start`` should be a line start;
-    the range is read as it is), in order, as :class:`TailLines` batches of a few thousand lines with each line's
-    byte offset. A line cut by ``end`` (no newline before it) comes last, as it is. One command on the host
-    (``tail -c +N | head -c M | base64``): no fork per chunk, and a remote host sends only that range.
-    Stops early when the file is shorter. Raises HostError (ConnectionLost when the link drops)."""
+async def read_range_bytes(host: Host, path: str, start: int, end: int) -> AsyncIterator[tuple[int, bytes]]:
+    """The bytes of ``path`` on ``host`` between byte ``start`` and byte ``end`` as ``(offset, block)`` pairs, in
+    order: each block holds whole lines (it ends with a newline) and starts at byte ``offset``; a last line cut by
+    ``end`` (no newline) comes last, as it is. One command on the host (``tail -c +N | head -c M | base64``): no
+    fork per chunk, and a remote host sends only that range. Stops early when the file is shorter. Raises
+    HostError (ConnectionLost when the link drops)."""
     if end <= start:
         return
     command = (f"tail -c +{int(start) + 1} -- {quote(path)} | head -c {int(end) - int(start)} "
@@ -172,15 +172,28 @@ async def read_range(host: Host, path: str, start: int, end: int) -> AsyncIterat
             cut = buffer.rfind(b"\n") + 1
             if not cut:
                 continue
-            lines = buffer[: cut - 1].split(b"\n")
-            buffer = buffer[cut:]
-            offsets = []
-            for line in lines:
-                offsets.append(position)
-                position += len(line) + 1
-            yield TailLines(lines, position, offsets)
+            block, buffer = buffer[:cut], buffer[cut:]
+            yield position, block
+            position += cut
     if buffer:
-        yield TailLines([buffer], position + len(buffer), [position])
+        yield position, buffer
+
+
+async def read_range(host: Host, path: str, start: int, end: int) -> AsyncIterator[TailLines]:
+    """The lines of ``path`` on ``host`` between byte ``start`` and byte ``end`` (``start`` should be a line start;
+    the range is read as it is), in order, as :class:`TailLines` batches of a few thousand lines with each line's
+    byte offset (the blocks of :func:`read_range_bytes`, split). A line cut by ``end`` (no newline before it) comes
+    last, as it is. Raises HostError (ConnectionLost when the link drops)."""
+    async for position, block in read_range_bytes(host, path, start, end):
+        if not block.endswith(b"\n"):
+            yield TailLines([block], position + len(block), [position])
+            continue
+        lines = block[:-1].split(b"\n")
+        offsets = []
+        for line in lines:
+            offsets.append(position)
+            position += len(line) + 1
+        yield TailLines(lines, position, offsets)
 
 
 async def lines_before(host: Host, path: str, offset: int, window_bytes: int = 64 * 1024) -> TailLines:

@@ -25,12 +25,16 @@ Usage::
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import IO, TYPE_CHECKING
 
+from specdash.logs.findings import DERIVED_EVERY
+from specdash.logs.metrics import IDLE_GAP_S, MAX_SAMPLES, DecodeSample, _median, _reason_label
 from specdash.logs.parser import _PREFIX, ACCESS_5XX, ACCESS_START, LineKind, ParsedLine, _timestamp_of
 from specdash.logs.records import _DECODE_FAST, _PREFILL_FAST, DecodeRecord, PrefillRecord
+from specdash.logs.state import ServerState
 
 if TYPE_CHECKING:
     from specdash.logs.analyzer import LogAnalyzer
@@ -49,6 +53,8 @@ _ACCESS_5XX = ACCESS_5XX.encode("ascii")
 _K_decode = LineKind.decode
 _K_prefill = LineKind.prefill
 _K_http = LineKind.http
+#: States in which a decode line changes nothing but metrics and sample findings (LogAnalyzer.observe's short path)
+_SERVING_STATES = (ServerState.READY, ServerState.CRASHED)
 
 
 class BulkLine(ParsedLine):
@@ -135,6 +141,12 @@ class BulkReader:
         return number - first + 1
 
     def _block(self, block: bytes) -> int:
+        # The regular lines are analysed here, inline: the decode line of a serving server is what
+        # LogAnalyzer.observe -> LiveMetrics._decode -> FindingsEngine.after_decode do with it, the prefill and
+        # access lines what LogAnalyzer.observe does with them when they change nothing but figures (the same
+        # statements in the same order: the same float sums, the same refresh points of the derived findings).
+        # Any other case (a decode line before the server serves, a prefill line during warmup) goes through
+        # LogAnalyzer.observe. tests/test_logs_bulk.py holds this against the per-line path.
         analyzer = self.analyzer
         parser = analyzer.parser
         observe = analyzer.observe
@@ -144,13 +156,30 @@ class BulkReader:
         if self._per_line_only:
             return self._per_line(block, first)
         watched = self._watched(block, first) if self._needles else None
+        metrics = analyzer.metrics
+        engine = analyzer.engine
+        startup = analyzer.startup
+        samples = metrics.samples
+        batch_state = metrics.batch_state
+        gaps = metrics._gaps_s
+        per_req_q = metrics._per_req
+        untrusted_reasons = metrics.untrusted_reasons
+        untrusted_lines = metrics.untrusted_lines
+        request_cap_now = engine._request_cap_now
+        by_key = engine.by_key
+        refresh_untrusted = engine._refresh_untrusted
+        refresh_no_graph = engine._refresh_no_graph
+        refresh_derived = engine.refresh_derived
+        serving = _SERVING_STATES
+        median = statistics.median
         number = first - 1
         in_traceback = parser.in_traceback
         ts_b = b""
         ts: datetime | None = None
         ranks_b = b""
         ranks = ""
-        decode, prefill, http = _K_decode, _K_prefill, _K_http
+        decode, prefill = _K_decode, _K_prefill
+        line: BulkLine | None
         cursor_line, cursor_pos = first, 0  # a known line start, for the rare regular line read the long way
         rows = _BULK.findall(block)
         for (t, rk, lv, it, run, tok, usage, al, ar, graph, gen, queue, seqs, new, cached, pusage, prun, pqueue, inp,
@@ -159,27 +188,183 @@ class BulkReader:
             if t and not in_traceback and (run or seqs or _ACCESS_5XX not in access):
                 if t != ts_b:
                     ts_b = t
-                    ts = _timestamp_of(t[:19].decode("ascii"))
+                    ts = _timestamp_of(t.decode("ascii"))
                 if rk != ranks_b:
                     ranks_b = rk
                     ranks = rk[1:].decode("ascii")
                 level = lv.decode("ascii") if lv else ""
                 try:
                     if run:
-                        line = BulkLine(number, decode, ts, ranks, level, DecodeRecord(
-                            int(run), int(queue), int(tok), float(usage), float(al) if al else None,
-                            float(ar) if ar else None, (graph == b"True") if graph else None, float(gen),
-                            int(it) if it else None))
+                        running = int(run)
+                        queued = int(queue)
+                        usage_f = float(usage)
+                        accept_len = float(al) if al else None
+                        accept_rate = float(ar) if ar else None
+                        gen_f = float(gen)
+                        cuda_graph = (graph == b"True") if graph else None
+                        rec = DecodeRecord(running, queued, int(tok), usage_f, accept_len, accept_rate, cuda_graph,
+                                           gen_f, int(it) if it else None)
+                        line = BulkLine(number, decode, ts, ranks, level, rec)
                     elif seqs:
-                        line = BulkLine(number, prefill, ts, ranks, level, PrefillRecord(
-                            int(seqs), int(new), int(cached), float(pusage), int(prun), int(pqueue),
-                            float(inp) if inp else None, (pgraph == b"True") if pgraph else None))
-                    else:
-                        line = BulkLine(number, http, ts, ranks, level, None)
+                        new_tokens = int(new)
+                        p_running = int(prun)
+                        p_queued = int(pqueue)
+                        p_usage = float(pusage)
+                        prec = PrefillRecord(int(seqs), new_tokens, int(cached), p_usage, p_running, p_queued,
+                                             float(inp) if inp else None, (pgraph == b"True") if pgraph else None)
+                        line = BulkLine(number, prefill, ts, ranks, level, prec)
+                    else:  # an access line needs no object (see below)
+                        line = None
+                    regular = True
                 except ValueError:  # a figure that does not convert ("1.2.3"): the parser reads it pair by pair
-                    line = None
-                if line is not None:
-                    observe(line)
+                    regular = False
+                if regular:
+                    if line is None:
+                        # ---- LogAnalyzer.observe of an access line, inline ----
+                        analyzer.lines += 1
+                        if ts is not None:
+                            analyzer.last_ts = ts
+                    elif run and analyzer.server_state in serving:
+                        # ---- LogAnalyzer.observe's short path: LiveMetrics._decode, inline ----
+                        analyzer.lines += 1
+                        steps = metrics.num_steps
+                        max_len = steps + 1 if steps else (metrics.num_draft_tokens or None)
+                        sample = DecodeSample(number, ts, rec, True, "", max_len)
+                        prev = metrics._last_decode_ts
+                        if max_len and accept_len is not None and accept_len > max_len + 0.005:
+                            metrics.above_max_samples += 1
+                            peak = metrics.above_max_peak
+                            if peak is None or accept_len > peak[0]:
+                                metrics.above_max_peak = (accept_len, max_len, number)
+                        reason = ""
+                        if ts is None:
+                            if prev is None and metrics.total_samples == 0:
+                                reason = "first sample: its window may include idle time"
+                        elif prev is None:
+                            reason = "first sample after start or idle: its window includes idle time"
+                        else:
+                            gap = 0.0 if ts is prev else (ts - prev).total_seconds()
+                            if gap > IDLE_GAP_S and gap > (max(IDLE_GAP_S, 3 * median(gaps)) if gaps
+                                                           else IDLE_GAP_S):
+                                reason = (f"first sample after {gap:.0f} s without decode lines: its window "
+                                          "includes idle time")
+                            else:
+                                gaps.append(gap)
+                        since = metrics._prefill_tokens_since
+                        if not reason and since:
+                            decoded = metrics.decode_log_interval * max(1, running or 1) * (accept_len or 1.0)
+                            if since > decoded:
+                                reason = f"prefill-dominated window: {since} prefill tokens vs ~{decoded:.0f} decoded"
+                        per_req = None
+                        if running:
+                            per_req = gen_f / running
+                            if not reason and len(per_req_q) >= 3:
+                                if metrics._per_req_median is None or metrics.total_samples % 16 == 0:
+                                    metrics._per_req_median = _median(per_req_q)
+                                if per_req < 0.25 * metrics._per_req_median:
+                                    reason = (f"gen throughput {gen_f:g} tok/s is far below the recent median: "
+                                              "the window includes a stall or a long prefill")
+                        if reason:
+                            trusted = False
+                            sample.trusted, sample.reason = False, reason
+                            metrics.untrusted_total += 1
+                            metrics.untrusted_kept += 1
+                            untrusted_reasons[_reason_label(reason)] += 1
+                            untrusted_lines.append(number)
+                        else:
+                            trusted = True
+                            if per_req is not None:
+                                per_req_q.append(per_req)
+                        if cuda_graph is False:
+                            metrics.no_graph_samples += 1
+                        batch_state.append((running, queued, usage_f))
+                        metrics._last_decode_ts = ts if ts is not None else prev
+                        metrics._prefill_tokens_since = 0
+                        acc = metrics._acc
+                        if len(samples) == MAX_SAMPLES:  # the oldest sample's figures out of the sums
+                            old = samples[0]
+                            old_rec = old.record
+                            old_trusted = old.trusted
+                            if not old_trusted:
+                                metrics.untrusted_kept -= 1
+                            v = old_rec.accept_len
+                            if v is not None:
+                                acc[0] += -v
+                                acc[1] += -1
+                                if old_trusted:
+                                    acc[2] += -v
+                                    acc[3] += -1
+                            v = old_rec.accept_rate
+                            if v is not None:
+                                acc[4] += -v
+                                acc[5] += -1
+                                if old_trusted:
+                                    acc[6] += -v
+                                    acc[7] += -1
+                            v = old_rec.gen_throughput_tok_s
+                            if v is not None:
+                                acc[8] += -v
+                                acc[9] += -1
+                                if old_trusted:
+                                    acc[10] += -v
+                                    acc[11] += -1
+                        samples.append(sample)
+                        if accept_len is not None:
+                            acc[0] += accept_len
+                            acc[1] += 1
+                            if trusted:
+                                acc[2] += accept_len
+                                acc[3] += 1
+                        if accept_rate is not None:
+                            acc[4] += accept_rate
+                            acc[5] += 1
+                            if trusted:
+                                acc[6] += accept_rate
+                                acc[7] += 1
+                        acc[8] += gen_f
+                        acc[9] += 1
+                        if trusted:
+                            acc[10] += gen_f
+                            acc[11] += 1
+                        total = metrics.total_samples = metrics.total_samples + 1
+                        # ---- FindingsEngine.after_decode, inline ----
+                        if engine._first_ts is None and ts is not None:
+                            engine._first_ts = ts
+                        if len(batch_state) >= 4 and queued:  # FindingsEngine._request_cap's checks, inline
+                            engine._cap_calls += 1
+                            if engine._cap_calls % 32 == 0 or "request_cap" not in by_key:
+                                request_cap_now(line)
+                        if not trusted:
+                            engine._untrusted_at = engine._untrusted_last = (line, sample)
+                            untrusted = metrics.untrusted_total
+                            if untrusted <= 32 or untrusted % DERIVED_EVERY == 0:
+                                refresh_untrusted()
+                        if cuda_graph is False:
+                            engine._no_graph_at = (line, sample)
+                            no_graph = metrics.no_graph_samples
+                            if no_graph <= 32 or no_graph % DERIVED_EVERY == 0:
+                                refresh_no_graph()
+                        engine._pending = (line, sample)
+                        if total <= 32 or total % DERIVED_EVERY == 0:
+                            refresh_derived()
+                    elif seqs and not (startup._active and startup.ready_at is None):
+                        # ---- LogAnalyzer.observe of a prefill line outside warmup, inline ----
+                        analyzer.lines += 1
+                        if ts is not None:
+                            analyzer.last_ts = ts
+                            startup.last_ts = ts
+                        metrics.prefills += 1
+                        metrics.last_prefill = prec
+                        metrics._prefill_tokens_since += new_tokens
+                        batch_state.append((p_running, p_queued, p_usage))
+                        if engine._first_ts is None and ts is not None:
+                            engine._first_ts = ts
+                        if len(batch_state) >= 4 and p_queued:
+                            engine._cap_calls += 1
+                            if engine._cap_calls % 32 == 0 or "request_cap" not in by_key:
+                                request_cap_now(line)
+                    else:
+                        observe(line)
                     if watched and number in watched and on_line is not None:
                         on_line(number, watched[number])
                     continue

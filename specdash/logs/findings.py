@@ -449,7 +449,7 @@ class FindingsEngine:
         text = ", ".join(f"{n}× {r}" for r, n in m.untrusted_reasons.most_common())
         # counted over the kept samples, the ones the metrics and the acceptance finding are computed from
         kept = len(m.samples)
-        excluded = sum(1 for s in m.samples if not s.trusted)
+        excluded = m.untrusted_kept
         scope = f" (the last {kept} of {m.total_samples})" if m.total_samples > kept else ""
         self._set("untrusted_samples", Finding(
             "untrusted_samples", "info", m.untrusted_lines[0] if m.untrusted_total <= 50 else line.number,
@@ -607,6 +607,12 @@ class FindingsEngine:
         self._cap_calls += 1
         if "request_cap" in self.by_key and self._cap_calls % 32:
             return  # already raised: refresh its figures now and then
+        self._request_cap_now(line)
+
+    def _request_cap_now(self, line: ParsedLine) -> None:
+        """:meth:`_request_cap` past its cheap checks (at least 4 batch states, the last with a queue, and the
+        finding not raised yet or due for a refresh)."""
+        states = self.metrics.batch_state
         if all(q > 0 for _, q, _ in states) and all(u < 0.5 for _, _, u in states):
             running = [r for r, _, _ in states]
             queued = [q for _, q, _ in states]

@@ -11,6 +11,8 @@ Pure data, no I/O.
 
 from __future__ import annotations
 
+import re
+
 #: Most offsets kept (8 bytes each in a list of ints: about 150 KB with the list's own pointers).
 MAX_ENTRIES = 4096
 #: Lines between two entries at the start (doubles as the file grows).
@@ -39,6 +41,27 @@ class LineIndex:
             self.entries = self.entries[::2]
             self.step *= 2
 
+    def add_block(self, block: bytes, offset: int) -> None:
+        """Lines ``lines + 1 ...`` of the file are the lines of ``block`` (bytes starting at byte ``offset`` of the
+        file, at a line start; a last line without newline counts as a line): the same as :meth:`add` with every
+        line's offset, without listing them (newlines are counted in C, ``step`` lines per regex match)."""
+        if not block:
+            return
+        count = block.count(b"\n") + (not block.endswith(b"\n"))
+        skip = (-self.lines) % self.step  # the block's line ``skip`` (0-based) is the next one to index
+        if skip < count:
+            pos = _skip_lines(skip).match(block).end() if skip else 0  # type: ignore[union-attr]
+            entries = self.entries
+            entries.append(offset + pos)
+            jump = _skip_lines(self.step)
+            for _ in range((count - 1 - skip) // self.step):
+                pos = jump.match(block, pos).end()  # type: ignore[union-attr]
+                entries.append(offset + pos)
+        self.lines += count
+        while len(self.entries) > self.max_entries:
+            self.entries = self.entries[::2]
+            self.step *= 2
+
     def locate(self, line: int) -> tuple[int, int] | None:
         """``(line_number, offset)`` of the indexed line at or before 1-based ``line``: read forward from there
         (``line - line_number`` lines) to reach it. None when ``line`` is below 1 or past the lines indexed."""
@@ -46,3 +69,14 @@ class LineIndex:
             return None
         i = min((line - 1) // self.step, len(self.entries) - 1)
         return 1 + i * self.step, self.entries[i]
+
+
+_SKIPS: dict[int, re.Pattern[bytes]] = {}
+
+
+def _skip_lines(n: int) -> re.Pattern[bytes]:
+    """A pattern whose match at a line start ends ``n`` lines further (after ``n`` newlines)."""
+    pattern = _SKIPS.get(n)
+    if pattern is None:
+        pattern = _SKIPS[n] = re.compile(rb"(?:[^\n]*\n){%d}" % n)
+    return pattern

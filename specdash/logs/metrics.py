@@ -143,6 +143,8 @@ class LiveMetrics:
         self.no_graph_samples = 0
         #: decode samples not trusted (lifetime), per reason (the text before the first ':'), and their lines
         self.untrusted_total = 0
+        #: kept samples (:attr:`samples`) not trusted
+        self.untrusted_kept = 0
         self.untrusted_reasons: collections.Counter[str] = collections.Counter()
         self.untrusted_lines: collections.deque[int] = collections.deque(maxlen=50)
         self._prefill_tokens_since = 0
@@ -157,6 +159,9 @@ class LiveMetrics:
         #: samples whose accept length exceeds their max_accept_len: count, highest value, its line
         self.above_max_samples = 0
         self.above_max_peak: tuple[float, int, int] | None = None  # (accept len, its maximum, line number)
+        #: (newest sample, total_samples, num_draft_tokens, num_steps) -> :meth:`consistency` (asked twice per refresh)
+        self._consistency_key: tuple[Any, ...] | None = None
+        self._consistency: Consistency | None = None
 
     @property
     def max_accept_len(self) -> int | None:
@@ -177,6 +182,7 @@ class LiveMetrics:
         self._acc = [0.0] * (4 * len(_SUMMED))
         self.total_samples = 0
         self.untrusted_total = 0
+        self.untrusted_kept = 0
         self.untrusted_reasons.clear()
         self.untrusted_lines.clear()
         self.no_graph_samples = 0
@@ -285,6 +291,8 @@ class LiveMetrics:
             old = samples[0]
             old_rec = old.record
             old_trusted = old.trusted
+            if not old_trusted:
+                self.untrusted_kept -= 1
             v = old_rec.accept_len
             if v is not None:
                 acc[0] += -v
@@ -309,6 +317,8 @@ class LiveMetrics:
         samples.append(sample)
         # _account(acc, rec, sample.trusted, 1), inline: the same additions in the same order
         trusted = sample.trusted
+        if not trusted:
+            self.untrusted_kept += 1
         if accept_len is not None:
             acc[0] += accept_len
             acc[1] += 1
@@ -409,6 +419,16 @@ class LiveMetrics:
     def consistency(self) -> Consistency | None:
         """Which formula links accept rate and accept len in this log, and the depth it implies (None when fewer
         than 2 samples carry both, or no formula fits every sample)."""
+        samples = self.samples
+        key = (samples[-1] if samples else None, self.total_samples, self.num_draft_tokens, self.num_steps)
+        old = self._consistency_key
+        if old is not None and old[0] is key[0] and old[1:] == key[1:]:
+            return self._consistency
+        self._consistency = result = self._consistency_of()
+        self._consistency_key = key
+        return result
+
+    def _consistency_of(self) -> Consistency | None:
         pairs = []
         for s in reversed(self.samples):  # the newest CONSISTENCY_SAMPLES samples that carry both figures
             rec = s.record

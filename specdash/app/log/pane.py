@@ -33,6 +33,7 @@ from specdash.app.log.startup_bar import StartupBar
 from specdash.app.log.view import SYNC_INTERVAL_FAST_S, FilterError, LogView
 from specdash.app.styles import load_tcss
 from specdash.logs.analyzer import LogAnalyzer
+from specdash.logs.bulk import BulkReader
 from specdash.logs.findings import Finding
 from specdash.logs.line_index import LineIndex
 from specdash.logs.own_traffic import without_own_lines
@@ -71,6 +72,8 @@ class HistoryProgress:
     pending: list[str] = dataclasses.field(default_factory=list)
     index: LineIndex = dataclasses.field(default_factory=LineIndex)
     display_parser: LogParser = dataclasses.field(default_factory=LogParser)
+    #: the bulk reader of :meth:`LogPane.feed_history_bytes` (made at its first block)
+    reader: BulkReader | None = None
 
     @property
     def percent(self) -> int:
@@ -237,6 +240,27 @@ class LogPane(Widget):
         history.done_bytes = min(done_bytes, history.total_bytes)
         self._dirty = True
 
+    def feed_history_bytes(self, block: bytes, offset: int, done_bytes: int) -> None:
+        """Analyse a block of the history as bytes (whole lines in file order, starting at byte ``offset``; a last
+        line without newline waits for the next block or :meth:`finish_history`) through the bulk reader
+        (:class:`specdash.logs.bulk.BulkReader`: the same analysis as :meth:`feed_history`, most lines without a
+        Python call chain each); ``done_bytes``: bytes of the history analysed once this block is."""
+        history = self._progress
+        if history is None or history.finished or history.abandoned or not block:
+            return
+        reader = history.reader
+        if reader is None:
+            from specdash.sglang.known_issues import KNOWN_ISSUES
+
+            feed_issue = self.known_issues.feed
+            reader = history.reader = BulkReader(
+                self.analyzer, on_line=lambda number, text: feed_issue(number, text.rstrip("\r")),
+                watch=(pattern.needle for entry in KNOWN_ISSUES for pattern in entry.logs))
+        reader.feed(block)
+        history.index.add_block(block, offset)
+        history.done_bytes = min(done_bytes, history.total_bytes)
+        self._dirty = True
+
     def finish_history(self, batch_lines: int = 0) -> bool:
         """The history is analysed: analyse the lines shown meanwhile (at most ``batch_lines`` of them per call;
         0: all), then number the lines shown as the file numbers them. Returns True once done (call again until
@@ -246,6 +270,8 @@ class LogPane(Widget):
             return True
         if not history.counted:
             history.counted = True
+            if history.reader is not None:
+                history.reader.close()  # a last history line without newline
             history.history_lines = self.analyzer.lines  # abandoned: the lines analysed, not the file's count
             history.done_bytes = history.total_bytes
         pending = history.pending
