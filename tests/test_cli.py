@@ -70,3 +70,32 @@ def test_unknown_command_exit_2():
     result = run_cli("frobnicate")
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def _help_text(words: tuple[str, ...], *, whole: bool) -> str:
+    """What ``specdash WORDS --help`` prints; ``whole``: with every command's arguments added up front (the parser
+    --print-completion hands to shtab), else as the command line builds it."""
+    import contextlib
+    import io
+
+    from specdash.cli import build_parser
+
+    parser, out = build_parser(), io.StringIO()
+    if whole:
+        for action in parser._subparsers._group_actions:
+            for command in action.choices.values():
+                command.complete()
+    with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+        parser.parse_args([*words, "--help"])
+    return out.getvalue()
+
+
+def test_help_is_the_whole_parsers_help():
+    """Each command's arguments are added when its parser is first used; every --help text is the one the whole
+    parser prints."""
+    from specdash.cli import COMMAND_MODULES
+
+    for words in ((), *((name,) for name in COMMAND_MODULES), ("bench", "list"), ("bench", "compare")):
+        lazy = _help_text(words, whole=False)
+        assert lazy.startswith(" ".join(("usage: specdash", *words)))
+        assert lazy == _help_text(words, whole=True), words
