@@ -13,10 +13,14 @@ Bytecode: by default the children write and read their compiled modules in a pri
 of an installed package (pip compiles it on install). ``--compile`` keeps the environment as it is: with
 ``PYTHONDONTWRITEBYTECODE`` set, every run compiles specdash's modules from source (~80 ms more for the app).
 
+The app records its session (as ``connect`` does by default; ``--no-record`` to compare) into a private state
+folder (``SPECDASH_STATE_DIR``, removed at the end), which also holds its start-up history.
+
 The tmux server is a private one (``tmux -L``, killed at the end): a tmux server started elsewhere would run the
 app with its own environment (another checkout's ``PYTHONPATH``).
 
-Run from the repo root (needs tmux): ``python benchmarks/bench_startup.py [--runs N] [--compile]`` (N default 5).
+Run from the repo root (needs tmux): ``python benchmarks/bench_startup.py [--runs N] [--compile] [--no-record]
+[--baseline CHECKOUT]`` (N default 5; CHECKOUT: another checkout measured in the same rounds, e.g. main's).
 """
 
 from __future__ import annotations
@@ -67,8 +71,8 @@ def _tmux(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, env=env)
 
 
-def app_start(env: dict[str, str], index: int,
-              checkout: str = ".") -> tuple[float, float, float | None, float | None] | None:
+def app_start(env: dict[str, str], index: int, checkout: str = ".",
+              record: bool = True) -> tuple[float, float, float | None, float | None] | None:
     """One start of the app of ``checkout`` in a tmux pane: (wall s to first frame, wall s to the log's last line,
     CPU s of the app at those two moments); None when it did not get there within 30 s."""
     name, last_line = f"run{index}", _last_log_line_prefix()
@@ -76,7 +80,7 @@ def app_start(env: dict[str, str], index: int,
     start = time.perf_counter()
     started = _tmux("new", "-d", "-s", name, "-x", "160", "-y", "48", "-c", os.path.abspath(checkout),
                     f"exec env PYTHONPATH={os.path.abspath(checkout)} {sys.executable} -m specdash connect local "
-                    f"--no-record --log {log}", env=env)
+                    f"{'' if record else '--no-record '}--log {log}", env=env)
     if started.returncode != 0:
         raise SystemExit(f"tmux cannot start a session: {started.stderr.strip()}")
     pane_pid = _tmux("list-panes", "-t", name, "-F", "#{pane_pid}").stdout.strip()
@@ -130,10 +134,14 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5, help="interleaved rounds (default 5)")
     parser.add_argument("--compile", action="store_true",
                         help="keep the environment's bytecode setting (no private cache, no warm-up)")
+    parser.add_argument("--no-record", action="store_true",
+                        help="start the app with --no-record (default: recording on, as 'connect' does by default)")
     parser.add_argument("--baseline", metavar="CHECKOUT",
                         help="another checkout of specdash (e.g. a worktree of main) measured in the same rounds")
     args = parser.parse_args()
     env = dict(os.environ)
+    state = tempfile.mkdtemp(prefix="specdash-bench-state-")  # sessions recorded, start-up history
+    env["SPECDASH_STATE_DIR"] = state
     cache = None
     if not args.compile:
         cache = tempfile.mkdtemp(prefix="specdash-bench-pyc-")
@@ -159,7 +167,7 @@ def main() -> int:
             for checkout in checkouts.values():
                 help_run(checkout)
                 if have_tmux:
-                    app_start(env, -1, checkout)
+                    app_start(env, -1, checkout, record=not args.no_record)
         for i in range(args.runs):
             for what, argv in floors.items():
                 cpu[what].append(child_cpu_s(argv, env)[0])
@@ -168,17 +176,19 @@ def main() -> int:
                 help_cpu[label].append(c)
                 help_wall[label].append(w)
                 if have_tmux:
-                    got = app_start(env, i, checkout)
+                    got = app_start(env, i, checkout, record=not args.no_record)
                     if got is not None:
                         app[label].append(got)
     finally:
         if have_tmux:
             _tmux("kill-server")
+        shutil.rmtree(state, ignore_errors=True)
         if cache:
             shutil.rmtree(cache, ignore_errors=True)
 
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; {args.runs} interleaved rounds; "
-          f"bytecode {'as the environment has it' if args.compile else 'cached (as installed)'}")
+          f"bytecode {'as the environment has it' if args.compile else 'cached (as installed)'}; "
+          f"connect local {'--no-record ' if args.no_record else '(recording on) '}--log {DEMO_LOG}")
     print(f"CPU  python -c pass (the floor)         {_ms(cpu['pass'])}")
     print(f"CPU  python -c \"import textual.app\"    {_ms(cpu['textual'])}")
     floor, textual = statistics.median(cpu["pass"]) * 1000, statistics.median(cpu["textual"]) * 1000
