@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
@@ -153,13 +152,16 @@ def configure_logging(args: argparse.Namespace) -> None:
     debug, path = getattr(args, "debug", False), getattr(args, "log_file", None)
     if not debug and not path:
         return
+    import logging
+
+    from specdash.log import get_logger
     if path is None and args.command in FULL_SCREEN_COMMANDS:
         from specdash.paths import ensure_dir, state_dir
 
         path = str(ensure_dir(state_dir()) / "specdash.log")
     handler: logging.Handler = logging.FileHandler(path, encoding="utf-8") if path else logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logger = logging.getLogger("specdash")
+    logger = get_logger("specdash")
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG if debug else logging.INFO)
 

@@ -24,13 +24,13 @@ def test_help_lists_connect():
 
 
 def test_help_loads_no_heavy_module():
-    """``specdash --help`` builds the whole parser (every command module) without asyncio, Textual or an HTTP or
-    SSH client: the command modules import those inside ``run``."""
+    """``specdash --help`` builds the whole parser (every command module) without asyncio, Textual, an HTTP or
+    SSH client or logging: the command modules import those inside ``run``."""
     code = ("import sys, contextlib, io\n"
             "from specdash.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
             "    main(['--help'])\n"
-            "heavy = ('asyncio', 'textual', 'httpx', 'asyncssh', 'yaml', 'aiohttp')\n"
+            "heavy = ('asyncio', 'textual', 'httpx', 'asyncssh', 'yaml', 'aiohttp', 'logging')\n"
             "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
@@ -99,3 +99,21 @@ def test_help_is_the_whole_parsers_help():
         lazy = _help_text(words, whole=False)
         assert lazy.startswith(" ".join(("usage: specdash", *words)))
         assert lazy == _help_text(words, whole=True), words
+
+
+def test_a_modules_warning_stays_off_stderr_without_a_log():
+    """A library stays silent unless asked: a warning from any of specdash's module loggers prints nothing when no
+    --debug / --log-file configured a handler (Python's last-resort handler would print it over the console)."""
+    from pathlib import Path
+
+    package = Path(specdash.__file__).parent
+    direct = [str(path.relative_to(package)) for path in package.rglob("*.py")
+              if "logging.getLogger(__name__)" in path.read_text(encoding="utf-8")]
+    assert direct == []  # every module logger comes from specdash.log.get_logger, which adds the NullHandler
+    code = ("from specdash.hosts.base import _log\n"
+            "_log.warning('a warning nobody asked to see')\n"
+            "from specdash.gpu.kill import _log as kill_log\n"
+            "kill_log.error('an error nobody asked to see')\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
