@@ -16,7 +16,6 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
-from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from specdash.app.deferred_tabs import (
@@ -28,7 +27,6 @@ from specdash.app.deferred_tabs import (
 )
 from specdash.app.gc_policy import apply_streaming_gc_policy
 from specdash.app.gpus.pane import GpuPane
-from specdash.app.key_footer import KeyFooter
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
 from specdash.app.log.pane import LogPane
 from specdash.app.log_liveness import LogLivenessMixin
@@ -43,13 +41,6 @@ from specdash.app.typing_focus import key_blocked, typing_widget
 from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, HostKeyChanged, HostKeyUnknown
 from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
-
-
-class _MainScreen(Screen):
-    """The console's screen. Its first focus goes straight to the log view, the pane the console opens on: the
-    first frame shows the log pane's keys, and no second focus change restyles the screen after it."""
-
-    AUTO_FOCUS = "#log-view"
 
 
 class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTabs, App):
@@ -117,9 +108,6 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         self._wired: set[str] = set()
 
     # -- layout -----------------------------------------------------------------------------------
-    def get_default_screen(self) -> Screen:
-        return _MainScreen(id="_default")
-
     def compose(self) -> ComposeResult:
         self._status_bar = StatusBar(self.host.name, id="status")
         yield self._status_bar
@@ -131,10 +119,10 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                 for tab_id, label, *_ in DEFERRED_TABS:  # their panes are mounted later (specdash.app.deferred_tabs)
                     yield TabPane(self.key_label(f"app.tab_{tab_id}", label), id=tab_id)
             gpus = GpuPane(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly,
-                           sample=self.gpu_sampling, sample_on_mount=False)  # started by start_gpu_sampling
+                           sample=self.gpu_sampling)
             gpus.title_prefix = self.key_label("app.focus_gpus", "")
             yield gpus
-        yield KeyFooter(show_command_palette=False)
+        yield Footer(show_command_palette=False)
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:
@@ -216,7 +204,6 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         apply_streaming_gc_policy()  # no full-collection pauses every few seconds under a busy log
         self.call_after_refresh(self._focus_inside, self.query_one(TabbedContent).get_pane("log"))
         self.set_timer(DEFERRED_BUILD_AFTER_S, self.start_deferred_build)
-        self.set_timer(DEFERRED_BUILD_AFTER_S, self.start_gpu_sampling)  # unless the log's first lines come sooner
         self.status_bar.connection = self.host.status
         if self.configured_sglang_version and self.log_pane is not None:
             self.log_pane.set_sglang_version(self.configured_sglang_version)  # known issues keyed to the release
@@ -227,14 +214,6 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if self.host.status.state is ConnState.CONNECTED:  # connected before the console opened (connect's check)
             self.record_connection(self.host.status)
         self.start_session()
-
-    def start_gpu_sampling(self) -> None:
-        """Start the GPU pane's sampling (once): after the log's first lines are painted, or
-        :data:`DEFERRED_BUILD_AFTER_S` after mount, whichever comes first, so its host commands (container, user,
-        process table, nvidia-smi or NVML) do not delay the log."""
-        gpus = self.gpu_pane
-        if gpus is not None:
-            gpus.start_sampling()
 
     def _on_host_state(self, status: ConnectionStatus) -> None:
         self.status_bar.connection = status
@@ -446,7 +425,6 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                     if first_batch:  # painted with the next frame, not one sync interval later
                         first_batch = False
                         pane.view.sync_now()
-                        self.call_after_refresh(self.start_gpu_sampling)
                     if history_at and (event.end_offset >= size or len(event.lines) < follower.max_batch_lines):
                         # the tail is read (a batch short of full: caught up): analyse the history once it is painted
                         pane.view.sync_now()
