@@ -54,9 +54,14 @@ def _tokenizer(folder: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    url, concurrency, num_prompts, output_len = argv[1], int(argv[2]), int(argv[3]), int(argv[4])
+    """Run bench_serving with the tokenizer and its output file in a temporary folder, removed afterwards."""
     _stand_in_datasets()
-    folder = _tokenizer(tempfile.mkdtemp(prefix="bench-tokenizer-"))
+    with tempfile.TemporaryDirectory(prefix="bench-tokenizer-") as folder:
+        return _run(argv, _tokenizer(folder))
+
+
+def _run(argv: list[str], folder: str) -> int:
+    url, concurrency, num_prompts, output_len = argv[1], int(argv[2]), int(argv[3]), int(argv[4])
     from sglang.benchmark import serving
 
     marks: dict[str, float] = {}

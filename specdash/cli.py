@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from specdash import __version__
@@ -49,7 +48,25 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """ArgumentParser whose errors are one clear line on stderr and exit code 2."""
+    """ArgumentParser whose errors are one clear line on stderr and exit code 2.
+
+    A subcommand's parser gets its arguments when it is first used (:meth:`complete`): ``specdash --help`` and
+    ``specdash scan ...`` build only the parsers they parse with, and print exactly what the whole parser would.
+    """
+
+    #: ``add_arguments`` of the command module, until :meth:`complete` has called it
+    _deferred_arguments: Callable[[argparse.ArgumentParser], None] | None = None
+
+    def complete(self) -> argparse.ArgumentParser:
+        """Add the arguments deferred by :func:`build_parser` (once); return the parser."""
+        add, self._deferred_arguments = self._deferred_arguments, None
+        if add is not None:
+            add(self)
+        return self
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.complete()
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
@@ -70,6 +87,9 @@ class _PrintCompletion(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:
         import shtab
 
+        for choices in (a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)):
+            for command in choices.values():
+                command.complete()
         sys.stdout.write(shtab.complete(parser, shell=values, root_prefix="specdash"))
         raise SystemExit(0)
 
@@ -79,7 +99,8 @@ def _load_commands() -> list:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Return the top-level parser with every available subcommand registered."""
+    """Return the top-level parser with every available subcommand registered; a subcommand's own arguments are
+    added when its parser is first used (``_Parser.complete``), so a command line builds only what it needs."""
     parser = _Parser(
         prog="specdash",
         description="Keyboard-driven console for SGLang speculative decoding on remote GPU hosts.",
@@ -95,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in _load_commands():
         cmd = sub.add_parser(module.NAME, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP))
-        module.add_arguments(cmd)
+        cmd._deferred_arguments = module.add_arguments
         cmd.set_defaults(_run=module.run)
     return parser
 
@@ -131,13 +152,16 @@ def configure_logging(args: argparse.Namespace) -> None:
     debug, path = getattr(args, "debug", False), getattr(args, "log_file", None)
     if not debug and not path:
         return
+    import logging
+
+    from specdash.log import get_logger
     if path is None and args.command in FULL_SCREEN_COMMANDS:
         from specdash.paths import ensure_dir, state_dir
 
         path = str(ensure_dir(state_dir()) / "specdash.log")
     handler: logging.Handler = logging.FileHandler(path, encoding="utf-8") if path else logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logger = logging.getLogger("specdash")
+    logger = get_logger("specdash")
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG if debug else logging.INFO)
 

@@ -9,7 +9,6 @@ commands side by side. Each takes ``--json``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 NAME = "bench"
@@ -146,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             sys.stderr.write(f"specdash bench: result not saved: {exc}\n")
     if args.json:
+        import json
+
         print(json.dumps(result.summary_json(), indent=1))
     else:
         print(clean(format_summary(result), newlines=True))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 NAME = "clean"
@@ -135,5 +134,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"specdash clean: error: {exc}\n")
         return 1
     if as_json:
+        import json
+
         sys.stdout.write(json.dumps(out) + "\n")
     return code

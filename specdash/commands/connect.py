@@ -141,15 +141,18 @@ async def _run_console(args: argparse.Namespace, host, config, named, log_path: 
         await host.close()
         return 1
 
-    from specdash.session.recorder import start_recording
+    recorder = None
+    enabled = config.record and not args.no_record
+    if args.record is not None or enabled:  # (the recorder's module is not loaded when nothing is recorded)
+        from specdash.session.recorder import start_recording
 
-    try:
-        recorder = start_recording(args.record, enabled=config.record and not args.no_record, host=host.name)
-    except OSError as exc:
-        sys.stderr.write(f"specdash connect: error: cannot record the session to "
-                         f"{exc.filename or args.record}: {exc.strerror or exc}\n")
-        await host.close()
-        return 2
+        try:
+            recorder = start_recording(args.record, enabled=enabled, host=host.name)
+        except OSError as exc:
+            sys.stderr.write(f"specdash connect: error: cannot record the session to "
+                             f"{exc.filename or args.record}: {exc.strerror or exc}\n")
+            await host.close()
+            return 2
 
     from specdash.app.main import SpecdashApp
 

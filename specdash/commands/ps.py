@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 NAME = "ps"
@@ -187,6 +186,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"specdash ps: error: {clean(exc, max_chars=1000)}\n")
         return 1
     if args.json:
+        import json
+
         sys.stdout.write(json.dumps(view_json(view)) + "\n")
     else:
         sys.stdout.write(clean(view_text(view), newlines=True))  # process names come from the host
@@ -216,6 +217,8 @@ def run_pasted(args: argparse.Namespace) -> int:
         raise UsageError(f"no nvidia-smi output in {'standard input' if args.from_file == '-' else args.from_file} "
                          "(expected the nvidia-smi table or a --query-compute-apps / --query-gpu CSV output)")
     if args.json:
+        import json
+
         sys.stdout.write(json.dumps(pasted_json(smi)) + "\n")
     else:
         sys.stdout.write(clean(pasted_text(smi), newlines=True))

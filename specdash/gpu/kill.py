@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
 import os
 import signal
 import time
@@ -35,8 +34,9 @@ from specdash.gpu.classify import KILLABLE, ORPHAN, SOURCE_DEVICE, SOURCE_GROUP,
 from specdash.gpu.model import GpuSnapshot
 from specdash.gpu.proctable import ProcessTable, read_process_table
 from specdash.hosts.base import Host, HostError
+from specdash.log import get_logger
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 ProgressCallback = Callable[[str], None]
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import logging
 import threading
 import time
 from collections.abc import AsyncGenerator
@@ -28,11 +27,12 @@ from typing import TYPE_CHECKING
 from specdash.gpu import smi
 from specdash.gpu.model import GpuSnapshot
 from specdash.hosts.base import Host, HostError
+from specdash.log import get_logger
 
 if TYPE_CHECKING:
     from specdash.gpu.nvml import NvmlReader
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 #: marker lines of the remote loop (not something nvidia-smi ever prints)
 _LIST, _GPU, _APPS, _END, _RC = "@@specdash-gpu-list", "@@specdash-gpu-query", "@@specdash-gpu-apps", \

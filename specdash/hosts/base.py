@@ -14,11 +14,12 @@ import abc
 import asyncio
 import dataclasses
 import enum
-import logging
 import time
 from collections.abc import AsyncGenerator, Callable
 
-_log = logging.getLogger(__name__)
+from specdash.log import get_logger
+
+_log = get_logger(__name__)
 
 class HostError(Exception):
     """A host operation failed for a reason the user can act on (message is one line)."""

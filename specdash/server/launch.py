@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-import logging
 import secrets
 import time
 
 from specdash.hosts.base import Host, HostError, quote
+from specdash.log import get_logger
 from specdash.server.run_handle import RunHandle
 from specdash.sglang.command_edit import DEFAULT_PORT, launch_port
 from specdash.text.redaction import redact_text
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 __all__ = ["DEFAULT_PORT", "launch"]
 

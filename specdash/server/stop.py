@@ -7,15 +7,15 @@ Before every signal the group's live members are listed again; if any of them do
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 import time
 
 from specdash.hosts.base import Host, quote
+from specdash.log import get_logger
 from specdash.server.process_group import GroupMember, group_members
 from specdash.server.run_handle import RunHandle, StopResult
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 
 async def _alive(host: Host, handle: RunHandle) -> list[GroupMember]:
