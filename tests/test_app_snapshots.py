@@ -72,19 +72,10 @@ async def _at_the_end(pilot) -> None:
     view = app.log_pane.view
     view.sync_now()
     await pilot.pause(0.6)  # the findings and metrics panels repaint on a 0.25 s timer
-    # following: the last line at the bottom however long the repaint took (a loaded machine is slower: a layout
-    # pass that grows the view after its last scroll is followed by a scroll to the end here, as the next line would)
-
-    def at_end() -> bool:
-        if view.max_scroll_y > 0 and view.scroll_y >= view.max_scroll_y:
-            return True
-        if view.follow:
-            view.scroll_end(animate=False, immediate=True, x_axis=False)
-        return False
-
-    await wait_until(pilot, at_end, what="log at its end", state=lambda: (
-        f"follow={view.follow} scroll_y={view.scroll_y} max_scroll_y={view.max_scroll_y} size={view.size} "
-        f"virtual_size={view.virtual_size} lines={view.line_count}"))
+    # following: the last line at the bottom however long the repaint took (a loaded machine is slower)
+    await wait_until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y >= view.max_scroll_y, what="log at its end",
+                     state=lambda: (f"follow={view.follow} scroll_y={view.scroll_y} max_scroll_y={view.max_scroll_y} "
+                                    f"size={view.size} virtual_size={view.virtual_size} lines={view.line_count}"))
     view.scroll_end(animate=False, immediate=True, x_axis=False)
     await pilot.pause()
     app.clear_notifications()  # toasts time out: not part of a stable picture

@@ -413,3 +413,28 @@ async def test_Z_wraps_long_lines_and_jumps_still_land_on_their_line(app):
         rows = screen_rows()
         assert any(row.startswith("RuntimeError: word0") for row in rows)
         assert not any("THE-END" in row for row in rows)  # one row per line again: the end is off to the right
+
+
+async def test_following_keeps_the_last_line_on_screen_when_a_long_line_brings_the_sideways_scrollbar():
+    """A line wider than the view makes Textual add a horizontal scrollbar, which takes the bottom row without a
+    resize event: while following, the last line must still be on screen above it (it used to end one row short,
+    the newest line hidden under the scrollbar until the next line arrived)."""
+    from specdash.logs.parser import LogParser
+
+    class ViewApp(App):
+        def compose(self) -> ComposeResult:
+            yield view_module.LogView()
+
+    app = ViewApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        view = app.query_one(view_module.LogView)
+        parser = LogParser()
+        view.append(parser.feed_many([f"line {i}" for i in range(30)]))
+        await pilot.pause()
+        view.append(parser.feed_many(["the newest line " + "x" * 200]))
+        await wait_until(pilot, lambda: view.show_horizontal_scrollbar, what="the sideways scrollbar")
+        await pilot.pause()
+        assert view.follow
+        assert view.scroll_y == view.max_scroll_y
+        screen = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert "the newest line" in screen

@@ -409,6 +409,14 @@ class LogView(ScrollView, can_focus=True):
         if self.follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
+    def _scroll_update(self, virtual_size) -> None:
+        """Textual recomputes the scroll area (a scrollbar appearing, the view or its content resized): while
+        following, the last line stays at the bottom whichever layout pass changed the area (a resize event is not
+        sent when only a horizontal scrollbar appears and takes a row)."""
+        super()._scroll_update(virtual_size)
+        if self.follow and self.cursor is None and self.scroll_y < self.max_scroll_y:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+
     def _set_follow(self, follow: bool) -> None:
         self.follow = follow
         if follow:
