@@ -61,11 +61,14 @@ def test_import_list_rank_and_compare(tmp_path):
     rows = listing.stdout.splitlines()
     assert rows[0] == "ranked by output throughput (tok/s); depth = steps/topk/draft tokens"
     assert rows[2].split()[:2] == ["1", "320.00"] and "vllm bench serve" in rows[2]
+    # TPOT is one definition everywhere: the median, labelled as the console's column (mean 12.20, median 11.59)
+    assert rows[1].split()[:5] == ["#", "tok/s", "TPOT", "p50", "ms"] and rows[2].split()[2] == "11.59"
     assert rows[3].split()[:2] == ["2", "142.10"] and "3/1/4" in rows[3]
     assert rows[5].split()[1] == "90.00" and " none " in rows[5]
     data = json.loads(specdash("bench", "list", "--json", state=tmp_path).stdout)
     ids = [r["id"] for r in data["results"]]
     assert data["ranked_by"] == "output_tokens_per_s" and len(ids) == 4
+    assert data["results"][0]["tpot_p50_ms"] == 11.59
     cmp_out = specdash("bench", "compare", ids[1], f"{table}:7", state=tmp_path)
     assert cmp_out.returncode == 0, cmp_out.stderr
     text = cmp_out.stdout

@@ -114,7 +114,8 @@ def _row(name: str, item: object) -> dict:
     return {"id": name, "source": source, "depth": depth, "concurrency": cfg.get("concurrency",
                                                                                   side.settings.get("concurrency")),
             "output_tokens_per_s": side.figures.get("output_tokens_per_s"),
-            "tpot_ms": side.figures.get("tpot_ms.mean", side.figures.get("tpot_ms.p50")),
+            # the median, as the console's "TPOT p50 ms" column: one definition wherever TPOT is one number
+            "tpot_p50_ms": side.figures.get("tpot_ms.p50"),
             "accept_length": side.figures.get("accept_length")}
 
 
@@ -141,10 +142,11 @@ def _list(args: argparse.Namespace) -> int:
         return "unknown" if v is None else f"{float(v):.2f}"  # type: ignore[arg-type]
 
     out = ["ranked by output throughput (tok/s); depth = steps/topk/draft tokens",
-           f"{'#':>3} {'tok/s':>10} {'TPOT ms':>9} {'accept':>7} {'conc':>5} {'depth':<10} {'source':<26} id"]
+           f"{'#':>3} {'tok/s':>10} {'TPOT p50 ms':>11} {'accept':>7} {'conc':>5} {'depth':<10} {'source':<26} id"]
     for n, r in enumerate(ranked + rest, 1):
         mark = f"{n:>3}" if r in ranked else "  -"
-        out.append(f"{mark} {num(r['output_tokens_per_s']):>10} {num(r['tpot_ms']):>9} {num(r['accept_length']):>7} "
+        out.append(f"{mark} {num(r['output_tokens_per_s']):>10} {num(r['tpot_p50_ms']):>11} "
+                   f"{num(r['accept_length']):>7} "
                    f"{'?' if r['concurrency'] is None else r['concurrency']!s:>5} {r['depth']:<10} "
                    f"{r['source']:<26} {r['id']}")
     sys.stdout.write(clean("\n".join(out), newlines=True) + "\n")
