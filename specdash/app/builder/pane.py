@@ -75,6 +75,9 @@ class BuilderPane(Widget):
         Binding("ctrl+o", "copy_command", "Copy command", id="builder.copy"),
         Binding("ctrl+r", "dry_run", "SGLang dry run", id="builder.dry_run"),
         Binding("escape", "leave_editor", "Leave editor", id="builder.leave_editor"),
+        # priority: the editor's own ctrl+a (line start) would win; a paste or a keystroke replaces the selection
+        Binding("ctrl+a", "select_all", "Select all (paste or type to replace it)", id="builder.select_all",
+                show=False, priority=True),
     ]
 
     class CommandChanged(Message):
@@ -248,6 +251,17 @@ class BuilderPane(Widget):
         """``escape``: move focus from the command editor / form to the diagnostics list, so the app's keys
         (q, l, F2 ...) work again."""
         self.query_one("#builder-diagnostics", DataTable).focus()
+
+    def action_select_all(self) -> None:
+        """``ctrl+a``: select the whole launch command (or the focused form field's text), so pasting or typing
+        replaces it."""
+        focused = self.app.focused
+        if isinstance(focused, Input):
+            focused.action_select_all()
+            return
+        area = self.query_one("#builder-command", TextArea)
+        area.focus()
+        area.select_all()
 
     def action_apply_fix(self) -> None:
         """Apply the fix of the selected diagnostic to the command."""
