@@ -148,9 +148,22 @@ class LifecycleActions(_Base):
         self._server_alive = True
         if self.gpu_pane is not None:
             self.gpu_pane.set_server_pgids({handle.pgid})
+        self._expect_config(handle)
         self.follow(handle.log_path)
         self._poll_server()
         self._connect_bench(handle)
+
+    def _expect_config(self, handle) -> None:
+        """Tell the log pane what specdash predicts ``handle``'s command runs (the builder's SGLang release and
+        config.json), so a server_args line that says otherwise becomes a finding."""
+        from specdash.sglang.validate import validate_command
+
+        if self.log_pane is None or not getattr(handle, "command", None):
+            return
+        builder = self.builder_pane
+        report = validate_command(handle.command, getattr(builder, "sglang_version", None),
+                                  getattr(builder, "model_config", None))
+        self.log_pane.expect_config(handle.log_path, report.effective)
 
     @work(group="bench-url", exclusive=True)
     async def _connect_bench(self, handle) -> None:
