@@ -87,6 +87,8 @@ async def test_keys_pause_step_and_jump_to_findings(tmp_path):
         await pilot.pause()
         assert app.player.paused and app.player.status().index == 0
         view = app.log_pane.view
+        # a path of the recording machine is marked as such, not shown as if it were here
+        assert app.log_pane.border_title == "recorded log: /var/log/sglang/server.log"
 
         await pilot.press("right_square_bracket")  # ] : connection
         await pilot.press("right_square_bracket")  # ] : command
