@@ -54,6 +54,7 @@ from specdash.session.events import (
     SweepEvent,
     gpu_snapshot_from_event,
     process_classes,
+    process_parents,
 )
 from specdash.session.reader import SessionLog
 from specdash.session.replay import ReplayPlayer, Rewind, format_clock
@@ -264,7 +265,8 @@ class ReplayApp(SpecdashApp):
         elif isinstance(event, GpuEvent):
             gpus = self.gpu_pane
             if gpus is not None:
-                gpus.show_recorded(gpu_snapshot_from_event(event, event.t), process_classes(event))
+                gpus.show_recorded(gpu_snapshot_from_event(event, event.t), process_classes(event),
+                                   process_parents(event))
         elif isinstance(event, KillEvent):
             text = f"recorded kill at {at}: {event.outcome} — {event.detail}"
             if self.gpu_pane is not None:
