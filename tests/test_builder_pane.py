@@ -199,3 +199,22 @@ async def test_ctrl_a_selects_the_whole_command_and_a_paste_replaces_it():
         await pilot.press("ctrl+a", "x")
         await pilot.pause()
         assert area.text == "x"
+
+
+async def test_typed_and_effective_columns_use_the_width_at_80x24():
+    """At 80x24 the typed -> effective table spans the screen: a draft model path of 20 characters is shown
+    whole in the typed column (it was cut to 9 beside empty space)."""
+    from specdash.app.main import SpecdashApp
+
+    app = SpecdashApp(LocalHost(), log_path=None, gpu_interval_s=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f3")
+        await pilot.pause(0.3)
+        app.builder_pane.set_command(SEED)
+        await pilot.pause(0.3)
+        eff = app.query_one("#builder-effective", DataTable)
+        widths = {str(k.value): c.width for k, c in eff.columns.items()}
+        assert widths["typed"] >= 20 and widths["effective"] >= 20, widths
+        assert 20 + widths["typed"] + widths["effective"] + 6 <= eff.content_size.width
+        row = eff.get_row("speculative_draft_model_path")
+        assert str(row[1]) == "/models/eagle3-llama" and len(str(row[1])) <= widths["typed"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -54,6 +54,8 @@ FORM_FIELDS: tuple[tuple[str, str, str], ...] = (
 ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM")
 _SEVERITY_STYLE = {"error": "bold $error", "override": "bold $warning", "warning": "$warning", "info": "$accent"}
 _SEVERITY_TEXT = {"error": "ERROR", "override": "OVERRIDE", "warning": "WARN", "info": "info"}
+#: typed -> effective table: the field column's width, and the least the typed / effective columns get
+EFFECTIVE_FIELD_WIDTH, EFFECTIVE_TYPED_MIN, EFFECTIVE_VALUE_MIN = 20, 9, 11
 _EFFECTIVE_ROWS = ("speculative_algorithm", "speculative_num_steps", "speculative_eagle_topk",
                    "speculative_num_draft_tokens", "max_running_requests", "disable_overlap_schedule",
                    "enable_mixed_chunk", "page_size", "attention_backend", "speculative_draft_model_path")
@@ -204,15 +206,34 @@ class BuilderPane(Widget):
         diags.add_column("severity", key="severity", width=8)
         diags.add_column("finding", key="message")
         eff = self.query_one("#builder-effective", DataTable)
-        eff.add_column("field", key="field", width=20)
-        eff.add_column("typed", key="typed", width=9)
-        eff.add_column("effective", key="effective", width=11)
+        eff.add_column("field", key="field", width=EFFECTIVE_FIELD_WIDTH)
+        eff.add_column("typed", key="typed", width=EFFECTIVE_TYPED_MIN)
+        eff.add_column("effective", key="effective", width=EFFECTIVE_VALUE_MIN)
         self._render_report()
         if self._host is not None:
             self._detect_version()
             self._maybe_fetch_config()
 
     # -- events -----------------------------------------------------------------------------------
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._fit_effective_columns)
+
+    def _fit_effective_columns(self) -> None:
+        """The typed -> effective table's ``typed`` and ``effective`` columns share the table's width (at 80x24 it
+        spans the screen; fixed widths left a model path cut to 9 characters beside empty space)."""
+        eff = self.query_one("#builder-effective", DataTable)
+        room = eff.content_size.width - EFFECTIVE_FIELD_WIDTH - 2 * eff.cell_padding * 3 - 1
+        typed = max(EFFECTIVE_TYPED_MIN, room // 2)
+        widths = {"typed": typed, "effective": max(EFFECTIVE_VALUE_MIN, room - typed)}
+        changed = False
+        for key, column in eff.columns.items():
+            width = widths.get(str(key.value))
+            if width is not None and column.width != width:
+                column.width, column.auto_width, changed = width, False, True
+        if changed:
+            eff._require_update_dimensions = True
+            eff.refresh(layout=True)
+
     @on(TextArea.Changed, "#builder-command")
     def _text_changed(self, event: TextArea.Changed) -> None:
         self._command = event.text_area.text
