@@ -336,7 +336,7 @@ def event_from_dict(doc: dict[str, Any]) -> Event:
     return make_event(kind, t, doc)
 
 
-def gpu_event_fields(snapshot: Any, classes: dict[int, tuple[str, str, str]] | None = None) -> dict[str, Any]:
+def gpu_event_fields(snapshot: Any, classes: dict[int, tuple[Any, ...]] | None = None) -> dict[str, Any]:
     """Fields for ``record("gpu", **fields)`` from a :class:`specdash.gpu.model.GpuSnapshot`.
 
     ``classes`` optionally maps PID -> (class, user, reason) or (class, user, reason, ppid, pgid) from the process

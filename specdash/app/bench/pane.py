@@ -102,7 +102,7 @@ def axis_ticks(low: float, high: float, target: int = 4) -> list[float]:
     power = 10 ** math.floor(math.log10(rough))
     step = next(m * power for m in (1, 2, 5, 10) if m * power >= rough)
     first = math.ceil(low / step) * step
-    ticks = []
+    ticks: list[float] = []
     value = first
     while value <= high + step * 1e-9 and len(ticks) < 50:
         ticks.append(float(round(value, 10)))
