@@ -4,7 +4,7 @@ recommendation."""
 
 from __future__ import annotations
 
-from support.double import harness, host_env
+from support.double import empty_log, harness, host_env
 from support.pilot import benchmark_from_the_bench_pane, wait_until
 
 from specdash.app.main import SpecdashApp
@@ -17,7 +17,7 @@ async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, started_g
     monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
     env = host_env(tmp_path, "fast")
     port = harness.free_port()
-    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.5)
+    app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
         app.builder_pane.set_command(harness.launch_command(port))
         await pilot.pause(0.2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import pathlib
 
-from support.double import harness, host_env
+from support.double import empty_log, harness, host_env
 from support.pilot import wait_until
 
 from specdash.app.main import SpecdashApp
@@ -29,7 +29,7 @@ def _screen_text(screen) -> str:
 
 async def test_launch_onto_a_gpu_three_quarters_full_warns_with_the_figures(tmp_path, started_groups):
     env = host_env(tmp_path, "fast")
-    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.3)
+    app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_until(pilot, lambda: app.gpu_pane.view is not None, what="first GPU sample")
         _fill_gpu0(env, 61200)
@@ -56,7 +56,7 @@ async def test_launch_onto_a_gpu_three_quarters_full_warns_with_the_figures(tmp_
 
 async def test_launch_onto_free_gpus_asks_nothing(tmp_path, started_groups):
     env = host_env(tmp_path, "fast")
-    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.3)
+    app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_until(pilot, lambda: app.gpu_pane.view is not None, what="first GPU sample")
         app.builder_pane.set_command(harness.launch_command(harness.free_port()))

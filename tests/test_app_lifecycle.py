@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pathlib
 
-from support.double import harness, host_env
+from support.double import empty_log, harness, host_env
 from support.pilot import benchmark_from_the_bench_pane, wait_until
 
 from specdash.app.gpus.kill_modal import KillConfirmScreen
@@ -23,7 +23,7 @@ def log_text(app) -> str:
 async def test_launch_follow_ready_then_stop(tmp_path, started_groups):
     env = host_env(tmp_path, "fast")
     port = harness.free_port()
-    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.3)
+    app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
     async with app.run_test(size=(160, 48)) as pilot:
         app.builder_pane.set_command(harness.launch_command(port))
         await pilot.pause(0.2)
@@ -78,7 +78,7 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_group
     scenario.write_text(pathlib.Path(harness.scenario_path("crash_orphan")).read_text())
     env = host_env(tmp_path, str(scenario))
     port = harness.free_port()
-    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.3)
+    app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
     async with app.run_test(size=(160, 48)) as pilot:
         app.builder_pane.set_command(harness.launch_command(port))
         await pilot.pause(0.2)
@@ -110,6 +110,9 @@ async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_group
         listed = " ".join(str(w.render()) for w in app.screen.query(".kill-target"))
         assert "sglang::detokenizer" in listed and "no GPU memory" in listed and "sglang::scheduler_TP0" in listed
         assert "of a crashed server" in str(app.screen.query_one("#kill-title").render())
+        members = len(harness.pids_in_group(pgid))  # every live process of the crashed group is listed: one signal
+        assert f"SIGTERM to process group {pgid}: all {members} of its processes" in str(
+            app.screen.query_one("#kill-how").render())
         await pilot.press("y")
         await wait_until(pilot, lambda: gpus.last_report is not None, timeout_s=40, what="kill report")
         report = gpus.last_report
@@ -150,7 +153,7 @@ async def test_abbreviated_port_flag_is_launched_forwarded_probed_and_benchmarke
     port = harness.free_port()
     command = harness.launch_command(port).replace(f"--port {port}", f"--po {port}")
     host = ForwardsNoted(env=env)
-    app = SpecdashApp(host, log_path=None, gpu_interval_s=0.5)
+    app = SpecdashApp(host, log_path=empty_log(tmp_path), gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
         app.builder_pane.set_command(command)
         await pilot.pause(0.2)

@@ -64,6 +64,10 @@ class ListRecorder:
         doc.pop("t")
         self.events.append((doc.pop("kind"), doc))
 
+    def record_log(self, texts, offsets, source) -> None:  # the recorder's path for log lines
+        self.events.append(("log", {"lines": [[o, t] for o, t in zip(offsets, texts, strict=True)],
+                                    "source": source}))
+
 
 def test_line_offsets_are_the_followers_and_only_the_latest_are_kept(monkeypatch):
     monkeypatch.setattr(recording, "LINE_OFFSETS_KEPT", 3)

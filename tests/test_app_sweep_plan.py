@@ -6,7 +6,7 @@ configuration (the builder gets its command and the server runs it) or restores 
 from __future__ import annotations
 
 import pytest
-from support.double import harness, host_env
+from support.double import empty_log, harness, host_env
 from support.pilot import wait_until
 from textual.widgets import Static
 
@@ -22,13 +22,6 @@ TWO_POINTS = SweepDefinition(points=(
     SweepPoint("baseline", speculative=False),
     SweepPoint("chain-5", speculative_num_steps=4, speculative_eagle_topk=1, speculative_num_draft_tokens=5),
 ), repeats=1, ready_timeout_s=60)
-
-
-def empty_log(tmp_path) -> str:
-    """A --log file to start with, so that no other SGLang server on this machine is discovered and offered."""
-    path = tmp_path / "before.log"
-    path.write_text("")
-    return str(path)
 
 
 def dialog_text(app) -> str:

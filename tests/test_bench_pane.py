@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Static
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_server import BenchServerProcess  # noqa: E402
-from support.pilot import screen_text  # noqa: E402
+from support.pilot import screen_text, wait_until  # noqa: E402
 from support.sweep import BASE, FakeLifecycle  # noqa: E402
 
 from specdash.app.bench import BenchPane  # noqa: E402
@@ -189,16 +189,16 @@ async def test_status_names_the_server_then_the_tunnel():
         assert "server http://127.0.0.1:30000 - b:" in status and "tunnel" not in status
 
 
-async def test_o_opens_a_file_of_pasted_output_beside_the_runs(tmp_path):
+async def test_i_opens_a_file_of_pasted_output_beside_the_runs(tmp_path):
     from support.bench_outputs import sglang_bench_serving
     from test_bench_imported import MARKDOWN
 
-    path = tmp_path / "bobs Sweep output.md"  # typed into the box: b, S and o must not fire the pane's keys
+    path = tmp_path / "bobs Sweep output.md"  # typed into the box: b, S and i must not fire the pane's keys
     path.write_text("our numbers:\n" + MARKDOWN + "\n" + sglang_bench_serving(retokenized=12034))
     app = PaneApp(None)
     async with app.run_test(size=(160, 48)) as pilot:
         pane = app.query_one(BenchPane)
-        await pilot.press("o")
+        await pilot.press("i")
         await pilot.pause()
         assert app.focused.id == "bench-open-path"
         await pilot.press(*str(tmp_path / "missing.md"), "enter")
@@ -221,7 +221,7 @@ async def test_o_opens_a_file_of_pasted_output_beside_the_runs(tmp_path):
         warnings = str(app.query_one("#bench-warnings", Static).render())
         assert "line 7: pasted speedup 1.9x; recomputed 1.58x from 142.1/90.0" in warnings
         assert "generated 51200 tokens but the text retokenizes to 12034" in warnings
-        await pilot.press("o", "escape")
+        await pilot.press("i", "escape")
         await pilot.pause()
         assert not box.display and app.focused is pane
 
@@ -250,18 +250,20 @@ async def test_80x24_the_runs_table_shows_throughput_and_accept_length_first():
         pane = pilot.app.query_one(BenchPane)
         for run in sweep.points[-1].runs:
             pane.show_run(run)
-        await pilot.pause()
+        await pilot.pause()  # the table lays out its new rows (a capture before that would show a stale layout)
+        await wait_until(pilot, lambda: "batch1-latency" in screen_text(pilot.app), what="the runs table",
+                         state=lambda: screen_text(pilot.app))
         screen = screen_text(pilot.app)
         assert "Workload        out tok/s  Accept len" in screen
         assert "batch1-latency  226.8      3.25 (per request)" in screen
         assert "TPOT p50 ms" not in screen and "Note" not in screen
         await pilot.press("right", "right")
-        await pilot.pause()
-        screen = screen_text(pilot.app)
-        assert "TPOT p50 ms" in screen and "API" in screen  # the later columns are reachable with right
+        # the later columns are reachable with right (the table scrolls them in: waited for, a loaded machine is slow)
+        await wait_until(pilot, lambda: "TPOT p50 ms" in screen_text(pilot.app) and "API" in screen_text(pilot.app),
+                         what="the later columns", state=lambda: screen_text(pilot.app))
         await pilot.press("left", "left")
-        await pilot.pause()
-        assert "Workload        out tok/s  Accept len" in screen_text(pilot.app)
+        await wait_until(pilot, lambda: "Workload        out tok/s  Accept len" in screen_text(pilot.app),
+                         what="the first columns again", state=lambda: screen_text(pilot.app))
 
 
 async def test_80x24_a_finished_sweep_is_scrolled_into_view_and_up_scrolls_back():
@@ -355,3 +357,90 @@ async def test_80x24_console_f4_after_a_sweep_shows_the_sweep_not_only_the_runs(
         await pilot.press(*["up"] * 30)
         await pilot.pause(0.2)
         assert "workload: short-chat" in screen_text(app)
+
+
+async def test_an_unstable_sweep_says_why_and_m_measures_only_the_unstable_configs_again(state_dir):
+    from specdash.bench.stats import repeat_spread
+
+    fake = FakeLifecycle(timings={0: {"tokens_per_chunk": 1, "chunk_delay_s": 0.03, "speculative": False},
+                                  5: {"tokens_per_chunk": 4, "chunk_delay_s": 0.03}})
+    try:
+        app = PaneApp(None)
+        async with app.run_test(size=(160, 48)) as pilot:
+            pane = app.query_one(BenchPane)
+            pane.bench_overrides = {"num_requests": 4, "concurrency": 2, "output_len": 9, "warmup_requests": 0,
+                                    "api": "generate"}
+            pane.restart_server = fake.restart
+            pane.base_command = BASE
+            pane.sweep_definition = SweepDefinition(
+                (SweepPoint("baseline", speculative=False), SweepPoint("chain-5", True, None, 4, 1, 5)), repeats=1
+            )
+            await pilot.press("S")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.press("y")
+            await wait_for(pilot, lambda: pane.sweep_result is not None and isinstance(app.screen, ConfirmScreen))
+            assert app.screen.question == "Keep chain-5?" and not app.screen.query("#more")  # all stable: no m
+            await pilot.press("n")
+            await wait_for(pilot, lambda: len(fake.commands) == 3 and not pane.running)
+            # the same sweep as a busy machine leaves it: the baseline's repeats differed by 24 %
+            checkpoint = next((state_dir / "bench").glob("sweep-*.json"))
+            busy = SweepResult.from_dict(json.loads(checkpoint.read_text()))
+            base = busy.point("baseline")
+            base.status, base.throughput = "unstable", repeat_spread([2644, 2136, 2128])
+            checkpoint.write_text(json.dumps(busy.to_dict()))
+            chain = busy.point("chain-5").throughput.values
+            pane.show_sweep(busy)
+            pane._ask_keep_or_restore(busy, BASE)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-body"))
+            body = str(app.screen.query_one("#confirm-body", Static).render())
+            assert app.screen.question == "Keep chain-5?"
+            assert "Fastest stable by output tokens/s: chain-5" in body
+            assert "a baseline that was unstable (not a reliable ratio)" in body
+            assert "baseline: repeats 2644 / 2136 / 2128 output tokens/s, 24.2 % apart (their noise allows 5.0 %)" in body
+            assert "The baseline is unstable: no speedup over it can be trusted yet." in body
+            assert "Measure again (m): 1 new repeat of baseline (a restart each)" in body
+            assert str(app.screen.query_one("#more").label) == "Measure again (m)"
+            await pilot.press("m")
+            await wait_for(pilot, lambda: len(fake.commands) == 4 and not pane.running
+                           and isinstance(app.screen, ConfirmScreen), timeout_s=30)
+            assert "--speculative" not in fake.commands[3]  # only the baseline was measured again
+            again = pane.sweep_result
+            assert again.point("baseline").status == "ok" and again.point("baseline").earlier_values == [2644, 2136,
+                                                                                                          2128]
+            assert again.point("chain-5").throughput.values == chain  # kept from the checkpoint
+            assert app.screen.question == "Keep chain-5?" and not app.screen.query("#more")
+            table = app.query_one("#bench-sweep", DataTable)
+            notes = [str(table.get_row_at(i)[4]) for i in range(table.row_count)]
+            assert notes[0] == "ok: measured again (the earlier repeats 2644 / 2136 / 2128 were unstable)"
+            await pilot.press("y")
+            await wait_for(pilot, lambda: len(fake.commands) == 5 and not pane.running)
+            assert "--speculative-num-draft-tokens 5" in fake.commands[4]
+    finally:
+        fake.close()
+
+
+async def test_a_sweep_with_nothing_stable_offers_to_measure_again_or_restore(state_dir):
+    from specdash.bench.stats import repeat_spread
+    from specdash.bench.sweep import PointResult
+
+    definition = SweepDefinition((SweepPoint("baseline", speculative=False), SweepPoint("chain-5", True, None, 4, 1,
+                                                                                         5)), repeats=3)
+    busy = SweepResult(definition, BASE, {}, "k", "now", finished=True, points=[
+        PointResult(p, "unstable", command=f"cmd {p.name}", throughput=repeat_spread(values))
+        for p, values in zip(definition.points, ([2644, 2136, 2128], [2225, 2154, 2685]), strict=True)])
+    app = PaneApp(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(BenchPane)
+        pane._ask_keep_or_restore(busy, BASE)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-body"))
+        body = str(app.screen.query_one("#confirm-body", Static).render())
+        assert app.screen.question == "Nothing to keep yet: measure the unstable configurations again?"
+        assert "differ by more than 5 % (up to 24.2 %)" in body and "other work on the machine" in body
+        assert "chain-5: repeats 2225 / 2154 / 2685 output tokens/s, 23.9 % apart" in body
+        assert "Measure again (m): 3 new repeats of baseline, chain-5 (a restart each)" in body
+        assert "Keep" not in body.split("Measure again")[0].split("\n")[0]
+        buttons = [str(b.label) for b in app.screen.query("Button")]
+        assert buttons == ["Measure again (m)", "Restore my command (y)", "No (n)"]
+        await pilot.press("n")
+        await pilot.pause()
+        assert pane.status == "the server keeps running the sweep's last configuration"

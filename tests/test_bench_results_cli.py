@@ -58,23 +58,30 @@ def test_import_list_rank_and_compare(tmp_path):
     serving.write_text(vllm_bench_serve())
     assert specdash("bench", "import", str(serving), state=tmp_path).returncode == 0
     listing = specdash("bench", "list", state=tmp_path)
-    rows = listing.stdout.splitlines()
-    assert rows[0] == "ranked by output throughput (tok/s); depth = steps/topk/draft tokens"
-    assert rows[2].split()[:2] == ["1", "320.00"] and "vllm bench serve" in rows[2]
+    text = listing.stdout
+    assert "2 groups of comparable results" in text and "results of different groups" in text
+    table_group = text[text.index("group: measured by markdown table"):].split("\n\n")[0].splitlines()
+    assert "not stated: model, workload, api, concurrency" in table_group[0]
+    assert table_group[1] == "  (ranked as if what is not stated were the same for all of them)"
+    assert table_group[3].split()[:2] == ["1", "142.10"] and "3/1/4" in table_group[3]
+    assert table_group[4].split()[:2] == ["2", "120.00"]
+    assert table_group[5].split()[:2] == ["3", "90.00"] and " none " in table_group[5]
+    vllm_group = text[text.index("group: concurrency 4, measured by vllm bench serve"):].splitlines()
+    assert vllm_group[3].split()[:2] == ["1", "320.00"]  # first of its own group, not above the table's rows
     # TPOT is one definition everywhere: the median, labelled as the console's column (mean 12.20, median 11.59)
-    assert rows[1].split()[:5] == ["#", "tok/s", "TPOT", "p50", "ms"] and rows[2].split()[2] == "11.59"
-    assert rows[3].split()[:2] == ["2", "142.10"] and "3/1/4" in rows[3]
-    assert rows[5].split()[1] == "90.00" and " none " in rows[5]
+    assert "TPOT p50 ms" in vllm_group[2] and vllm_group[3].split()[2] == "11.59"
+    assert vllm_group[4] == "  (only result of its kind: nothing to rank it against)"
     data = json.loads(specdash("bench", "list", "--json", state=tmp_path).stdout)
     ids = [r["id"] for r in data["results"]]
     assert data["ranked_by"] == "output_tokens_per_s" and len(ids) == 4
-    assert data["results"][0]["tpot_p50_ms"] == 11.59
-    cmp_out = specdash("bench", "compare", ids[1], f"{table}:7", state=tmp_path)
+    assert [(r["group"], r["rank"]) for r in data["results"]] == [(0, "1"), (0, "2"), (0, "3"), (1, "1")]
+    assert data["results"][3]["tpot_p50_ms"] == 11.59
+    cmp_out = specdash("bench", "compare", ids[0], f"{table}:7", state=tmp_path)
     assert cmp_out.returncode == 0, cmp_out.stderr
     text = cmp_out.stdout
     assert "output_tokens_per_s          142.10          120       -22.10   -15.6%  A" in text
     assert "speculative_num_steps: A 3, B 7" in text
-    cmp_json = json.loads(specdash("bench", "compare", ids[1], f"{table}:7", "--json", state=tmp_path).stdout)
+    cmp_json = json.loads(specdash("bench", "compare", ids[0], f"{table}:7", "--json", state=tmp_path).stdout)
     speedup = next(r for r in cmp_json["figures"] if r["key"] == "speedup")
     assert abs(speedup["a"] - 142.1 / 90.0) < 1e-9 and speedup["recomputed"] == ["A"]
 

@@ -303,3 +303,36 @@ def test_a_ratio_to_an_unstable_baseline_says_it_is_uncertain():
     rec = result.recommendation()
     assert rec.name == "chain-10"
     assert "x a baseline that was unstable (not a reliable ratio)" in rec.reason
+
+
+async def test_unstable_points_are_measured_again_from_the_checkpoint_and_stable_ones_are_kept(tmp_path, lifecycle):
+    from specdash.bench.sweep_plan import plan_sweep
+
+    definition = SweepDefinition((SweepPoint("baseline", speculative=False), SweepPoint("chain-10", True, None, 9, 1, 10),
+                                  SweepPoint("chain-5", True, None, 4, 1, 5)), repeats=1, unstable_tolerance_pct=100.0)
+    checkpoint = tmp_path / "sweep.json"
+    fake = lifecycle()
+    runner = SweepRunner(definition, BASE, fake.restart, bench_settings(), checkpoint, remeasure={"baseline"})
+    # a finished sweep on a busy machine: the baseline's repeats differed by 24 %
+    busy = SweepResult(definition, BASE, {}, runner.key, "2026-12-01T17:00:00+00:00", finished=True, points=[
+        point("baseline", 0, [2644, 2136, 2128]), point("chain-10", 10, [2410, 2415, 2416]),
+        point("chain-5", 5, [2360, 2370, 2378])])
+    assert busy.unstable_lines() == ["baseline: repeats 2644 / 2136 / 2128 output tokens/s, 24.2 % apart (their "
+                                     "noise allows 5.0 %)"]
+    checkpoint.write_text(json.dumps(busy.to_dict()))
+    plan = plan_sweep(runner, 4.0)
+    assert plan.restarts == 1 and plan.measured == ("chain-10", "chain-5")
+    result = await runner.run()
+    assert len(fake.commands) == 1 and "--speculative" not in fake.commands[0]  # only the baseline, restarted
+    assert result.finished and [p.point.name for p in result.points] == ["baseline", "chain-10", "chain-5"]
+    base = result.point("baseline")
+    assert base.status == "ok" and len(base.runs) == 1 and base.earlier_values == [2644, 2136, 2128]
+    assert result.point("chain-10").throughput.values == (2410, 2415, 2416)  # kept, not measured again
+    note = next(r.note for r in result.rows() if r.name == "baseline")
+    assert note == "measured again (the earlier repeats 2644 / 2136 / 2128 were unstable)"
+    saved = SweepResult.from_dict(json.loads(checkpoint.read_text()))
+    assert saved.finished and saved.point("baseline").earlier_values == [2644, 2136, 2128]
+    assert not list(tmp_path.glob("sweep-*.json"))  # the checkpoint was resumed, not put aside for a new sweep
+    checkpoint.unlink()
+    with pytest.raises(SweepError, match="checkpoint is gone"):
+        await SweepRunner(definition, BASE, fake.restart, bench_settings(), checkpoint, remeasure={"baseline"}).run()

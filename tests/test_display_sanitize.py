@@ -72,3 +72,11 @@ async def test_builder_version_field_with_markup_does_not_crash():
         # not a version: said in the status line (escaped), the newest rules stay in force
         assert "Launch builder — SGLang 0.5.23" in Content.from_markup(pane.border_title).plain
         assert "not an SGLang version: '0.5[/b]x'" in str(pane.query_one("#builder-status").render())
+
+
+def test_markup_keeps_line_breaks_only_when_asked():
+    text = "2 configurations:\n  baseline [b]x[/b]\x1b[31m\nAt the end"
+    assert markup(text) == "2 configurations:   baseline \\[b]x\\[/b] At the end"
+    kept = markup(text, newlines=True)
+    assert kept == "2 configurations:\n  baseline \\[b]x\\[/b]\nAt the end"
+    assert Content.from_markup(kept).plain.split("\n") == ["2 configurations:", "  baseline [b]x[/b]", "At the end"]

@@ -72,7 +72,7 @@ def test_file_is_a_yaml_stream_any_yaml_reader_reads(tmp_path):
         rec.record("metric", t=2.0, values={"accept_len": 2.5, "accept_rate": None})
     docs = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
     assert [d["kind"] for d in docs] == ["header", "log", "metric", "end"]
-    assert [text for _, text in docs[1]["lines"]] == odd
+    assert docs[1]["text"].split("\n") == odd and docs[1]["offsets"] == list(range(len(odd)))  # format 2
     assert [text for _, text in read_session(path).events[0].lines] == odd
 
 
@@ -263,3 +263,20 @@ def test_dataclasses_and_enums_are_stored_as_plain_data_and_redacted(tmp_path):
                                           "message": "uses --api-key <redacted>", "flags": ["--api-key"]}]
     assert log.events[1].effective == {"speculative_accept_threshold_single": None}
     assert "hunter2" not in path.read_text()
+
+
+def test_a_findings_key_is_kept_and_a_secret_under_a_key_field_is_still_redacted(tmp_path):
+    """A finding's de-duplication key is an identifier (replay and ``replay --summary`` group versions by it): it
+    reads back as recorded; a token-shaped value under a field named ``key`` is still redacted, and so is any value
+    under ``api_key``."""
+    path = tmp_path / "s.yaml"
+    token = "hf_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7"
+    with Recorder(path, {"host": "gpu-box"}, clock=ManualClock(), timer=False) as rec:
+        rec.record("finding", code="draft-tokens-adjusted", severity="override", message="16 -> 2", line=12,
+                   key="draft-tokens-adjusted")
+        rec.record("bench", label="x", result={"key": token, "api_key": "plain-words"})
+    log = read_session(path)
+    finding, bench = log.events
+    assert finding.key == "draft-tokens-adjusted"
+    assert bench.result == {"key": "<redacted>", "api_key": "<redacted>"}
+    assert token not in path.read_text()

@@ -13,7 +13,8 @@ story of the two field reports, step by step (scenario files in ``tools/demo_sce
 4. a benchmark (``b``) on that server: accept length about 1.1, the draft barely helps;
 5. restart (``r``) into a CUDA OOM during graph capture that leaves the workers orphaned holding GPU memory;
    tagged in the GPU pane and killed (``K``);
-6. a healthy launch and a depth sweep (``S``) against the no-speculation baseline.
+6. a healthy launch and the default depth sweep (``S``: the no-speculation baseline vs 16, 10 and 5 draft tokens,
+   as the README says), keeping the fastest configuration.
 
 The scenario (what the double does at the next launch) is switched between steps through the host environment;
 nothing else is scripted: every finding, GPU row, kill outcome and benchmark figure is what specdash computed.
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import importlib.util
 import os
 import sys
@@ -37,6 +39,10 @@ REPO = Path(__file__).resolve().parent.parent
 SCENARIOS = Path(__file__).resolve().parent / "demo_scenarios"
 DEFAULT_OUT = REPO / "sessions" / "demo-eagle3-field-reports.yaml.gz"
 HOST_LABEL = "gpu-demo (SGLang test double)"
+#: The SGLang release of the demonstration, in one place: the double says it is this release (``sglang.__version__``
+#: for the builder's host probe, ``/get_server_info``) through ``SGLANG_DOUBLE_VERSION``, and the recording's header
+#: says the same (the scenario files carry no version).
+SGLANG_VERSION = "0.5.1"
 
 NOTE = ("DEMONSTRATION recorded by specdash against the SGLang test double (tests/double) and a fake nvidia-smi, "
         "not a real GPU run: the server's log lines, accept lengths and GPU memory are scripted by "
@@ -80,6 +86,7 @@ async def wait_until(pilot, predicate, timeout_s: float, what: str) -> None:
 async def record(out: Path, workdir: Path) -> None:
     harness = _harness()
     env = harness.double_env(workdir, None, gpus=2)
+    env["SGLANG_DOUBLE_VERSION"] = SGLANG_VERSION  # before the app starts: its host probe reads the release
     py_dir = workdir / "python-bin"  # python3 straight to this interpreter (a pyenv shim costs ~0.2 s per call)
     py_dir.mkdir()
     (py_dir / "python3").symlink_to(sys.executable)
@@ -89,7 +96,7 @@ async def record(out: Path, workdir: Path) -> None:
 
     from specdash.app.main import SpecdashApp
     from specdash.app.modals.confirm import ConfirmScreen
-    from specdash.bench.sweep import SweepDefinition, SweepPoint
+    from specdash.bench.sweep import default_sweep
     from specdash.hosts.local import LocalHost
     from specdash.session.recorder import Recorder
 
@@ -98,8 +105,12 @@ async def record(out: Path, workdir: Path) -> None:
 
     port = harness.free_port()
     host = LocalHost(env=env)
-    app = SpecdashApp(host, gpu_interval_s=1.0)
-    app.recorder = Recorder(out, {"host": HOST_LABEL, "sglang_version": "0.5.1", "demo": True,
+    # an empty log to start from: the app then discovers no server, so another SGLang server running on this machine
+    # (someone else's, a test's) is never followed and recorded into the demonstration
+    quiet = workdir / "no-server-yet.log"
+    quiet.write_text("")
+    app = SpecdashApp(host, log_path=str(quiet), gpu_interval_s=1.0)
+    app.recorder = Recorder(out, {"host": HOST_LABEL, "sglang_version": SGLANG_VERSION, "demo": True,
                                   "note": NOTE}, overwrite=True)
     groups: set[int] = set()
     try:
@@ -203,15 +214,7 @@ async def record(out: Path, workdir: Path) -> None:
             await pilot.pause(1.0)
             bench.bench_overrides = {"num_requests": 8, "concurrency": 4, "output_len": 256, "warmup_requests": 1}
             bench.base_command = builder.command
-            bench.sweep_definition = SweepDefinition(points=(
-                SweepPoint("baseline", speculative=False),
-                SweepPoint("chain-2", speculative_num_steps=1, speculative_eagle_topk=1,
-                           speculative_num_draft_tokens=2),
-                SweepPoint("chain-4", speculative_num_steps=3, speculative_eagle_topk=1,
-                           speculative_num_draft_tokens=4),
-                SweepPoint("chain-6", speculative_num_steps=5, speculative_eagle_topk=1,
-                           speculative_num_draft_tokens=6),
-            ), repeats=2, ready_timeout_s=60)
+            bench.sweep_definition = dataclasses.replace(default_sweep(repeats=2), ready_timeout_s=60)
             await pilot.press("f4")
             app.set_focus(bench)
             await pilot.press("S")

@@ -12,7 +12,7 @@ import importlib
 
 from textual.binding import Binding
 
-from specdash.config import load_config
+from specdash.config import ConfigError, load_config
 from specdash.config.loader import check_keymap
 from specdash.config.schema import Config
 
@@ -27,6 +27,7 @@ BINDING_HOLDERS = (
     "specdash.app.replay:ReplayApp",
     "specdash.app.modals.help:HelpScreen",
     "specdash.app.modals.confirm:ConfirmScreen",
+    "specdash.app.bench.end_dialog:SweepEndScreen",
     "specdash.app.modals.host_key:HostKeyScreen",
 )
 
@@ -45,10 +46,44 @@ def binding_table() -> dict[str, tuple[str, str]]:
     return table
 
 
+#: Binding-id groups whose keys are live at the same time as the app's: a pane's key shadows the app's key while
+#: the pane has focus, so one key in both would do two different things (the dialogs take every key while open).
+APP_GROUPS = ("app", "server")
+PANE_GROUPS = ("log", "builder", "gpus", "bench")
+#: dialog bindings that live in a pane group's name (the kill confirmation): not live beside the app's keys
+DIALOG_IDS = frozenset({"gpus.kill_confirm", "gpus.kill_cancel"})
+
+
+def key_clashes(keymap: dict[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """Keys bound both by an app-level binding (groups :data:`APP_GROUPS`) and by a pane's (:data:`PANE_GROUPS`),
+    with the defaults of :func:`binding_table` and ``keymap`` (binding id -> comma-separated keys, config.yaml)
+    applied: ``[(key, pane binding id, app binding id)]``, empty when every key does one thing."""
+    table = binding_table()
+    overrides = keymap or {}
+
+    def keys(binding_id: str) -> set[str]:
+        text = overrides.get(binding_id) or table[binding_id][0]
+        return {part.strip() for part in text.split(",") if part.strip()}
+
+    app_keys = {key: binding_id for binding_id in table if binding_id.split(".")[0] in APP_GROUPS
+                for key in keys(binding_id)}
+    clashes = []
+    for binding_id in table:
+        if binding_id.split(".")[0] in PANE_GROUPS and binding_id not in DIALOG_IDS:
+            clashes += [(key, binding_id, app_keys[key]) for key in sorted(keys(binding_id)) if key in app_keys]
+    return clashes
+
+
 def load_app_config() -> Config:
-    """:func:`specdash.config.load_config`, then every ``keymap`` id checked against :func:`binding_table`.
-    Raises :class:`~specdash.config.ConfigError` (one line: file, line, key, problem)."""
+    """:func:`specdash.config.load_config`, then every ``keymap`` id checked against :func:`binding_table` and
+    the keys it sets against the app's other keys (:func:`key_clashes`). Raises
+    :class:`~specdash.config.ConfigError` (one line: file, line, key, problem)."""
     config = load_config()
     if config.keymap:
         check_keymap(config, binding_table())
+        for key, pane_id, app_id in key_clashes(dict(config.keymap)):
+            mine = pane_id if pane_id in config.keymap else app_id
+            other = app_id if mine == pane_id else pane_id
+            raise ConfigError(config.source, config.key_lines.get(f"keymap.{mine}"), f"keymap.{mine}",
+                              f"{key!r} is also the key of {other} ({binding_table()[other][1]}); choose another key")
     return config

@@ -74,6 +74,7 @@ class LifecycleActions(_Base):
     """Mixin for the app (needs :class:`LifecycleApp`): the lifecycle keys and the sweep's restart hook."""
 
     run_handle: RunHandle | None = None  # the server specdash launched, if any
+    followed_pid: int | None = None  # a followed server not launched from this console (the app sets it)
 
     def _refuse_readonly(self, what: str) -> bool:
         if self.readonly:
@@ -146,10 +147,17 @@ class LifecycleActions(_Base):
         """Make ``handle`` the server of this session: follow its log, mark its group, poll its state."""
         self.run_handle = handle
         self._server_alive = True
+        self.followed_pid = None  # the server followed now is this console's
+        bench = self.bench_pane
+        if bench is not None:
+            bench.followed_elsewhere = ""
         if self.gpu_pane is not None:
             self.gpu_pane.set_server_pgids({handle.pgid})
         self._expect_config(handle)
         self.follow(handle.log_path)
+        log = self.log_pane
+        if bench is not None and bench.sweeping and log is not None:  # a sweep's configuration: no advice to sweep
+            log.analyzer.engine.in_depth_sweep = True
         self._poll_server()
         self._connect_bench(handle)
 
@@ -244,8 +252,10 @@ class LifecycleActions(_Base):
                 elif status.state is not ServerState.READY:
                     ready_detail = None  # a new start (or trouble): ask again once it is ready
                 self.status_bar.server_state = status.state
-                self.status_bar.server_detail = (ready_detail or "") if status.state is ServerState.READY \
-                    else status.detail
+                detail = (ready_detail or "") if status.state is ServerState.READY else status.detail
+                note = self._serving_note()
+                # the note first: a narrow header cuts the detail's end
+                self.status_bar.server_detail = f"{note}; {detail}" if detail and note else detail or note
                 self._server_alive = status.state in (ServerState.STARTING, ServerState.READY)
                 if status.state in (ServerState.CRASHED, ServerState.STOPPED) and self.gpu_pane is not None:
                     self.gpu_pane.set_server_pgids(set())  # what is left of its group is orphaned, not a server
@@ -260,11 +270,26 @@ class LifecycleActions(_Base):
                     return
             await asyncio.sleep(SERVER_POLL_S)
 
+    def _serving_note(self) -> str:
+        """``"runs sweep config chain-5, not the builder's command"`` while the server launched from here runs a
+        configuration of a depth sweep (during the sweep, or after it ended without restoring the builder's
+        command), else ""."""
+        handle, bench = self.run_handle, self.bench_pane
+        name = bench.sweep_config_of(handle.command) if handle is not None and bench is not None else None
+        if not name or handle is None or handle.command == self._builder_command()[0]:
+            return ""
+        return f"runs sweep config {name}, not the builder's command"
+
     def action_stop_server(self) -> None:
         if self._refuse_readonly("stopping the server"):
             return
         handle = self.run_handle
         if handle is None:
+            if self.followed_pid is not None:
+                self.notify(f"x stops only a server launched from this console; the followed server (PID "
+                            f"{self.followed_pid}) was not: stop it where it was started (or K in the GPU pane, F5).",
+                            severity="warning")
+                return
             self.notify("No server launched from this session (use the GPU pane's K for other processes).",
                         severity="warning")
             return
@@ -314,6 +339,11 @@ class LifecycleActions(_Base):
         if self._refuse_readonly("restarting the server"):
             return
         if self.run_handle is None:
+            if self.followed_pid is not None:  # never a second server next to one started elsewhere, unasked
+                self.notify(f"r restarts only a server launched from this console; the followed server (PID "
+                            f"{self.followed_pid}) was not. l launches a new server from the builder's command.",
+                            severity="warning")
+                return
             self.action_launch(False)
             return
         command, errors = self._builder_command()

@@ -25,6 +25,7 @@ from specdash.app.deferred_tabs import (
     DeferredTabs,
     deferred_class,
 )
+from specdash.app.footer import KeyFooter
 from specdash.app.gc_policy import apply_streaming_gc_policy
 from specdash.app.gpus.pane import GpuPane
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
@@ -37,6 +38,7 @@ from specdash.app.palette import PaneActions
 from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
 from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
+from specdash.app.toasts import NoticeLog, fit_toast, plain_text
 from specdash.app.typing_focus import key_blocked, typing_widget
 from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, HostKeyChanged, HostKeyUnknown
 from specdash.logs.startup import StartupHistory
@@ -85,6 +87,9 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         #: the followed server's launch command (its /proc/PID/cmdline, or the run specdash launched): the builder
         #: starts from it when it is empty
         self.followed_command: str | None = None
+        #: PID of the followed server when it was discovered on the host, not launched from this console (x, r, b
+        #: and S act only on a server launched here): None otherwise
+        self.followed_pid: int | None = None
         self.host_python = python
         self.configured_sglang_version = sglang_version
         #: binding id -> keys, from config.yaml's keymap section (the help screen shows these keys)
@@ -104,6 +109,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         self.gpu_interval_s = gpu_interval_s
         self.sub_title = host.name
         self.init_deferred_tabs()
+        self.notice_log = NoticeLog()  # the recent notices, whole, for the help screen
         self._session_connected = False  # start_session connected: the deferred panes may be wired to the host
         self._wired: set[str] = set()
 
@@ -122,18 +128,26 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                            sample=self.gpu_sampling)
             gpus.title_prefix = self.key_label("app.focus_gpus", "")
             yield gpus
-        yield Footer(show_command_palette=False)
+        yield KeyFooter(show_command_palette=False)
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:
         """Textual's notify; on a short screen (below 36 rows) a new notice replaces the ones on screen, so toasts
-        never stack over half of an 80x24 console."""
+        never stack over half of an 80x24 console; a notice longer than its toast is cut at a word with
+        ``… (F1: whole text)``; the help screen lists every recent notice whole (:mod:`specdash.app.toasts`)."""
+        plain = plain_text(message, markup)
+        self.notice_log.add(plain, title, severity)
         try:
             short = self.screen.has_class("-short")
+            small = short or self.screen.has_class("-narrow")
         except Exception:  # noqa: BLE001 - no screen yet (before the first frame) or shutting down
-            short = False
+            short = small = False
         if short:
             self.clear_notifications()
+        help_key = self.key_label("app.help", "").strip() or "help"
+        cut = fit_toast(plain, title, self.size.width, f" … ({help_key}: whole text)", small=small)
+        if cut is not None:
+            message, markup = cut, False
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_resize(self, event: Any) -> None:
@@ -176,6 +190,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         bench = self._deferred_panes.get("bench")
         if bench is not None and "bench" not in self._wired:
             self._wired.add("bench")
+            bench.followed_elsewhere = self.followed_elsewhere_text()
             log_pane = self.log_pane
             bench.attach(
                 restart_server=self.restart_for_sweep,
@@ -230,6 +245,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         path = self.log_path or await self._reattach_run() or await self._discover_log()
         if path:
             self.follow(path, reset=False)
+        if self.followed_pid is not None or self.server_port is not None or (path and self.run_handle is None):
+            self.watch_piped_server()  # the header from the server itself while its log is not its output
 
     def _offer_followed_command(self) -> None:
         """Put the followed server's launch command in the builder when the builder is built and still empty."""
@@ -266,6 +283,12 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             return None
         if status.state not in (ServerState.STARTING, ServerState.READY):
             return None
+        pane = self.log_pane
+        if pane is not None and pane.is_attached:  # its log path as the title, as after a launch
+            try:
+                pane.reset(f"{runs[0].log_path} · re-attached, PGID {runs[0].pgid}")
+            except NoMatches:  # the pane is being torn down (the app is closing)
+                pass
         self.run_handle = runs[0]
         self._server_alive = True
         if self.gpu_pane is not None:
@@ -332,18 +355,47 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if pid is not None:
             found = await discover_server_log(self.host, pid=pid)
         if getattr(found, "pid", None):
+            self.followed_pid = found.pid
             self._read_command_line(found.pid)
         path = getattr(found, "path", None)
         if path:
+            self.followed_pid = getattr(found, "pid", None) or None
+            self._say_followed_elsewhere()
             if pane is not None and pane.is_attached:
                 try:
-                    pane.reset(path)
+                    # the note first: a narrow pane cuts the title's end
+                    pane.reset(path if self.followed_pid is None else f"following PID {self.followed_pid} (not "
+                               f"launched from here) · {path}")
                 except NoMatches:  # the pane is being torn down (the app is closing)
                     pass
             return found.path
         message = getattr(found, "explanation", None) or "no running SGLang server found"
         self._log_marker(f"{message}; start specdash with --log PATH to follow a file")
         return None
+
+    def followed_elsewhere_text(self) -> str:
+        """The scope of x, r, b and S while the followed server was discovered, not launched from this console
+        (plain text), else ""."""
+        if self.followed_pid is None or self.run_handle is not None:
+            return ""
+        return (f"the followed server (PID {self.followed_pid}) was not launched from here: x, r, b and S act only "
+                "on a server launched from this console (l)")
+
+    def _say_followed_elsewhere(self) -> None:
+        bench = self._deferred_panes.get("bench")
+        if bench is not None:
+            bench.followed_elsewhere = self.followed_elsewhere_text()
+
+    def exit_note(self) -> str | None:
+        """The line printed when the console exits while the server launched from it still runs (it is left
+        running on purpose): its PGID, port and log, how to re-attach and stop it; None when none runs."""
+        handle = self.run_handle
+        if handle is None or not self._server_alive:
+            return None
+        target = self.host.name
+        return (f"the server launched from this console still runs on {target}: PGID {handle.pgid}, port "
+                f"{handle.port}, log {handle.log_path}; `specdash connect {target}` re-attaches it (x stops it), "
+                f"or stop its group there: kill -TERM -{handle.pgid}")
 
     @work(group="cmdline", exclusive=True)
     async def _read_command_line(self, pid: int) -> None:
@@ -607,7 +659,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             sections = [(title, [b for b in bindings if getattr(b, "id", None) not in MUTATING_BINDINGS])
                         for title, bindings in sections]
         sections.append(("Command palette", [("ctrl+p", "noop", "Search every command")]))
-        self.push_screen(HelpScreen(sections, keymap=self.keymap_overrides))
+        self.push_screen(HelpScreen(sections, keymap=self.keymap_overrides, notices=list(self.notice_log.notices)))
 
     async def _shutdown(self) -> None:
         """Textual's shutdown (also how a Pilot test ends, which calls this private method directly, so no public

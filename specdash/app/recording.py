@@ -40,7 +40,6 @@ from specdash.session.events import (
     FindingEvent,
     GpuEvent,
     KillEvent,
-    LogEvent,
     MarkerEvent,
     MetricEvent,
     PartialEvent,
@@ -137,6 +136,10 @@ class RecordingMixin(_Base):
             return
         event.t = recorder.now_s()
         recorder.record_event(event)
+        self._notify_record_error(recorder)
+
+    def _notify_record_error(self, recorder: Recorder) -> None:
+        """Tell the user, once, that recording stopped (the recorder's :attr:`~Recorder.error`)."""
         if recorder.error and not getattr(self, "_rec_error_shown", False):
             self._rec_error_shown = True
             self.notify(recorder.error, severity="error", timeout=15)
@@ -164,7 +167,8 @@ class RecordingMixin(_Base):
             self._rec_lines_seen = 0
         self._rec_line_offsets.extend(offsets)
         self._rec_lines_seen += len(texts)
-        self._record(LogEvent(lines=[[o, t] for o, t in zip(offsets, texts, strict=False)], source=source))
+        self.recorder.record_log(texts, offsets, source)  # a LogEvent's lines, without building the pairs
+        self._notify_record_error(self.recorder)
 
     def _offset_of_line(self, line: Any) -> int | None:
         """Byte offset of the followed file's 1-based line ``line`` when it is among the lines kept, else None."""

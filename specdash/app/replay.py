@@ -278,6 +278,8 @@ class ReplayApp(SpecdashApp):
                 builder.set_command(event.command)
             if event.action in ("launched", "restarted") and event.pgid is not None:
                 self._server_stopped = False
+                # a new server: the previous one's state (crashed, stopped) is not this one's; its log says more
+                self.status_bar.server_state = ServerState.STARTING
                 self.status_bar.server_detail = f"{event.action}, PGID {event.pgid}"
             elif event.action == "stopped":
                 self._server_stopped = True

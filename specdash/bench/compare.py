@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from specdash.bench.comparable import comparable_key
+from specdash.bench.difference import REPEATS_RULE, SINGLE_RUN_RULE, Measure, judge
 from specdash.bench.imported.record import ImportedRecord
 from specdash.bench.results import RunResult
 
@@ -23,8 +25,6 @@ ORDER: tuple[str, ...] = (
     "e2e_ms.p50", "accept_length", "accept_rate_pct", "speedup", "step_time_ms", "completed", "errors",
     "duration_s", "total_output_tokens",
 )
-#: keys where lower is better (for the "better" column)
-LOWER_IS_BETTER = ("_ms.", "step_time_ms", "errors", "duration_s")
 
 
 @dataclasses.dataclass
@@ -37,6 +37,15 @@ class Side:
     config: dict[str, Any]
     settings: dict[str, Any]
     recomputed: set[str] = dataclasses.field(default_factory=set)
+    #: within-run standard errors of figures (key -> same unit), where known
+    se: dict[str, float] = dataclasses.field(default_factory=dict)
+    #: what makes results comparable (:func:`specdash.bench.comparable.comparable_key`), where known
+    comparable: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def measure(self, key: str) -> Measure | None:
+        """The figure as a single-run :class:`~specdash.bench.difference.Measure` (None when unknown)."""
+        value = self.figures.get(key)
+        return None if value is None else Measure(value, se=self.se.get(key))
 
 
 def side_of_run(name: str, run: RunResult) -> Side:
@@ -56,7 +65,8 @@ def side_of_run(name: str, run: RunResult) -> Side:
             if value is not None:
                 figures[f"{metric}_ms.{stat}"] = float(value)
     settings = {k: v for k, v in run.settings.items() if k not in ("prompts",)}
-    return Side(name, figures, dict(run.effective_config), settings)
+    se = {"output_tokens_per_s": float(run.output_rate_se)} if run.output_rate_se else {}
+    return Side(name, figures, dict(run.effective_config), settings, se=se, comparable=comparable_key(run))
 
 
 def side_of_record(name: str, record: ImportedRecord) -> Side:
@@ -70,29 +80,18 @@ def side_of_record(name: str, record: ImportedRecord) -> Side:
     config = dict(record.config)
     if record.baseline:
         config["speculative_algorithm"] = None
-    return Side(name, figures, config, dict(record.settings) | {"source tool": record.tool}, recomputed)
-
-
-#: keys where higher is better; a key in neither list (token counts, drafts, accept length, concurrency) is shown
-#: without a verdict: more drafted or input tokens is not a better run
-HIGHER_IS_BETTER = ("output_tokens_per_s", "speed_tokens_per_s", "requests_per_s", "total_tokens_per_s",
-                    "goodput_requests_per_s", "speedup")
-
-
-def _better(key: str, delta: float) -> str:
-    if delta == 0:
-        return ""
-    if key in HIGHER_IS_BETTER:
-        return "A" if delta < 0 else "B"
-    if any(part in key for part in LOWER_IS_BETTER):
-        return "B" if delta < 0 else "A"
-    return ""
+    return Side(name, figures, config, dict(record.settings) | {"source tool": record.tool}, recomputed,
+                comparable=comparable_key(record))
 
 
 def compare_sides(a: Side, b: Side) -> dict:
-    """``{"a", "b", "figures": [{"key", "a", "b", "delta", "delta_pct", "better", "recomputed"}], "config":
-    [{"key", "a", "b"}] (differences only), "settings": [...] (differences only), "same_config": [keys]}``.
-    ``better`` is ``"A"``, ``"B"`` or ``""`` (accept length never decides: it is shown, not judged)."""
+    """``{"a", "b", "figures": [{"key", "a", "b", "delta", "delta_pct", "better", "verdict", "noise",
+    "recomputed"}], "config": [{"key", "a", "b"}] (differences only), "settings": [...] (differences only),
+    "same_config": [keys], "rule": the noise rule in words, "not_comparable": [{"key", "a", "b"}] (what makes
+    results comparable, stated on both sides and different: :func:`specdash.bench.comparable.comparable_key`)}``.
+    ``verdict`` (:func:`specdash.bench.difference.judge`) is ``"A"``/``"B"`` only beyond noise, else ``"within
+    noise"``, ``"not judged"`` or ``""``; ``better`` is ``"A"``, ``"B"`` or ``""`` (accept length, counts and
+    duration are shown, not judged)."""
     keys = [k for k in ORDER if k in a.figures or k in b.figures]
     keys += sorted(k for k in set(a.figures) | set(b.figures) if k not in keys)
     figures = []
@@ -100,8 +99,9 @@ def compare_sides(a: Side, b: Side) -> dict:
         va, vb = a.figures.get(key), b.figures.get(key)
         delta = None if va is None or vb is None else vb - va
         pct = None if delta is None or not va else delta / va * 100.0
+        verdict = judge(key, a.measure(key), b.measure(key))
         figures.append({"key": key, "a": va, "b": vb, "delta": delta, "delta_pct": pct,
-                        "better": "" if delta is None else _better(key, delta),
+                        "better": verdict.better, "verdict": verdict.verdict, "noise": verdict.noise,
                         "recomputed": sorted(s for s, side in (("A", a), ("B", b)) if key in side.recomputed)})
     config = [{"key": k, "a": a.config.get(k), "b": b.config.get(k)}
               for k in sorted(set(a.config) | set(b.config), key=str) if a.config.get(k) != b.config.get(k)]
@@ -109,8 +109,15 @@ def compare_sides(a: Side, b: Side) -> dict:
     settings = [{"key": k, "a": a.settings.get(k), "b": b.settings.get(k)}
                 for k in sorted(set(a.settings) | set(b.settings), key=str)
                 if a.settings.get(k) != b.settings.get(k) and k not in ("url",)]
+    judged = [str(row["key"]) for row in figures if row["verdict"]]
+    rule = SINGLE_RUN_RULE if judged else ""
+    if judged and all(judge(key, a.measure(key), b.measure(key)).basis == "repeats" for key in judged):
+        rule = REPEATS_RULE
+    differ = [k for k in a.comparable if k in b.comparable and a.comparable[k] is not None
+              and b.comparable[k] is not None and a.comparable[k] != b.comparable[k]]
     return {"a": a.name, "b": b.name, "figures": figures, "config": config, "settings": settings,
-            "same_config": same}
+            "same_config": same, "rule": rule,
+            "not_comparable": [{"key": k, "a": a.comparable[k], "b": b.comparable[k]} for k in differ]}
 
 
 def _value_text(occurrences: list) -> str:
@@ -187,14 +194,23 @@ def _num(value: float | None) -> str:
 
 def results_text(report: dict) -> str:
     """:func:`compare_sides` as a table the user reads."""
-    out = [f"A: {report['a']}", f"B: {report['b']}", "",
+    out = [f"A: {report['a']}", f"B: {report['b']}"]
+    if report.get("not_comparable"):
+        what = "; ".join(f"{row['key']} A {_short(row['a'])}, B {_short(row['b'])}" for row in report["not_comparable"])
+        out.append(f"not like for like: {what}. A difference below may come from that, not from the speculative "
+                   "configuration")
+    out += ["",
            f"{'figure':<22} {'A':>12} {'B':>12} {'B - A':>12} {'%':>8}  better"]
     for row in report["figures"]:
         delta = "" if row["delta"] is None else f"{row['delta']:+.2f}"
         pct = "" if row["delta_pct"] is None else f"{row['delta_pct']:+.1f}%"
         mark = " (recomputed: " + ", ".join(row["recomputed"]) + ")" if row["recomputed"] else ""
         out.append(f"{row['key']:<22} {_num(row['a']):>12} {_num(row['b']):>12} {delta:>12} {pct:>8}  "
-                   f"{row['better']}{mark}")
+                   f"{row.get('verdict', row['better'])}{mark}")
+    if report.get("rule"):
+        import textwrap
+
+        out.extend(textwrap.wrap(f"better = beyond noise; {report['rule']}", 110))
     out.append("")
     if report["config"]:
         out.append("configuration differences:")
@@ -207,6 +223,10 @@ def results_text(report: dict) -> str:
         for row in report["settings"]:
             out.append(f"  {row['key']}: A {_cfg(row['a'])}, B {_cfg(row['b'])}")
     return "\n".join(out) + "\n"
+
+
+def _short(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else _cfg(value)
 
 
 def _cfg(value: Any) -> str:

@@ -12,10 +12,12 @@ Rules (ours, after vLLM's tune_speculative_k and SGLang's bench_speculative):
 * a run with failed requests is rejected (and rerun, up to ``max_rejected`` times per point);
 * a point whose repeats disagree beyond their spread is "unstable" (:func:`specdash.bench.stats.repeat_spread`)
   and is never recommended;
-* speedup = point's mean output tokens/s / baseline's mean output tokens/s, computed here (never copied);
-* recommendation = the fastest stable point; points within noise of it (difference <= the larger of the two
-  points' repeat ranges, and at least ``tie_floor_pct`` % of the fastest) tie, and a tie goes to the smaller
-  depth (the baseline counts as depth 0).
+* speedup = point's mean output tokens/s / baseline's mean output tokens/s, computed here (never copied); a point
+  within noise of the baseline (:func:`specdash.bench.difference.judge`) says so in its note;
+* recommendation = the fastest stable point; points within noise of it tie (:func:`specdash.bench.difference.judge`:
+  difference <= the larger of the two points' repeat ranges, at least ``tie_floor_pct`` % of the fastest; with a
+  single repeat per point the single-run floor of 5 %), and a tie goes to the smaller depth (the baseline counts
+  as depth 0).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from typing import Any
 import httpx
 
 from specdash.bench.acceptance import fit_chain_model, low_acceptance_warning
+from specdash.bench.difference import Measure, judge
 from specdash.bench.results import RunResult
 from specdash.bench.runner import BenchError, BenchProgress, BenchRunner, BenchSettings
 from specdash.bench.stats import DEFAULT_UNSTABLE_TOLERANCE_PCT, RepeatSpread, repeat_spread
@@ -204,7 +207,9 @@ class PointResult:
     ``runs``: accepted runs (full :class:`RunResult`, raw data included); ``rejected``: one line per rejected run;
     ``throughput``: spread of output tokens/s over accepted runs; ``accept_length``: mean over runs that had one,
     ``accept_length_source``; ``ttft_p50_ms``/``itl_p50_ms``/``tpot_p50_ms``: mean over runs of each run's p50;
-    ``warning``: the low-acceptance advice when it applies.
+    ``warning``: the low-acceptance advice when it applies; ``earlier_values``: output tokens/s of the repeats an
+    earlier pass measured here and judged unstable, when this point was measured again (:class:`SweepRunner`'s
+    ``remeasure``); its status is then that of the new repeats alone.
     """
 
     point: SweepPoint
@@ -221,6 +226,7 @@ class PointResult:
     itl_p50_ms: float | None = None
     tpot_p50_ms: float | None = None
     warning: str | None = None
+    earlier_values: list[float] = dataclasses.field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -363,6 +369,12 @@ class SweepResult:
                 notes.append(p.error or "failed")
             if p.status == "unstable":
                 notes.append(f"unstable: repeats differ by {p.throughput.range_pct:.1f} %")  # type: ignore[union-attr]
+            if p.earlier_values:
+                notes.append(f"measured again (the earlier repeats {_values(p.earlier_values)} were unstable)")
+            if (p.point.speculative and p.throughput and base is not None and base.throughput
+                    and judge("output_tokens_per_s", Measure.of_repeats(base.throughput),
+                              Measure.of_repeats(p.throughput)).verdict == "within noise"):
+                notes.append("within noise of the baseline")  # its speedup is not shown to be real
             if p.rejected:
                 notes.append(f"{len(p.rejected)} run(s) rejected for failed requests")
             if p.warning:
@@ -393,6 +405,23 @@ class SweepResult:
         usable = [p for p in self.points if p.point.speculative and p.accept_length is not None and p.point.depth >= 2]
         return max(usable, key=lambda p: p.point.depth) if usable else None
 
+    def unstable(self) -> list[PointResult]:
+        """The measured points whose repeats disagreed (status "unstable"), in definition order: they are never
+        recommended, and :class:`SweepRunner` with ``remeasure`` measures them again."""
+        return [p for p in self.points if p.status == "unstable" and p.throughput]
+
+    def unstable_lines(self) -> list[str]:
+        """One line per unstable point: ``baseline: repeats 2644 / 2136 / 2128 output tokens/s, 24.2 % apart (their
+        noise allows 5.0 %)`` (the allowance: :func:`specdash.bench.stats.repeat_spread`)."""
+        lines = []
+        for p in self.unstable():
+            spread = p.throughput
+            assert spread is not None  # unstable() keeps measured points only
+            allowed = spread.noise / abs(spread.median) * 100.0 if spread.median else 0.0
+            lines.append(f"{p.point.name}: repeats {_values(spread.values)} output tokens/s, {spread.range_pct:.1f} % "
+                         f"apart (their noise allows {allowed:.1f} %)")
+        return lines
+
     def _why_none_stable(self) -> str:
         """Why no point can be kept: ``no stable point measured yet``, or, when every measured point was unstable,
         by how much their repeats differed and the usual cause (other work on the machine)."""
@@ -412,11 +441,10 @@ class SweepResult:
         if not stable:
             return Recommendation(None, self._why_none_stable())
         fastest = max(stable, key=lambda p: p.throughput.mean)  # type: ignore[union-attr]
-        best = fastest.throughput.mean  # type: ignore[union-attr]
 
-        def ties(p: PointResult) -> bool:
-            noise = max(p.throughput.range, fastest.throughput.range, best * tie_floor_pct / 100.0)  # type: ignore[union-attr]
-            return best - p.throughput.mean <= noise  # type: ignore[union-attr]
+        def ties(p: PointResult) -> bool:  # the one noise rule (specdash.bench.difference), this sweep's floor
+            mine, top = Measure.of_repeats(p.throughput), Measure.of_repeats(fastest.throughput)  # type: ignore[arg-type]
+            return judge("output_tokens_per_s", mine, top, repeats_floor_pct=tie_floor_pct).verdict != "B"
 
         tied = [p for p in stable if ties(p)]
         chosen = min(tied, key=lambda p: (p.point.depth, -p.throughput.mean))  # type: ignore[union-attr]
@@ -479,6 +507,11 @@ class SweepResult:
         )
 
 
+def _values(values: Any) -> str:
+    """``2644 / 2136 / 2128``: repeat figures (output tokens/s) as the table and dialogs say them."""
+    return " / ".join(f"{v:.0f}" for v in values)
+
+
 def sweep_key(definition: SweepDefinition, base_command: str, settings: BenchSettings) -> str:
     """Fingerprint (16 hex digits) of what a sweep measures; a checkpoint resumes only with the same key."""
     blob = json.dumps(
@@ -532,7 +565,10 @@ class SweepRunner:
     after each point and read on start to resume an unfinished sweep (a finished one is renamed
     ``<stem>-<start time>.json`` and a new sweep starts); ``effective_config``: stored with the result;
     ``on_event``: progress callback; ``log_accept_samples``: passed to each :class:`BenchRunner`;
-    ``flag_release``: the flag-table release whose argparse reads the base command (None: the newest).
+    ``flag_release``: the flag-table release whose argparse reads the base command (None: the newest);
+    ``remeasure``: names of points to measure again - the checkpoint (finished or not; it must exist) is resumed,
+    the named points that it holds as "unstable" get ``repeats`` new repeats (the server restarted for each; the
+    earlier repeats are kept in ``earlier_values``), every other point stays as measured.
     """
 
     def __init__(
@@ -547,8 +583,11 @@ class SweepRunner:
         on_event: Callable[[SweepEvent], None] | None = None,
         log_accept_samples: Any = None,
         flag_release: str | None = None,
+        remeasure: tuple[str, ...] | frozenset[str] | set[str] = (),
     ) -> None:
         self.definition = definition
+        self.remeasure = frozenset(remeasure)
+        self._earlier: dict[str, list[float]] = {}
         self.base_command = base_command
         self.restart = restart
         self.settings = settings
@@ -558,6 +597,8 @@ class SweepRunner:
         self.log_accept_samples = log_accept_samples
         self._cancelled = False
         self._runner: BenchRunner | None = None
+        #: the result so far while :meth:`run` runs (its measured points, in definition order), else None
+        self.partial: SweepResult | None = None
         self.key = sweep_key(definition, base_command, settings)
         # fail early on a point that cannot become a command
         self.commands = {p.name: command_for_point(base_command, p, flag_release) for p in definition.points}
@@ -573,6 +614,8 @@ class SweepRunner:
             self.on_event(SweepEvent(index, len(self.definition.points), point, phase, message, bench))
 
     def _load(self) -> SweepResult:
+        if self.remeasure and not (self.checkpoint and self.checkpoint.exists()):
+            raise SweepError("nothing to measure again: the sweep's checkpoint is gone")
         if self.checkpoint and self.checkpoint.exists():
             try:
                 data = json.loads(self.checkpoint.read_text(encoding="utf-8"))
@@ -583,6 +626,13 @@ class SweepRunner:
                 raise SweepError(
                     f"checkpoint {self.checkpoint} belongs to another sweep (definition, command or workload differ)"
                 )
+            if self.remeasure:
+                again = [p for p in result.points if p.point.name in self.remeasure and p.status == "unstable"]
+                self._earlier = {p.point.name: [*p.earlier_values, *(p.throughput.values if p.throughput else ())]
+                                 for p in again}
+                result.points = [p for p in result.points if p.done and p not in again]
+                result.finished = result.cancelled = False
+                return result
             if not result.finished:
                 result.points = [p for p in result.points if p.done]
                 result.cancelled = False
@@ -611,7 +661,7 @@ class SweepRunner:
         Raises :class:`SweepError` for an unreadable or foreign checkpoint. A failing restart or readiness wait
         marks that point "failed" and the sweep goes on.
         """
-        result = self._load()
+        result = self.partial = self._load()
         done = {p.point.name for p in result.points}
         for index, point in enumerate(self.definition.points):
             if self._cancelled:
@@ -622,6 +672,7 @@ class SweepRunner:
             measured = await self._run_point(index, point)
             if measured is None:  # cancelled mid-point
                 break
+            measured.earlier_values = list(self._earlier.get(point.name, ()))
             result.points = [p for p in result.points if p.point.name != point.name] + [measured]
             self._save(result)
             self._emit(index, point.name, "point-done", f"{point.name}: {measured.status}")

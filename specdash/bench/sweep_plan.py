@@ -84,8 +84,9 @@ def describe_point(point: SweepPoint) -> str:
 
 
 def measured_in_checkpoint(runner: SweepRunner) -> set[str]:
-    """Names of the points a resumable checkpoint of ``runner`` holds (same key, not finished); empty when there is
-    none, it is unreadable, finished or of another sweep. Reads only."""
+    """Names of the points a resumable checkpoint of ``runner`` holds (same key, not finished; finished too when the
+    runner measures some of its points again: those are not counted); empty when there is none, it is unreadable,
+    finished or of another sweep. Reads only."""
     path = runner.checkpoint
     if path is None or not path.exists():
         return set()
@@ -93,9 +94,10 @@ def measured_in_checkpoint(runner: SweepRunner) -> set[str]:
         result = SweepResult.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except Exception:  # noqa: BLE001 - an unreadable checkpoint is the runner's to report when it starts
         return set()
-    if result.key != runner.key or result.finished:
+    again: frozenset[str] = getattr(runner, "remeasure", frozenset())
+    if result.key != runner.key or (result.finished and not again):
         return set()
-    return {p.point.name for p in result.points if p.done}
+    return {p.point.name for p in result.points if p.done and not (p.point.name in again and p.status == "unstable")}
 
 
 def plan_sweep(runner: SweepRunner, startup_s: float | None) -> SweepPlan:

@@ -3,7 +3,9 @@
 * ``import``: find benchmark outputs in a text (:func:`specdash.bench.imported.find_results`), print each record
   with what is known and unknown, recomputed figures, findings and the depth ranking; store the records beside
   specdash's own runs (``--no-save`` to only read). Exit 1 when nothing was found.
-* ``list``: stored runs and imported records, ranked by output throughput (never by accept length).
+* ``list``: stored runs and imported records in groups of comparable results (same model, workload, API,
+  concurrency, ...), each group ranked by output throughput with shared ranks within noise (never by accept
+  length).
 * ``compare A B``: A and B are stored ids (see ``list``), files of pasted output (``FILE`` or ``FILE:LINE`` to pick
   the record of that line), or launch commands (a file holding one, or the command text itself). Results are
   compared figure by figure, commands flag by flag.
@@ -17,6 +19,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def add_actions(parser: argparse.ArgumentParser) -> None:
@@ -111,46 +114,97 @@ def _row(name: str, item: object) -> dict:
     depth = ("none" if isinstance(item, ImportedRecord) and item.baseline else
              "/".join("?" if val(k) is None else str(val(k)) for k in
                       ("speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens")))
-    return {"id": name, "source": source, "depth": depth, "concurrency": cfg.get("concurrency",
-                                                                                  side.settings.get("concurrency")),
-            "output_tokens_per_s": side.figures.get("output_tokens_per_s"),
+    def finite(value: object) -> object:  # a hand-edited NaN/Infinity is unknown (and --json stays strict JSON)
+        return value if value is None or _finite(value) else None
+
+    concurrency = cfg.get("concurrency", side.settings.get("concurrency"))
+    if isinstance(concurrency, float) and not _finite(concurrency):
+        concurrency = str(concurrency)
+    return {"id": name, "source": source, "depth": depth, "concurrency": concurrency,
+            "output_tokens_per_s": finite(side.figures.get("output_tokens_per_s")),
             # the median, as the console's "TPOT p50 ms" column: one definition wherever TPOT is one number
-            "tpot_p50_ms": side.figures.get("tpot_ms.p50"),
-            "accept_length": side.figures.get("accept_length")}
+            "tpot_p50_ms": finite(side.figures.get("tpot_ms.p50")),
+            "accept_length": finite(side.figures.get("accept_length")),
+            "output_rate_se": finite(side.se.get("output_tokens_per_s"))}
 
 
 def _list(args: argparse.Namespace) -> int:
+    """Stored results in groups of comparable ones (:mod:`specdash.bench.comparable`), each group ranked by output
+    throughput with shared ranks within noise (:mod:`specdash.bench.difference`)."""
+    from specdash.bench.comparable import comparable_key, group_text
+    from specdash.bench.difference import SINGLE_RUN_FLOOR_PCT, Measure, rank_items, rank_label
     from specdash.bench.store import load_stored
     from specdash.text.display import clean
 
     items, problems = load_stored()
-    rows = [_row(name, item) for name, item in items]
-    ranked = sorted((r for r in rows if r["output_tokens_per_s"] is not None),
-                    key=lambda r: -float(r["output_tokens_per_s"]))
-    rest = [r for r in rows if r["output_tokens_per_s"] is None]
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    keys: dict[tuple, dict[str, Any]] = {}
+    for name, item in items:
+        row = _row(name, item)
+        key = comparable_key(item)
+        frozen = tuple(key.values())
+        keys[frozen] = key
+        groups.setdefault(frozen, []).append(row)
+    out_groups: list[dict[str, Any]] = []
+    for frozen, rows in groups.items():
+        known = [r for r in rows if _finite(r["output_tokens_per_s"])]
+        ranked = rank_items(known, "output_tokens_per_s",
+                            lambda r: Measure(float(r["output_tokens_per_s"]), se=r.get("output_rate_se")))
+        ranks = [n for n, _ in ranked]
+        for n, row in ranked:
+            row["rank"] = rank_label(n, ranks)
+        rest = [r for r in rows if not _finite(r["output_tokens_per_s"])]
+        for row in rest:
+            row["rank"] = None
+        out_groups.append({"group": keys[frozen], "text": group_text(keys[frozen]),
+                           "results": [r for _, r in ranked] + rest})
+    out_groups.sort(key=lambda g: (-len(g["results"]), g["text"]))
     for problem in problems:
         sys.stderr.write(f"specdash bench list: {clean(problem, max_chars=300)}\n")
     if args.json:
-        json.dump({"ranked_by": "output_tokens_per_s", "results": ranked + rest}, sys.stdout, indent=1, default=str)
+        flat = [r | {"group": n} for n, g in enumerate(out_groups) for r in g["results"]]
+        json.dump({"ranked_by": "output_tokens_per_s", "ranked_within": "groups", "noise_floor_pct":
+                   SINGLE_RUN_FLOOR_PCT, "groups": [{"group": g["group"], "text": g["text"]} for g in out_groups],
+                   "results": flat}, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
         return 0
-    if not rows:
+    if not items:
         sys.stdout.write("no stored results (run 'specdash bench --url ...' or 'specdash bench import FILE')\n")
         return 0
 
     def num(v: object) -> str:
-        return "unknown" if v is None else f"{float(v):.2f}"  # type: ignore[arg-type]
+        if not _finite(v):
+            return "unknown"
+        value = float(v)  # type: ignore[arg-type]
+        return f"{value:.2f}" if abs(value) < 1e9 else f"{value:.3g}"
 
-    out = ["ranked by output throughput (tok/s); depth = steps/topk/draft tokens",
-           f"{'#':>3} {'tok/s':>10} {'TPOT p50 ms':>11} {'accept':>7} {'conc':>5} {'depth':<10} {'source':<26} id"]
-    for n, r in enumerate(ranked + rest, 1):
-        mark = f"{n:>3}" if r in ranked else "  -"
-        out.append(f"{mark} {num(r['output_tokens_per_s']):>10} {num(r['tpot_p50_ms']):>11} "
-                   f"{num(r['accept_length']):>7} "
-                   f"{'?' if r['concurrency'] is None else r['concurrency']!s:>5} {r['depth']:<10} "
-                   f"{r['source']:<26} {r['id']}")
+    out = [f"{len(out_groups)} group{'s' if len(out_groups) != 1 else ''} of comparable results (same model, "
+           "workload, API, concurrency, request rate,",
+           "output length, GPU and tool), each ranked on its own by output throughput (tok/s); results of "
+           "different groups",
+           f"are not ranked against each other. n= : within noise of each other (one run each: under "
+           f"{SINGLE_RUN_FLOOR_PCT:g} % apart),", "they share a rank. depth = steps/topk/draft tokens"]
+    for group in out_groups:
+        out.append("")
+        out.append(f"group: {group['text']}")
+        if any(v is None for v in group["group"].values()):
+            out.append("  (ranked as if what is not stated were the same for all of them)")
+        out.append(f"{'#':>4} {'tok/s':>10} {'TPOT p50 ms':>11} {'accept':>7} {'conc':>5} {'depth':<10} id")
+        for r in group["results"]:
+            mark = f"{r['rank']:>4}" if r["rank"] else "   -"
+            conc = "?" if r["concurrency"] is None else str(r["concurrency"])
+            out.append(f"{mark} {num(r['output_tokens_per_s']):>10} {num(r['tpot_p50_ms']):>11} "
+                       f"{num(r['accept_length']):>7} {conc:>5} {r['depth']:<10} {r['id']}")
+        if len(group["results"]) == 1:
+            out.append("  (only result of its kind: nothing to rank it against)")
     sys.stdout.write(clean("\n".join(out), newlines=True) + "\n")
     return 0
+
+
+def _finite(value: object) -> bool:
+    import math
+
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _operand(text: str):

@@ -173,6 +173,11 @@ async def _run_console(args: argparse.Namespace, host, config, named, log_path: 
             sys.stderr.write(clean(error, max_chars=1000) + "\n")  # the host's words: no escapes
         if kept and recorder is not None:
             sys.stderr.write(f"session recorded to {recorder.path}\n")
+        note = app.exit_note()
+        if note:  # left running on purpose: said, with how to find it again
+            from specdash.text.display import clean
+
+            sys.stderr.write(clean(note, max_chars=1000) + "\n")
     code = int(app.return_code or 0)
     return code if code or error is None else 1
 

@@ -7,6 +7,7 @@ failure). A missing/unreadable file is a usage error (exit 2, one line).
 from __future__ import annotations
 
 import argparse
+import re
 import zlib
 
 NAME = "scan"
@@ -141,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         if text.endswith("\n") or not text:
             kept_lines.pop()
     bench = _benchmark_results(kept_lines, summary)
+    _no_log_lines(kept_lines, summary)
     if damaged:
         sys.stderr.write(f"specdash scan: warning: {clean(damaged, max_chars=300)}\n")
     if args.json:
@@ -148,6 +150,10 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     elif bench and summary.get("benchmark_only"):
         sys.stdout.write(clean(bench, newlines=True) + "\n")
+    elif summary.get("no_log_lines") and not bench:
+        sys.stdout.write(f"{summary['lines']} lines; no SGLang log lines in it (no timestamped server lines, "
+                         "tracebacks, decode/prefill or start-up lines): prose or other text is not read as a log, "
+                         "so there is nothing to report\n")
     else:
         sys.stdout.write(clean(render_text(summary) + (f"\nBenchmark results\n{bench}\n" if bench else ""),
                                newlines=True))
@@ -169,6 +175,38 @@ def _benchmark_results(lines: list[str] | None, summary: dict) -> str:
     summary["benchmark_results"] = [r.to_dict() for r in results]
     summary["benchmark_only"] = not (summary["findings"] or summary["metrics"] or summary["startup"]["phases"])
     return "\n\n".join(result_text(r) for r in results)
+
+
+#: A token only program output has (an identifier with ``_``, a ``--flag``, ``key=value``, ``file.py``, ``XError``,
+#: a hex address): a line with one may be a log message printed without its prefix; a line without is prose.
+_MACHINE_TOKEN = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|(?:^|\s)--?[A-Za-z]|\w=\S|\w\.py\b|\w(?:Error|Exception)\b|"
+                            r"0x[0-9a-fA-F]|[<>|]|\w\.\w+\(")
+
+
+def _no_log_lines(lines: list[str] | None, summary: dict) -> None:
+    """In a short text (``lines``; None for a long one) findings the analyzer read from prose are dropped: lines
+    outside the log parts (:func:`specdash.text.segments.detect_logs`: timestamped lines, tracebacks,
+    decode/prefill/start-up lines) without a :data:`_MACHINE_TOKEN` (an issue's "it says out of memory sometimes"
+    is no OOM). With no log part and no finding left, ``summary["no_log_lines"]`` is set. A text with metrics or
+    start-up phases is a log and is left alone."""
+    if lines is None or summary["metrics"] or summary["startup"]["phases"]:
+        return
+    from specdash.text.segments import detect_logs
+
+    parts = detect_logs(list(lines), [0] * len(lines))
+    in_log = [False] * len(lines)
+    for first, last, _ in parts:
+        in_log[first:last + 1] = [True] * (last + 1 - first)
+
+    def prose(finding: dict) -> bool:
+        line = finding.get("line")
+        return (isinstance(line, int) and 1 <= line <= len(lines) and not in_log[line - 1]
+                and not _MACHINE_TOKEN.search(lines[line - 1]))
+
+    summary["findings"] = [f for f in summary["findings"] if not prose(f)]
+    if not summary["findings"] and not parts:
+        summary["no_log_lines"] = True
+        summary["crashed"] = False
 
 
 def render_text(summary: dict) -> str:

@@ -27,7 +27,8 @@ MAX_MIXED_BYTES = 1024 * 1024
 #: tags, nvidia-smi's table and CSV headers, shell lines, benchmark output and tables.
 _CANDIDATE = re.compile(
     rb"^[ \t]*(?:```|~~~|>|<details|<summary|\+-{3}|\|[^\n]*\||pid, |index, |export |[A-Za-z_]\w*=|\$ |"
-    rb"(?:sudo |nohup )?(?:python3?(?:\.\d+)? |docker |podman |srun |torchrun |sglang |vllm |pip3? |uv ))"
+    rb"(?:sudo |nohup )?(?:python3?(?:\.\d+)? |docker |podman |srun |torchrun |sglang |vllm |pip3? |uv |"
+    rb"docker-compose |nerdctl |kubectl |oc |bash -|sh -|(?:- )?command: ))"
     rb"|NVIDIA-SMI|Benchmark Result|[Ss]peed: ", re.MULTILINE)
 #: detail lines shown per part in text output
 MAX_DETAIL_LINES = 12

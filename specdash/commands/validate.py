@@ -1,4 +1,4 @@
-"""``specdash validate [--sglang-version V] [--host TARGET] [--json] -- <launch command...>``.
+"""``specdash validate [--sglang-version V] [--host TARGET] [--json] -- <launch command...>`` (or ``FILE`` / ``-``).
 
 Prints the diagnostics and the effective configuration of an SGLang launch command. Exit status: 0 when no
 ``error`` diagnostic, 1 when there is one, 2 for usage errors.
@@ -15,9 +15,9 @@ DESCRIPTION = (
     "Check an SGLang launch command as SGLang's own argument handling would, version by version: unknown or "
     "ambiguous flags (with other engines' names mapped to SGLang's), speculative-decoding rules that make SGLang "
     "refuse or crash, values SGLang silently overrides, and the effective configuration. Give the command after "
-    "'--' (quote it or not), or '-' to read it from standard input. The target's config.json is read from the "
-    "model path (on --host when given) for architecture-dependent choices. Exit status: 0 no error, 1 an error "
-    "finding, 2 usage error."
+    "'--' (quote it or not), '-' to read it from standard input, or the name of a file holding it. The target's "
+    "config.json is read from the model path (on --host when given) for architecture-dependent choices. Exit "
+    "status: 0 no error, 1 an error finding, 2 usage error."
 )
 
 _SEVERITY_LABEL = {"error": "ERROR", "override": "OVERRIDE", "warning": "WARNING", "info": "info"}
@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="python with SGLang installed on the host, for version detection (default python3)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("launch", nargs=argparse.REMAINDER, metavar="-- COMMAND",
-                        help="the launch command (after '--'), or '-' for standard input")
+                        help="the launch command (after '--'), '-' for standard input, or a file holding it")
 
 
 def _command_text(args: argparse.Namespace) -> str:
@@ -55,10 +55,70 @@ def _command_text(args: argparse.Namespace) -> str:
     if not words:
         raise UsageError("no launch command given: specdash validate -- python -m sglang.launch_server ...")
     if len(words) == 1:
+        from_file = _file_text(words[0])
+        if from_file is not None:
+            args.read_from = words[0]
+            return from_file
         return words[0]
     import shlex
 
     return " ".join(shlex.quote(w) if (not w or any(c.isspace() or c in "'\"" for c in w)) else w for w in words)
+
+
+#: Largest file ``validate FILE`` reads (a launch script or compose file is a few KB).
+MAX_FILE_BYTES = 1_000_000
+#: Endings of a file name that is not a one-word command.
+_FILE_ENDINGS = (".sh", ".bash", ".txt", ".md", ".yaml", ".yml", ".json", ".log", ".cmd", ".env", ".conf", ".cfg",
+                 ".toml", ".slurm", ".sbatch", ".job", ".py")
+
+
+def _looks_like_path(word: str) -> bool:
+    """True when the single argument ``word`` names a file rather than being a command: it has no blank, does not
+    start with ``-``, and has a ``/`` or a file ending (``run.sh``, ``./launch``, ``~/cmd.txt``)."""
+    if not word or any(c.isspace() for c in word) or word.startswith("-") or "=" in word:
+        return False
+    return "/" in word or word.lower().endswith(_FILE_ENDINGS)
+
+
+def _file_text(word: str) -> str | None:
+    """The text of the file the single argument names (as ``validate - < FILE`` reads it), None when ``word`` is a
+    command. Raises UsageError when it looks like a path but cannot be read as a text file: missing, a directory,
+    binary, too large, or empty."""
+    import os
+    from pathlib import Path
+
+    from specdash.cli import UsageError
+
+    if not word or word.startswith("-") or any(c.isspace() for c in word):
+        return None  # a flag or a quoted command, never a file name
+    path = Path(os.path.expanduser(word))
+    how = ("give the file of a launch command (specdash validate FILE, or specdash validate - < FILE) or the "
+           "command itself after --")
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):
+        exists = False
+    if not exists:
+        if _looks_like_path(word):
+            raise UsageError(f"{word}: no such file; {how}")
+        return None
+    if path.is_dir():
+        raise UsageError(f"{word} is a directory, not a file holding a launch command; {how}")
+    if not path.is_file():  # a device, a pipe, a socket: reading could block or never end
+        raise UsageError(f"{word} is not a regular file; {how}")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"cannot read {word}: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise UsageError(f"{word} is larger than {MAX_FILE_BYTES // 1_000_000} MB: not a launch command file")
+    if b"\0" in data[:65536]:
+        raise UsageError(f"{word} is a binary file, not a launch command; {how}")
+    text = data.decode("utf-8", "replace")
+    if not text.strip():
+        raise UsageError(f"{word} is empty: no launch command in it")
+    return text
 
 
 async def _gather(target: str | None, model_path: str | None, draft_path: str | None, python: str,
@@ -180,6 +240,7 @@ def run(args: argparse.Namespace) -> int:
     from specdash.sglang.validate import validate_command
     from specdash.sglang.versions import parse_version
 
+    args.read_from = None
     text = _command_text(args)
     if args.sglang_version:
         try:
@@ -208,6 +269,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError:
         notes.append(f"SGLang version {version!r} not understood; using the newest known rules")
         report = validate_command(text, None, model_config, draft_config=draft_config)
+    if args.read_from:
+        notes.insert(0, f"launch command read from the file {args.read_from}")
     pairing = None
     algorithm = str(report.effective.get("speculative_algorithm") or "").upper()
     if inputs is not None and algorithm in ("EAGLE", "EAGLE3", "STANDALONE"):

@@ -188,6 +188,14 @@ async def discover_server_log(host: Host, pid: int | None = None) -> DiscoveredL
     return DiscoveredLog(chosen.pid, path, explanation, target, tuple(candidates), len(mine))
 
 
+async def running_servers(host: Host) -> list[ServerSummary]:
+    """Every SGLang server running on ``host`` (``ps``, then :func:`summarize_servers`), newest first, specdash's
+    own process left out on this machine. Raises HostError when the host cannot be reached."""
+    result = await host.run(_PS_COMMAND, timeout_s=15)
+    _, _, table = result.stdout.partition("\n")
+    return await summarize_servers(host, parse_ps(table, own_pid=os.getpid() if host.is_local else None))
+
+
 async def summarize_servers(host: Host, candidates: tuple[ServerProcess, ...] | list[ServerProcess]
                             ) -> list[ServerSummary]:
     """Port, model and log file of each candidate (one ``host.run`` reading ``/proc/PID/fd/1`` and ``fd/2`` of

@@ -130,6 +130,9 @@ class FindingsEngine:
         self._untrusted_last: tuple[ParsedLine, DecodeSample] | None = None
         self._no_graph_at: tuple[ParsedLine, DecodeSample] | None = None
         self._cap_calls = 0
+        #: the server writing this log is one configuration of a running depth sweep (the console sets it): the
+        #: acceptance finding then does not advise a depth sweep
+        self.in_depth_sweep = False
         #: crash/oom/child-failure events seen (a repeated crash counts again)
         self.crash_events = 0
 
@@ -562,12 +565,14 @@ class FindingsEngine:
         quality = "modest" if (max_len and mean / max_len < 0.6) or mean < 2.5 else "good"
         rate_text = f", accept rate {data['mean_accept_rate']:.3f}" if n_rates else ""
         gen_text = f", ~{data['mean_gen_throughput']:.0f} tok/s" if n_gen else ""
+        then = ("; this server is one configuration of the depth sweep running now: its table compares them."
+                if self.in_depth_sweep else ", then try a depth sweep.")
         self._set("acceptance", Finding(
             "acceptance", "info", line.number,
             f"acceptance {quality}: mean accept length {mean:.2f}{of}{rate_text}{gen_text} ({basis}, {count} samples)",
             f"~{extra:.1f} extra tokens per verify step. " + (
                 "The speed-up this draft can give is limited at this acceptance; check chat template / thinking mode "
-                "/ target revision of the draft, then try a depth sweep." if quality == "modest" else
+                f"/ target revision of the draft{then}" if quality == "modest" else
                 "The draft predicts the target well."), sample.timestamp, data=data))
 
     def _vllm(self, line: ParsedLine, sample: DecodeSample) -> None:

@@ -12,13 +12,15 @@ Kinds (stable strings, never renamed; new kinds may be added — an older reader
 kind         fields
 ===========  ==========================================================================================
 header       specdash_version, host, sglang_version, started_at (ISO-8601 with offset), demo (bool), note,
-             format (session format version, 1)
+             format (session format version: 2; files of format 1 are read the same)
 connection   state (``connecting``/``connected``/``retrying``/``failed``), detail
 command      action (``validated``/``launched``/``stopped``/``restarted``/``dry_run``), command (text, redacted),
              diagnostics (list of {severity, code, message, flags?}), effective (SGLang field -> value),
              pid, pgid, log_path, exit_reason
 log          lines (list of ``[byte_offset, text]``, in order; ``t`` is the arrival time of the batch),
-             source (the followed file)
+             source (the followed file). Written since format 2 as ``text`` (the lines joined by ``\\n``, one
+             string) and ``offsets`` (list of int, one per line) when no line holds a line break (format 1's
+             ``lines`` otherwise); read either way into ``lines`` (:func:`event_from_dict`)
 marker       text, level (``info``/``warning``/``error``) — e.g. "log truncated", "server restarted"
 partial      text (the last state of a log line still being written, e.g. tqdm's ``Capturing batches`` bar
              updating in place), source — drives the start-up progress and ETA; the complete line comes in a
@@ -46,8 +48,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
-#: Session format version written in the header.
-FORMAT_VERSION = 1
+#: Session format version written in the header. 2: log lines as one ``text`` + ``offsets`` per batch (format 1:
+#: one ``[offset, text]`` per line; both are read).
+FORMAT_VERSION = 2
+#: The most lines one ``log`` document may carry (the recorder's largest, a 0.2 s batch at 120 000 lines/s, has
+#: 24 000); a larger one is refused on read before its text is split.
+MAX_LOG_BATCH_LINES = 300_000
 
 #: Column order of a row in :attr:`GpuEvent.gpus` (MiB, percent; None for ``[N/A]``).
 GPU_COLUMNS: tuple[str, ...] = ("index", "name", "uuid", "memory_used_mib", "memory_total_mib", "utilization_pct")
@@ -329,11 +335,37 @@ def event_from_dict(doc: dict[str, Any]) -> Event:
         value = doc.get(name)
         if value is not None and not isinstance(value, shape):
             raise ValueError(f"{kind} event: {name!r} must be a {shape.__name__}, got {type(value).__name__}")
+    if kind == "log" and ("text" in doc or "offsets" in doc):
+        doc = _joined_log_lines(doc)
     if kind == "log":
         for line in doc.get("lines") or ():
             if not (isinstance(line, list) and len(line) == 2 and isinstance(line[1], str)):
                 raise ValueError(f"log event: each of 'lines' must be [offset, text], got {line!r:.60}")
     return make_event(kind, t, doc)
+
+
+def _joined_log_lines(doc: dict[str, Any]) -> dict[str, Any]:
+    """A format 2 ``log`` document (``text`` + ``offsets``) with its lines as format 1's ``lines`` (a new dict).
+
+    Raises ValueError (one short reason) unless ``text`` is a string, ``offsets`` a list of ints (not bools) with
+    one per line of ``text`` and at most :data:`MAX_LOG_BATCH_LINES` of them, and there is no ``lines`` beside
+    them. The counts are compared before ``text`` is split, so a document cannot make more lines than offsets."""
+    text, offsets = doc.get("text"), doc.get("offsets")
+    if "lines" in doc:
+        raise ValueError("log event: both 'lines' and 'text'/'offsets'")
+    if not isinstance(text, str) or not isinstance(offsets, list):
+        raise ValueError(f"log event: 'text' must be a str and 'offsets' a list, got {type(text).__name__} and "
+                         f"{type(offsets).__name__}")
+    if len(offsets) > MAX_LOG_BATCH_LINES:
+        raise ValueError(f"log event: more than {MAX_LOG_BATCH_LINES:,} lines (limit)")
+    count = text.count("\n") + 1
+    if count != len(offsets):
+        raise ValueError(f"log event: {len(offsets)} offsets for {count} lines of 'text'")
+    if not set(map(type, offsets)) <= {int}:
+        raise ValueError("log event: each of 'offsets' must be an int")
+    out = {k: v for k, v in doc.items() if k not in ("text", "offsets")}
+    out["lines"] = [[offset, line] for offset, line in zip(offsets, text.split("\n"), strict=True)]
+    return out
 
 
 def gpu_event_fields(snapshot: Any, classes: dict[int, tuple[Any, ...]] | None = None) -> dict[str, Any]:

@@ -8,7 +8,12 @@ values are written in JSON form, YAML's flow subset: see :func:`dump_document`; 
 Guarantees:
 
 * **Redacted before written**: every string of every event goes through
-  :func:`specdash.text.redaction.redact_value` in :meth:`Recorder.record`, before it is buffered.
+  :func:`specdash.text.redaction.redact_value` in :meth:`Recorder.record`, before it is buffered; log lines through
+  :func:`specdash.text.redaction.redact_lines` (exactly :func:`~specdash.text.redaction.redact_text` per line, its
+  pre-check run once per line shape of a batch).
+* **Log lines a batch at a time** (format 2): a ``log`` document holds its lines as one ``text`` (joined by line
+  breaks, one JSON string) and one ``offsets`` list (:meth:`Recorder.record_log`; a batch with a line break
+  inside a line, or lines of another shape, is written in format 1's ``lines``). Readers accept both.
 * **Append-only, crash-safe**: the file is opened ``O_APPEND`` and never rewritten; buffered documents are
   written by one ``os.write()`` call per flush, so a crash (even SIGKILL) leaves only whole flushes plus at most
   one partly written flush at the end, which the reader detects and skips.
@@ -19,15 +24,16 @@ Guarantees:
   sample of the same kind are dropped; consecutive ``log`` batches from the same source that arrive within
   ``log_batch_s`` (0.2 s) of the batch's first line are merged into one document (arrival time = first line's);
   log lines longer than :data:`MAX_LINE_CHARS` are cut (with a note of how much).
-* **Compressed** when the path ends in ``.gz``: one gzip stream (zlib, level 6) with a sync flush per write, so
-  every flushed block is decodable even when the stream was never finished, and a full flush every
+* **Compressed** when the path ends in ``.gz``: one gzip stream (zlib, :data:`GZIP_LEVEL`) with a sync flush per
+  write, so every flushed block is decodable even when the stream was never finished, and a full flush every
   :data:`FULL_FLUSH_EVERY` writes, so a reader can resume decoding after a damaged block at the next full flush
   point (a full flush resets the compressor's history; every flush ends with the bytes ``00 00 ff ff``).
-  Measured (benchmarks/bench_replay_open.py, a busy hour: 20 decode lines/s, a GPU sample every 2 s, a metric
-  sample per s): 19.8 MB per hour plain, 2.5 MB per hour as ``.yaml.gz`` with sync flushes only (the full flush
-  points add about 20 %: 1.13 -> 1.36 MB for a synthetic busy hour of one flush per second);
+  Measured (format 1, level 6; benchmarks/bench_replay_open.py, a busy hour: 20 decode lines/s, a GPU sample every
+  2 s, a metric sample per s): 19.8 MB per hour plain, 2.5 MB per hour as ``.yaml.gz`` with sync flushes only (the
+  full flush points add about 20 %: 1.13 -> 1.36 MB for a synthetic busy hour of one flush per second);
   :func:`~specdash.session.reader.read_session` opens that hour in about 0.5 s of CPU time (1.6 s wall on a
-  2-CPU machine at load 8).
+  2-CPU machine at load 8). The same hour in format 2 at level 2: 3.4 MB as ``.yaml.gz`` (2.7 MB in format 1 at
+  level 6, measured side by side), opened in 0.41 s of CPU time (0.35 s).
 
 No Textual; thread-safe (one lock); errors while writing never raise into the app: the first one is kept in
 :attr:`Recorder.error` and recording stops.
@@ -50,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from specdash.session.events import EVENT_TYPES, Event, HeaderEvent, make_event
-from specdash.text.redaction import redact_text, redact_value
+from specdash.text.redaction import redact_lines, redact_text, redact_value
 
 #: Log lines longer than this many characters are cut before writing.
 MAX_LINE_CHARS = 16_384
@@ -58,6 +64,10 @@ MAX_LINE_CHARS = 16_384
 #: flush (the compressor's history reset: a reader resumes there after a damaged block). Every write a full flush
 #: would double the file (2.3 instead of 1.1 MB per busy hour); one in 10 costs ~10 % and loses ~10 s to damage.
 FULL_FLUSH_EVERY = 10
+#: zlib level of a ``.gz`` session file. Measured (benchmarks/bench_recording_cost.py, 200 000 generated SGLang
+#: lines at 20 000 lines/s): level 2 compresses at ~0.7 us/line to 32 bytes/line, level 6 at ~2.3 us/line to 25
+#: bytes/line. Level 2 keeps recording within 20 % of the live pane's own CPU; the file is ~27 % larger.
+GZIP_LEVEL = 2
 #: Event kinds thinned to at most one sample per ``min_sample_interval_s``.
 THINNED_KINDS = frozenset({"metric", "gpu"})
 #: Event kinds that make a session worth keeping on their own: something a replay shows from the host.
@@ -77,6 +87,8 @@ def _json(value: Any) -> str:
 
 
 _encode_string = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes for a str
+_encode_ascii = json.encoder.encode_basestring_ascii  # json.dumps(ensure_ascii=True): printable ASCII only
+_SURROGATE_ESCAPE_RE = re.compile(r"\\u[dD][89abAB]")  # a high surrogate as _encode_ascii writes it
 
 
 def _json_item(item: Any) -> str:
@@ -108,15 +120,25 @@ def dump_document(doc: dict[str, Any]) -> str:
     """
     parts: list[str] = []
     for key, value in doc.items():
+        if type(value) is _LogBatch:
+            parts.append(value.dump())  # YAML-safe already
+            continue
         name = _json(str(key))
         if isinstance(value, list) and value and all(isinstance(item, (list, dict)) for item in value):
-            parts.append(f"{name}: [\n  " + ",\n  ".join(_json_item(item) for item in value) + "]\n")
+            part = f"{name}: [\n  " + ",\n  ".join(_json_item(item) for item in value) + "]\n"
         else:
-            parts.append(f"{name}: {_json(value)}\n")
+            part = f"{name}: {_json(value)}\n"
+        parts.append(_yaml_safe(part))
     body = "".join(parts)
-    if not body.isascii() or "\x7f" in body:  # the characters YAML does not take raw: DEL and non-ASCII
-        body = _YAML_UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", body)
     return f"--- # size {len(body)}\n{body}"
+
+
+def _yaml_safe(text: str) -> str:
+    """JSON ``text`` with the characters YAML does not take raw (DEL, C1 controls, line/paragraph separators,
+    surrogates, BOM, non-characters) escaped as ``\\uXXXX``, which JSON and YAML decode alike."""
+    if not text.isascii() or "\x7f" in text:
+        return _YAML_UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
 
 
 def to_plain(value: Any) -> Any:
@@ -160,6 +182,73 @@ def _log_lines(lines: Any) -> list[list[Any]]:
             append(redact_value(to_plain([_cut_line(part) for part in item] if isinstance(item, (list, tuple))
                                          else item)))
     return out
+
+
+class _LogBatch:
+    """The lines of one ``log`` document until it is written: ``texts`` (cut and redacted) with the byte ``offsets``
+    where they start, or, for lines of any other shape, ``pairs`` (the generic ``[[offset, text], ...]``, already
+    redacted). :meth:`dump` writes the document's lines field(s)."""
+
+    __slots__ = ("texts", "offsets", "pairs")
+
+    def __init__(self, texts: list[str], offsets: list[int], pairs: list[Any] | None = None) -> None:
+        self.texts, self.offsets, self.pairs = texts, offsets, pairs
+
+    def as_pairs(self) -> list[Any]:
+        """``[[offset, text], ...]``: the format 1 ``lines`` field."""
+        if self.pairs is not None:
+            return self.pairs
+        return [[offset, text] for offset, text in zip(self.offsets, self.texts, strict=True)]
+
+    def extend(self, other: _LogBatch) -> None:
+        """Append ``other``'s lines (merging two documents of one source)."""
+        if self.pairs is None and other.pairs is None:
+            self.texts.extend(other.texts)
+            self.offsets.extend(other.offsets)
+        else:
+            self.pairs = self.as_pairs() + other.as_pairs()
+            self.texts, self.offsets = [], []
+
+    def dump(self) -> str:
+        """The lines as written: format 2 (``"text"``: the lines joined by ``\\n`` in one JSON string, written in
+        printable ASCII (other characters as ``\\uXXXX``), then
+        ``"offsets"``: one JSON list of ints) when every line is a string without a line break and every offset an
+        int; otherwise format 1 (``"lines"``: one ``[offset, "text"]`` per line). Format 2 costs one JSON string
+        per batch instead of one per line, and its offsets list is written by ``json``'s C encoder."""
+        if self.pairs is None and self.texts:
+            joined = "\n".join(self.texts)
+            if joined.count("\n") == len(self.texts) - 1:
+                # every character outside printable ASCII escaped (\\uXXXX): YAML-safe as it is, and an ASCII
+                # document is cheap to write (one non-ASCII line would make the whole batch a wide string). A
+                # character beyond U+FFFF would be a JSON surrogate pair, which YAML readers do not join: such a
+                # batch is written with its characters raw (JSON's default), escaped only where YAML needs it.
+                encoded = _encode_ascii(joined)
+                if not joined.isascii() and _SURROGATE_ESCAPE_RE.search(encoded):
+                    encoded = _yaml_safe(_encode_string(joined))
+                return f'"text": {encoded}\n"offsets": {json.dumps(self.offsets)}\n'
+        pairs = self.as_pairs()
+        if not pairs:
+            return '"lines": []\n'
+        return _yaml_safe('"lines": [\n  ' + ",\n  ".join(_json_item(item) for item in pairs) + "]\n")
+
+
+def _log_batch(lines: Any) -> _LogBatch:
+    """A ``log`` event's ``lines`` field (``[[byte_offset, text], ...]``) as a :class:`_LogBatch`, cut and redacted:
+    int offsets with string texts take the batch path (:func:`_batch_of`); anything else the generic one
+    (:func:`_log_lines`)."""
+    lines = list(lines or ())
+    if all(type(item) in (list, tuple) and len(item) == 2 and type(item[0]) is int and type(item[1]) is str
+           for item in lines):
+        return _batch_of([item[1] for item in lines], [item[0] for item in lines])
+    return _LogBatch([], [], _log_lines(lines))
+
+
+def _batch_of(texts: list[str], offsets: list[int]) -> _LogBatch:
+    """A batch of string ``texts`` at int ``offsets`` (same length), each cut (:func:`_cut_line`) and redacted
+    (:func:`specdash.text.redaction.redact_lines`: exactly :func:`redact_text` per line)."""
+    if texts and max(map(len, texts)) > MAX_LINE_CHARS:
+        texts = [_cut_line(text) for text in texts]
+    return _LogBatch(redact_lines(texts), list(offsets))
 
 
 class Recorder:
@@ -211,7 +300,7 @@ class Recorder:
         self._last_sample_t: dict[str, float] = {}
         self._last_t = 0.0
         self._closed = False
-        self._compress = zlib.compressobj(6, zlib.DEFLATED, 31) if self.path.name.endswith(".gz") else None
+        self._compress = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31) if self.path.name.endswith(".gz") else None
         self._writes = 0
 
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -262,19 +351,44 @@ class Recorder:
                     return False
                 self._last_sample_t[kind] = t_s
             if kind == "log":
-                lines = fields.pop("lines", ())
+                batch = _log_batch(fields.pop("lines", ()))
                 doc = make_event(kind, t_s, redact_value(to_plain(fields))).to_dict()
-                doc["lines"] = _log_lines(lines)
+                doc["lines"] = batch
             else:
                 doc = make_event(kind, t_s, redact_value(to_plain(fields))).to_dict()
-            if not (kind == "log" and self._merge_log(doc)):
-                self._pending.append(doc)
-            self.events_recorded += 1
-            self._note_replayable(kind, fields)
-            self._last_t = max(self._last_t, t_s)
-            if self._clock() - self._last_flush >= self.flush_interval_s:
-                self.flush()
+            self._append(kind, t_s, doc, fields)
             return True
+
+    def record_log(self, texts: list[str], offsets: list[int], source: str | None = None,
+                   t: float | None = None) -> bool:
+        """Record one batch of log lines: the decoded ``texts`` (no line breaks) and the byte offset where each
+        starts in ``source``. The same event as ``record("log", lines=[[offset, text], ...], source=source)``
+        (lines paired up to the shorter list), without building the pairs: the path of a followed log, every
+        line of it. Returns as :meth:`record`."""
+        if (len(texts) != len(offsets) or not set(map(type, offsets)) <= {int}
+                or not set(map(type, texts)) <= {str}):
+            return self.record("log", t=t, lines=[[o, x] for o, x in zip(offsets, texts, strict=False)],
+                               source=source)
+        with self._lock:
+            if self._closed or self.error:
+                return False
+            t_s = self.now_s() if t is None else float(t)
+            doc: dict[str, Any] = {"kind": "log", "t": round(t_s, 3)}
+            if source is not None:
+                doc["source"] = redact_text(str(source))
+            doc["lines"] = _batch_of(texts, offsets)
+            self._append("log", t_s, doc, {})
+            return True
+
+    def _append(self, kind: str, t_s: float, doc: dict[str, Any], fields: dict[str, Any]) -> None:
+        """Buffer ``doc`` (merged into the last log document when it can be), count it, flush when due."""
+        if not (kind == "log" and self._merge_log(doc)):
+            self._pending.append(doc)
+        self.events_recorded += 1
+        self._note_replayable(kind, fields)
+        self._last_t = max(self._last_t, t_s)
+        if self._clock() - self._last_flush >= self.flush_interval_s:
+            self.flush()
 
     def record_event(self, event: Event) -> bool:
         """Record an already built event (its ``t`` is kept); see :meth:`record`."""
@@ -305,7 +419,7 @@ class Recorder:
         last = self._pending[-1]
         if (last.get("kind") == "log" and last.get("source") == doc.get("source")
                 and doc["t"] - last["t"] <= self.log_batch_s):
-            last["lines"].extend(doc.get("lines", []))
+            last["lines"].extend(doc["lines"])
             return True
         return False
 

@@ -24,6 +24,7 @@ from specdash.session.events import (
     MarkerEvent,
     SweepEvent,
 )
+from specdash.session.finding_versions import LastVersion, last_versions
 from specdash.session.reader import SessionLog
 from specdash.session.replay import format_clock
 from specdash.text.display import clean
@@ -68,13 +69,21 @@ def _config_text(config: dict[str, Any]) -> str:
     return " ".join(shown)
 
 
-def _entry(event: Event) -> list[str]:
-    """Lines for one event (first line: what; further lines: details), or [] when it is not in the timeline."""
+def _entry(event: Event, last: LastVersion | None = None) -> list[str]:
+    """Lines for one event (first line: what; further lines: details), or [] when it is not in the timeline.
+    ``last``: for a finding whose text changed after it was recorded, the version its log left it in (shown, with
+    when it stood so and what it first said)."""
     if isinstance(event, FindingEvent):
-        head = f"finding     [{event.severity}] {event.message}"
+        severity, message, detail = (last.severity, last.message, last.detail) if last else (
+            event.severity, event.message, event.detail)
+        head = f"finding     [{severity}] {message}"
         if event.line is not None:
             head += f" (log line {event.line})"
-        return [head] + ([event.detail] if event.detail else [])
+        lines = [head] + ([detail] if detail else [])
+        if last is not None:
+            lines.append(f"(as it stood at {format_clock(last.t)}, the end of its log; first raised at "
+                         f"{format_clock(event.t)} as: {event.message})")
+        return lines
     if isinstance(event, CommandEvent):
         what = event.action or "command"
         if event.pid is not None:
@@ -160,8 +169,9 @@ def _summary_lines(log: SessionLog) -> list[str]:
         out.extend(f"  - {p}" for p in log.problems)
     out.append("timeline:")
     shown = 0
-    for event in log.events:
-        lines = _entry(event)
+    last = last_versions(log)
+    for index, event in enumerate(log.events):
+        lines = _entry(event, last.get(index))
         if not lines:
             continue
         shown += 1
@@ -181,10 +191,13 @@ def summary_json(log: SessionLog) -> dict[str, Any]:
 
         {"schema": 1, "session": path, "header": {recorded header fields} | null, "duration_s": float,
          "events": int, "closed": bool, "problems": [str],
-         "timeline": [{"t": float, "kind": event kind, "lines": [str], "fields": {recorded fields}}]}
+         "timeline": [{"t": float, "kind": event kind, "lines": [str], "fields": {recorded fields},
+                       "last": {"t", "severity", "message", "detail"} (findings whose text changed later only)}]}
 
-    ``timeline`` holds the events :func:`summary_lines` shows, in order; ``lines`` are its text for the event,
-    ``fields`` the event as recorded in the file (less ``kind`` and ``t``). Every string in it is redacted and cleaned
+    ``timeline`` holds the events :func:`summary_lines` shows, in order; ``lines`` are its text for the event (a
+    finding as it last stood: :mod:`specdash.session.finding_versions`), ``fields`` the event as recorded in the
+    file (less ``kind`` and ``t``: a finding's first version), ``last`` the finding as its log left it. Every
+    string in it is redacted and cleaned
     as the text summary is (the file may be hand-written).
     """
     return _safe(_summary_json(log))
@@ -206,12 +219,18 @@ def _summary_json(log: SessionLog) -> dict[str, Any]:
     if log.header is not None:
         header = {k: v for k, v in log.header.to_dict().items() if k not in ("kind", "t")}
     timeline = []
-    for event in log.events:
-        lines = _entry(event)
+    last = last_versions(log)
+    for index, event in enumerate(log.events):
+        lines = _entry(event, last.get(index))
         if not lines:
             continue
         fields = {k: v for k, v in event.to_dict().items() if k not in ("kind", "t")}
-        timeline.append({"t": round(float(event.t), 3), "kind": event.kind, "lines": lines, "fields": fields})
+        entry = {"t": round(float(event.t), 3), "kind": event.kind, "lines": lines, "fields": fields}
+        version = last.get(index)
+        if version is not None:
+            entry["last"] = {"t": round(version.t, 3), "severity": version.severity, "message": version.message,
+                             "detail": version.detail}
+        timeline.append(entry)
     return {
         "schema": SUMMARY_SCHEMA,
         "session": str(log.path),

@@ -5,7 +5,9 @@ Accepted forms (any mix): ``python -m sglang.launch_server ...``, ``python3 -m s
 command; backslash-newline continuations; ``'...'`` / ``"..."`` quoting; ``# comments``; trailing redirections
 (``> log 2>&1 &``) and further commands (ignored); ``NAME=value`` lines and ``$VAR`` / ``${VAR:-default}`` /
 ``$((arithmetic))`` expansion (:mod:`specdash.sglang.expansion`; what the text does not set stays unresolved);
-``docker run ... IMAGE python3 -m sglang.launch_server``, ``srun`` / ``torchrun`` / ``mpirun`` wrappers; separator
+``docker run ... IMAGE python3 -m sglang.launch_server``, ``docker compose run``, ``kubectl exec POD --``,
+``srun`` / ``torchrun`` / ``mpirun`` wrappers; ``bash -c "..."`` (a script quoted whole); a YAML ``command:`` key
+before a command on its line (docker-compose, Kubernetes); separator
 lines and ``[... trimmed]`` markers (skipped); lines of ``--flags`` cut off by a missing backslash (kept apart as
 lost). Also recognised so that their flags can be translated:
 ``vllm serve MODEL ...``, ``python -m vllm.entrypoints.openai.api_server ...``, ``trtllm-serve MODEL ...``, and
@@ -260,6 +262,10 @@ def _classify(cmd: list[Word]) -> tuple[str, str, int, list[Word]] | None:
     """Return (engine, launcher, index of the first argument word, positional words) or None when ``cmd`` is not
     a launch command."""
     i = 0
+    if cmd and cmd[0].text == "-" and len(cmd) > 1 and _YAML_COMMAND_KEY.match(cmd[1].text):
+        i = 2  # "- command: ..." (a YAML list item)
+    elif cmd and _YAML_COMMAND_KEY.match(cmd[0].text):
+        i = 1
     while i < len(cmd) and (_ENV_WORD.match(cmd[i].text) or cmd[i].text in _WRAPPERS or cmd[i].text == "env"):
         i += 1
     if i >= len(cmd):
@@ -321,7 +327,12 @@ def _classify_inside(cmd: list[Word], start: int) -> tuple[str, str, int, list[W
 
 
 _OUTER_LAUNCHERS = {"docker", "podman", "nvidia-docker", "srun", "torchrun", "mpirun", "apptainer", "singularity",
-                    "enroot"}
+                    "enroot", "docker-compose", "nerdctl", "kubectl", "oc"}
+#: A YAML key that holds a command on its line (``command: python3 -m sglang.launch_server ...`` in a
+#: docker-compose file or a Kubernetes manifest): skipped like a wrapper.
+_YAML_COMMAND_KEY = re.compile(r"^(?:command|entrypoint|cmd|run|script|exec):$")
+#: Shells whose ``-c SCRIPT`` runs the launch command (``docker exec c bash -c "python3 -m ..."``).
+_SHELLS = {"bash", "sh", "zsh", "dash", "ash"}
 #: A trim marker inside a line (``--speculative-num-steps 3 [... 12 more flags trimmed]``, ``<...>``).
 _INLINE_TRIM = re.compile(r"\[\s*(?:\.\.\.|…)[^\]\n]*\]|<\s*(?:\.\.\.|…)[^>\n]*>")
 _SEPARATOR_LINE = re.compile(r"^[ \t]*(?:[-=_*~#]{3,}|\[\s*(?:\.\.\.|…)[^\]\n]*\]"
@@ -471,6 +482,12 @@ def parse_command(text: str) -> LaunchCommand:
         chosen = next((c for c in candidates if any("specul" in w.text for w in c.args)), candidates[0])
         chosen.other_commands = len(candidates) - 1
         return chosen
+    inner = _shell_script(text, commands)
+    if inner is not None:
+        found = parse_command(inner)
+        if found.found:
+            found.text = text
+            return found
     if fallback is not None:
         return fallback
     for line_start, line in _lines(text):
@@ -483,6 +500,35 @@ def parse_command(text: str) -> LaunchCommand:
                                  end=args[-1].end if args else offset, found=True, start=offset,
                                  launcher_start=offset)
     return LaunchCommand(text=text, end=len(text.rstrip()))
+
+
+def _shell_script(text: str, commands: list[list[Word]]) -> str | None:
+    """The script of the first ``SHELL -c SCRIPT`` (``bash -c "python3 -m sglang.launch_server ..."``, after
+    ``docker exec``/``kubectl exec`` or alone) as a text of the same length as ``text``: the lines before the
+    command as they are (their ``export`` lines apply), the script's characters where they were, everything else
+    blank (newlines kept), so the offsets of the words found in it are offsets of ``text``. Only a script quoted
+    whole and without escapes (``'...'``, or ``"..."`` without ``\\``, ``$`` or backquote) is read this way: elsewhere
+    the script's characters are not where its words are. None when there is none."""
+    for cmd in commands:
+        for k, word in enumerate(cmd[:-2]):
+            if os.path.basename(word.text) not in _SHELLS or word.op:
+                continue
+            flag = cmd[k + 1].text
+            script = cmd[k + 2]
+            if flag == "-l" and k + 3 < len(cmd) and cmd[k + 2].text == "-c":
+                script = cmd[k + 3]
+            elif not re.fullmatch(r"-[a-z]*c", flag):
+                continue
+            raw = script.raw
+            if script.op or len(raw) < 2 or raw[0] not in "'\"" or raw[-1] != raw[0] or raw[0] in raw[1:-1]:
+                return None
+            if raw[0] == '"' and any(c in raw[1:-1] for c in "\\$`"):
+                return None
+            blank = "".join("\n" if c == "\n" else " " for c in text)
+            before = text[:cmd[0].start]
+            inside = text[script.start + 1:script.end - 1]
+            return before + blank[len(before):script.start + 1] + inside + blank[script.end - 1:]
+    return None
 
 
 def _ending_line(text: str, pos: int) -> tuple[int, bool]:

@@ -59,6 +59,7 @@ def escape_markup(text: str) -> str:
     return text.replace("[", "\\[") if "[" in text else text
 
 
-def markup(text: object, *, max_chars: int | None = None) -> str:
-    """:func:`clean` then :func:`escape_markup`: outside text ready to be placed inside a markup string."""
-    return escape_markup(clean(text, max_chars=max_chars))
+def markup(text: object, *, max_chars: int | None = None, newlines: bool = False) -> str:
+    """:func:`clean` then :func:`escape_markup`: outside text ready to be placed inside a markup string.
+    ``newlines=True`` keeps its line breaks (a dialog body of several lines), otherwise each becomes a space."""
+    return escape_markup(clean(text, max_chars=max_chars, newlines=newlines))

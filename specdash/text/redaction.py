@@ -34,7 +34,8 @@ Cost: a string with none of the trigger words (checked with a few substring scan
 returned as it is without running the rules — SGLang's decode and prefill lines (``#token: N``, ``#new-token: N``,
 ``token usage``) have none. ``benchmarks/bench_redaction.py`` prints lines/s.
 
-:func:`redact_text` works on one string; :func:`redact_value` walks dicts/lists and also replaces whole string values
+:func:`redact_text` works on one string; :func:`redact_lines` on a batch of log lines (the same result, the pre-check
+once per line shape); :func:`redact_value` walks dicts/lists and also replaces whole string values
 under secret keys (``{"env": {"HF_TOKEN": "x"}}``). Both are pure and idempotent.
 """
 
@@ -248,9 +249,61 @@ def redact_text(text: str) -> str:
     return _kv_sub(text)
 
 
+#: ASCII digits 1-9 as 0, for :func:`redact_lines`: a line and its digit-blind shape have the same pre-check answer
+#: (no trigger word holds a digit, and the one rule that looks at digits, ``token: \d``, sees a digit either way).
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+#: Shapes (lines with their digits zeroed, UTF-8) known to pass / fail the pre-check; cleared when this big.
+MAX_KNOWN_SHAPES = 4096
+_CLEAN_SHAPES: set[bytes] = set()
+_FLAGGED_SHAPES: set[bytes] = set()
+
+
+def redact_lines(texts: list[str]) -> list[str]:
+    """``[redact_text(t) for t in texts]`` for a batch of log lines (strings without line breaks), at a fraction of
+    the cost: a busy log repeats a few line shapes that differ only in their numbers (SGLang's ``Decode batch,
+    #running-req: 12, #token: 43210, ...``), so the pre-check of :func:`redact_text` runs once per *shape* (the line
+    with each ASCII digit 1-9 read as 0), not once per line, and the shapes seen are remembered (at most
+    :data:`MAX_KNOWN_SHAPES` of each answer). The result is exactly the per-line one: a line's shape passes the
+    pre-check exactly when the line does (no trigger word holds a digit; ``token: \\d`` sees a digit either way),
+    and every line whose shape does not pass goes through :func:`redact_text` in full. A secret appended to a
+    decode line changes its shape, so it is checked like any other line. Texts holding a line break (or anything
+    not a string) fall back to :func:`redact_text` one by one. Returns a new list; never raises."""
+    try:
+        shapes = "\n".join(texts).encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO).split(b"\n")
+    except TypeError:  # not all strings
+        return [redact_value(t) for t in texts]
+    if len(shapes) != len(texts):  # a text holds a line break: its shape is not one line
+        return [redact_text(t) for t in texts]
+    unknown = set(shapes) - _CLEAN_SHAPES
+    if not unknown:
+        return list(texts)
+    flagged = unknown & _FLAGGED_SHAPES
+    clean: set[bytes] = set()
+    for shape in unknown - flagged:
+        if _may_hold_secret(shape.decode("utf-8", "surrogatepass")):
+            flagged.add(shape)
+        else:
+            clean.add(shape)
+    if len(_CLEAN_SHAPES) + len(clean) > MAX_KNOWN_SHAPES:
+        _CLEAN_SHAPES.clear()
+    _CLEAN_SHAPES.update(clean)
+    if not flagged:
+        return list(texts)
+    if len(_FLAGGED_SHAPES) + len(flagged) > MAX_KNOWN_SHAPES:
+        _FLAGGED_SHAPES.clear()
+    _FLAGGED_SHAPES.update(flagged)
+    return [redact_text(text) if shape in flagged else text for text, shape in zip(texts, shapes, strict=True)]
+
+
+#: Dict fields named only ``key`` are identifiers in specdash's own records (a finding's de-duplication key, a
+#: sweep's key), not secrets: their values still go through :func:`redact_text`, which redacts token-shaped values.
+_PLAIN_FIELD_NAMES = frozenset({"key"})
+
+
 def redact_value(value: Any) -> Any:
     """Redact recursively: strings through :func:`redact_text`; in dicts, a non-empty string value under a secret
-    key (:func:`is_secret_name`) is replaced whole; lists/tuples element-wise (tuples become lists). Other values
+    key (:func:`is_secret_name`; a field named just ``key`` is an identifier, see :data:`_PLAIN_FIELD_NAMES`) is
+    replaced whole; lists/tuples element-wise (tuples become lists). Other values
     (numbers, None, bools) are returned unchanged. Returns a new structure; the input is not modified."""
     if isinstance(value, str):
         return redact_text(value)
@@ -258,6 +311,7 @@ def redact_value(value: Any) -> Any:
         out = {}
         for key, item in value.items():
             if isinstance(key, str) and isinstance(item, str) and item and is_secret_name(key) \
+                    and key.lower() not in _PLAIN_FIELD_NAMES \
                     and not _is_empty_value(item) and not item.startswith(("/", "http://", "https://")):
                 out[key] = REDACTED
             else:

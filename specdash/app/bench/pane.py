@@ -1,5 +1,5 @@
 """BenchPane: one key benchmarks the running server (``b``), one key runs the depth sweep (``S``), ``esc`` cancels;
-``o`` opens a local file of pasted benchmark output (:func:`specdash.bench.imported.find_results`) and shows its
+``i`` imports a local file of pasted benchmark output (:func:`specdash.bench.imported.find_results`) and shows its
 results beside the runs.
 
 Thin widget over the core: :class:`specdash.bench.runner.BenchRunner` for a run and
@@ -129,7 +129,8 @@ class BenchPane(Widget, can_focus=True):
         Binding("b", "run_bench", "Benchmark", id="bench.run"),
         Binding("S", "sweep", "Depth sweep", id="bench.sweep"),
         Binding("escape", "cancel", "Cancel run", id="bench.cancel"),
-        Binding("o", "open_results", "Open results file", id="bench.open"),
+        # i (import), not o: the app's o goes back to the --log file everywhere, this pane included
+        Binding("i", "open_results", "Import results file", id="bench.open"),
         # the pane scrolls: at 80x24 the sweep table, chart and recommendation are below the runs table
         Binding("down", "scroll_down", "Scroll down", show=False, id="bench.scroll_down"),
         Binding("up", "scroll_up", "Scroll up", show=False, id="bench.scroll_up"),
@@ -193,6 +194,9 @@ class BenchPane(Widget, can_focus=True):
         self._sweep: SweepRunner | None = None
         self._sweep_at: tuple[int, int, str] | None = None  # (config k, of n, name) while a sweep runs
         self._serving: str | None = None  # the command the sweep last (re)started the server with
+        #: launch command -> the sweep configuration it is (every command a sweep started the server with)
+        self._sweep_configs: dict[str, str] = {}
+        self._followed_elsewhere = ""
         self._sweep_to_view = False  # a sweep was shown while the pane was hidden: scroll to it when shown
         self._tables_ready = False  # on_mount has run: show_run/show_sweep render at once, else on_mount does
         self.border_title = "Benchmarks"
@@ -246,6 +250,21 @@ class BenchPane(Widget, can_focus=True):
             self._set_status(self._idle_status())
 
     @property
+    def followed_elsewhere(self) -> str:
+        """Why ``b`` and ``S`` have no server while the app follows one not launched from this console (the app
+        sets it, plain text), else ""."""
+        return self._followed_elsewhere
+
+    @followed_elsewhere.setter
+    def followed_elsewhere(self, text: str) -> None:
+        self._followed_elsewhere = text
+        self.server_url = self._server_url  # re-say the idle status
+
+    def sweep_config_of(self, command: str | None) -> str | None:
+        """The name of the sweep configuration ``command`` is (a sweep started the server with it), else None."""
+        return self._sweep_configs.get(command or "")
+
+    @property
     def server_address(self) -> str | None:
         """``host:port`` the server itself listens on, when the app knows it (None: only ``server_url`` is known).
         Through an SSH tunnel ``server_url`` is a local port; the pane names the server, then the tunnel."""
@@ -282,6 +301,8 @@ class BenchPane(Widget, can_focus=True):
         if self.readonly:
             return "read-only: benchmarks and sweeps are off"
         if not self.server_url:
+            if self.followed_elsewhere:
+                return self.followed_elsewhere
             return "no server yet - b benchmarks it once one is running; S runs the depth sweep"
         note = getattr(self, "_cancel_note", "")  # a cancelled sweep stays said when the server changes under it
         return f"{note}server {self.server_text()} - b: benchmark the selected workload, S: depth sweep"
@@ -326,7 +347,8 @@ class BenchPane(Widget, can_focus=True):
             self._set_status("a benchmark is already running (esc cancels it)", error=True)
             return
         if not self.server_url:
-            self._set_status("no server to benchmark: connect to or launch a server first", error=True)
+            self._set_status(self.followed_elsewhere or "no server to benchmark: connect to or launch a server first",
+                             error=True)
             return
         try:
             settings = self.settings_for(self.server_url)
@@ -345,7 +367,7 @@ class BenchPane(Widget, can_focus=True):
         self._bench_worker(self._runner)
 
     def action_open_results(self) -> None:
-        """``o``: ask for a local file of pasted benchmark output (shown beside the runs once opened)."""
+        """``i``: ask for a local file of pasted benchmark output (shown beside the runs once opened)."""
         box = self.query_one("#bench-open-path", Input)
         box.display = True
         box.focus()
@@ -436,8 +458,8 @@ class BenchPane(Widget, can_focus=True):
         if self.running:
             self._set_status("a benchmark is already running (esc cancels it)", error=True)
             return
-        if self.restart_server is None or not self.base_command:
-            self._set_status(SWEEP_NEEDS_LIFECYCLE, error=True)
+        if self.restart_server is None or not self.base_command or (self.followed_elsewhere and not self.server_url):
+            self._set_status(self.followed_elsewhere or SWEEP_NEEDS_LIFECYCLE, error=True)
             return
         try:
             settings = self.settings_for(self.server_url or "http://127.0.0.1")
@@ -467,7 +489,7 @@ class BenchPane(Widget, can_focus=True):
             except Exception:  # noqa: BLE001 - an estimate, never a reason not to sweep
                 startup_s = None
         plan = plan_sweep(sweep, startup_s)
-        details = markup("\n".join(plan.lines()))
+        details = _lines("\n".join(plan.lines()))
 
         def answered(yes: bool | None) -> None:
             if not yes:
@@ -503,6 +525,8 @@ class BenchPane(Widget, can_focus=True):
 
     async def _restart(self, command: str) -> str:
         assert self.restart_server is not None
+        if self._sweep is not None and self._sweep_at is not None:
+            self._sweep_configs[command] = self._sweep_at[2]
         url = await self.restart_server(command)
         self.server_url = url
         self._serving = command
@@ -514,6 +538,9 @@ class BenchPane(Widget, can_focus=True):
             return
         if event.point:
             self._sweep_at = (min(event.index + 1, event.total), event.total, event.point)
+        sweep = self._sweep
+        if event.phase == "point-done" and sweep is not None and sweep.partial is not None and self._tables_ready:
+            self._render_sweep(sweep.partial, partial=True)  # each configuration's row as soon as it is measured
         if event.message:
             k = min(event.index + 1, event.total)
             self._set_status(f"sweep config {k} of {event.total}: {event.message} - esc cancels")
@@ -568,34 +595,90 @@ class BenchPane(Widget, can_focus=True):
             self._sweep = None
         self.show_sweep(result)
         state = "cancelled - resume with S" if result.cancelled else "done"
-        self._set_status(f"depth sweep {state}: {len(result.points)} configs measured, saved {sweep.checkpoint}")
+        name = self.sweep_config_of(self._serving)
+        serving = f"; the server now runs sweep config {name}, not the builder's command" if name else ""
+        self._set_status(f"depth sweep {state}: {len(result.points)} configs measured{serving}; "
+                         f"saved {sweep.checkpoint}")
         self.post_message(self.SweepFinished(result, sweep.checkpoint))
         if not result.cancelled:
+            self._sweep_settings = sweep.settings  # a measure-again resumes the same sweep (same key)
             self._ask_keep_or_restore(result, sweep.base_command)
 
     def _ask_keep_or_restore(self, result: SweepResult, original: str) -> None:
-        """End of a sweep: keep the fastest configuration (by mean output tokens/s, ties to the smaller depth:
-        :meth:`SweepResult.recommendation`) or restore the original command; either way the server ends up
-        running the chosen command and the builder shows it (:class:`SweepChoice`)."""
-        from specdash.app.modals.confirm import ConfirmScreen
+        """End of a sweep: keep the fastest stable configuration (by mean output tokens/s, ties to the smaller depth:
+        :meth:`SweepResult.recommendation`) or restore the original command; either way the server ends up running
+        the chosen command and the builder shows it (:class:`SweepChoice`). When configurations were unstable the
+        dialog says which and by how much, why they cannot be kept (nor a speedup over an unstable baseline be
+        trusted), and offers ``m``: measure them again (:meth:`measure_unstable_again`)."""
+        from specdash.app.bench.end_dialog import KEEP, LEAVE, MORE, RESTORE, SweepEndScreen
 
         rec = result.recommendation()
         best = result.point(rec.name) if rec.name else None
         serving = self._serving or ""
+        unstable = result.unstable()
+        more = None
+        unstable_text = ""
+        if unstable:
+            names = ", ".join(p.point.name for p in unstable)
+            more = "Measure again"
+            base = result.baseline()
+            repeats = result.definition.repeats
+            unstable_text = (
+                "\nUnstable, never kept (repeats disagree; usually other work on the machine):\n"
+                + "\n".join(f"  {line}" for line in result.unstable_lines())
+                + ("\nThe baseline is unstable: no speedup over it can be trusted yet."
+                   if base is not None and base.status == "unstable" and best is not None and best is not base else "")
+                + f"\nMeasure again (m): {repeats} new repeat{'s' if repeats != 1 else ''} of {names} (a restart "
+                  "each); the stable configurations are kept, not measured again.")
+
+        def chose(answer: Any) -> None:  # the SweepEndScreen answer (a string)
+            if answer == MORE:
+                self.measure_unstable_again(result, original)
+            elif answer == KEEP and best is not None:
+                self._go_on_with(best.command, True)
+            elif answer == RESTORE:
+                self._go_on_with(original, False)
+            else:
+                self._set_status("the server keeps running the sweep's last configuration")
+
         if best is None or not best.command:
-            question = "Restore your launch command?"
-            details = (f"No configuration to keep: {rec.reason}.\nThe server now runs the sweep's last configuration; "
-                       "restore restarts it with your command.")
-            self.app.push_screen(ConfirmScreen(question, markup(details), "Restore my command"),
-                                 lambda yes: self._go_on_with(original, False) if yes else None)
+            question = ("Nothing to keep yet: measure the unstable configurations again?" if unstable
+                        else "Restore your launch command?")
+            details = (f"No configuration to keep: {rec.reason}.{unstable_text}\n"
+                       "Restore (y): the server is restarted with your command. "
+                       "No (n): the server keeps running the sweep's last configuration.")
+            self.app.push_screen(SweepEndScreen(question, _lines(details), ("Restore my command", RESTORE),
+                                                ("No", LEAVE), more), chose)
             return
-        details = (f"Fastest by output tokens/s: {rec.reason}.\n"
+        details = (f"Fastest{' stable' if unstable else ''} by output tokens/s: {rec.reason}.{unstable_text}\n"
                    f"Keep (y): the builder gets {best.point.name}'s command"
                    f"{'' if best.command == serving else ' and the server is restarted with it'}.\n"
                    "Restore (n): the server is restarted with your original command.")
-        self.app.push_screen(ConfirmScreen(f"Keep {best.point.name}?", markup(details), f"Keep {best.point.name}",
-                                           no_label="Restore my command"),
-                             lambda yes: self._go_on_with(best.command if yes else original, bool(yes)))
+        self.app.push_screen(SweepEndScreen(f"Keep {best.point.name}?", _lines(details),
+                                            (f"Keep {best.point.name}", KEEP), ("Restore my command", RESTORE), more),
+                             chose)
+
+    def measure_unstable_again(self, result: SweepResult, original: str) -> None:
+        """Resume the sweep's checkpoint measuring its unstable configurations again (``m`` at the end of a
+        sweep; :class:`SweepRunner` ``remeasure``); at its end the keep/restore dialog asks again."""
+        names = tuple(p.point.name for p in result.unstable())
+        if not names or self.running:
+            return
+        try:
+            sweep = SweepRunner(
+                result.definition, original, self._restart,
+                getattr(self, "_sweep_settings", None) or self.settings_for(self.server_url or "http://127.0.0.1"),
+                effective_config=self.effective_config, on_event=self._on_sweep_event,
+                log_accept_samples=self.log_accept_samples, flag_release=self.flag_release, remeasure=names)
+        except (ValueError, SweepError) as exc:
+            self._set_status(f"cannot measure again: {exc}", error=True)
+            return
+        from specdash.bench.store import results_dir
+
+        sweep.checkpoint = results_dir() / f"sweep-{sweep.key}.json"
+        self._sweep = sweep
+        self._set_status(f"depth sweep: measuring {', '.join(names)} again - esc cancels")
+        self._sweep_worker(sweep)
 
     def _go_on_with(self, command: str, kept: bool) -> None:
         self.post_message(self.SweepChoice(command, kept))
@@ -647,7 +730,9 @@ class BenchPane(Widget, can_focus=True):
         if self._tables_ready:
             self._render_sweep(result)
 
-    def _render_sweep(self, result: SweepResult) -> None:
+    def _render_sweep(self, result: SweepResult, partial: bool = False) -> None:
+        """Table, chart, recommendation and warnings of ``result``; ``partial``: a sweep still running (its
+        measured configurations so far: no recommendation yet, the view is not scrolled under the user)."""
         table = self.query_one("#bench-sweep", DataTable)
         table.clear()
         rows = result.rows()
@@ -655,10 +740,21 @@ class BenchPane(Widget, can_focus=True):
             row_cells = sweep_row(row)
             table.add_row(*(row_cells[i] for i in SWEEP_ORDER))
         self._draw_chart(result)
-        rec = result.recommendation()
         widget = self.query_one("#bench-recommendation", Static)
-        widget.update(f"recommended: {rec.reason}" if rec.name else f"no recommendation: {rec.reason}")
-        widget.set_class(rec.name is None, "-none")
+        total = len(result.definition.points)
+        if partial:
+            widget.update(f"sweep running: {len(result.points)} of {total} configs measured so far - the "
+                          "recommendation comes when it ends")
+            widget.set_class(False, "-none")
+            return
+        if not result.finished and len(result.points) < total:  # cancelled: no recommendation from a part
+            widget.update(f"sweep not finished: {len(result.points)} of {total} configs measured - no "
+                          "recommendation from part of a sweep; S resumes it")
+            widget.set_class(True, "-none")
+        else:
+            rec = result.recommendation()
+            widget.update(f"recommended: {rec.reason}" if rec.name else f"no recommendation: {rec.reason}")
+            widget.set_class(rec.name is None, "-none")
         warnings = sorted({p.warning for p in result.points if p.warning})
         self.query_one("#bench-warnings", Static).update("\n".join(warnings))
         # a small screen shows the runs above: bring the sweep's table (and what follows it) into view, now or
@@ -692,6 +788,11 @@ class BenchPane(Widget, can_focus=True):
             ticks = axis_ticks(floor, ceiling)
             plt.yticks(ticks, [f"{t:g}" for t in ticks])
         chart.refresh()
+
+
+def _lines(text: str) -> str:
+    """``text`` as markup that keeps its line breaks (:func:`markup` with ``newlines=True``)."""
+    return markup(text, newlines=True)
 
 
 __all__ = ["BenchPane"]

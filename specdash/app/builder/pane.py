@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -105,6 +106,7 @@ class BuilderPane(Widget):
         self.disagreements: list = []
         self.model_config: dict | None = None
         self._config_path: str | None = None
+        self._rendered_wrap: int | None = None  # the finding column's width when last rendered (None: not wrapped)
 
     # -- public API -------------------------------------------------------------------------------
     @property
@@ -185,7 +187,9 @@ class BuilderPane(Widget):
                             yield Input(id=field_id, compact=True, disabled=self.readonly)
                 with Horizontal(classes="form-row"):
                     yield Label("sglang", classes="form-label")
-                    yield Input(self._version_override or "", id="f-version", compact=True, placeholder="newest")
+                    yield Input(self._version_override or "", id="f-version", compact=True,
+                                placeholder=f"{self._report.sglang_version} (newest)")
+        yield Static("", id="builder-changes")  # small screens: typed -> effective changes next to the list
         with Horizontal(id="builder-bottom"):
             diags: DataTable[Any] = DataTable(id="builder-diagnostics", cursor_type="row", zebra_stripes=False)
             diags.border_title = "diagnostics"
@@ -202,9 +206,6 @@ class BuilderPane(Widget):
         yield Static("", id="builder-status")
 
     def on_mount(self) -> None:
-        diags = self.query_one("#builder-diagnostics", DataTable)
-        diags.add_column("severity", key="severity", width=8)
-        diags.add_column("finding", key="message")
         eff = self.query_one("#builder-effective", DataTable)
         eff.add_column("field", key="field", width=EFFECTIVE_FIELD_WIDTH)
         eff.add_column("typed", key="typed", width=EFFECTIVE_TYPED_MIN)
@@ -214,15 +215,51 @@ class BuilderPane(Widget):
             self._detect_version()
             self._maybe_fetch_config()
 
-    # -- events -----------------------------------------------------------------------------------
-    def on_resize(self, event: events.Resize) -> None:
-        self.call_after_refresh(self._fit_effective_columns)
+    @property
+    def small_screen(self) -> bool:
+        """True below 36 rows or 120 columns (the screen's ``-short`` / ``-narrow`` classes, see app.tcss): the
+        pane scrolls as one page, findings wrap in their rows and the typed -> effective changes are one line."""
+        try:
+            screen = self.screen
+        except Exception:  # noqa: BLE001 - not attached
+            return False
+        return screen.has_class("-short") or screen.has_class("-narrow")
 
+    def on_resize(self) -> None:
+        """Findings wrap at the list's width on a small screen: re-render them when that width changes; the
+        typed -> effective columns take the table's new width."""
+        self._rewrap()
+        self._fit_effective_columns()
+
+    def _rewrap(self) -> None:
+        try:
+            if self.is_mounted and self._wrap_width() != self._rendered_wrap:
+                self._render_report()
+        except NoMatches:  # shutting down
+            pass
+
+    def _wrap_width(self) -> int | None:
+        """Cells of the finding column when findings wrap (small screen), else None (one line each, cut)."""
+        if not self.small_screen:
+            return None
+        # the list's content width (inside its border); before its first layout, the page's less that border
+        width = self.query_one("#builder-diagnostics", DataTable).size.width or self.scrollable_content_region.width - 2
+        # severity column 8 + 2 padding, the finding's 2 padding, the list's vertical scrollbar 2
+        return max(20, width - 14)
+
+    # -- events -----------------------------------------------------------------------------------
     def _fit_effective_columns(self) -> None:
         """The typed -> effective table's ``typed`` and ``effective`` columns share the table's width (at 80x24 it
         spans the screen; fixed widths left a model path cut to 9 characters beside empty space)."""
         eff = self.query_one("#builder-effective", DataTable)
-        room = eff.content_size.width - EFFECTIVE_FIELD_WIDTH - 2 * eff.cell_padding * 3 - 1
+        try:
+            narrow = self.screen.has_class("-narrow")
+        except Exception:  # noqa: BLE001 - not attached
+            return
+        # narrow screens: the table spans the screen (less its border and the pane's); from the terminal width, so
+        # the widths do not depend on when a layout pass ran
+        width = self.app.size.width - 8 if narrow else 0
+        room = width - EFFECTIVE_FIELD_WIDTH - 2 * eff.cell_padding * 3 - 1
         typed = max(EFFECTIVE_TYPED_MIN, room // 2)
         widths = {"typed": typed, "effective": max(EFFECTIVE_VALUE_MIN, room - typed)}
         changed = False
@@ -271,7 +308,12 @@ class BuilderPane(Widget):
     def action_leave_editor(self) -> None:
         """``escape``: move focus from the command editor / form to the diagnostics list, so the app's keys
         (q, l, F2 ...) work again."""
-        self.query_one("#builder-diagnostics", DataTable).focus()
+        diags = self.query_one("#builder-diagnostics", DataTable)
+        diags.focus(scroll_visible=False)
+        if self.small_screen:  # the page scrolls: the changes line and the list at its top, the editor above
+            changes = self.query_one("#builder-changes", Static)
+            anchor = changes if changes.has_class("-shown") else diags
+            self.call_after_refresh(self.scroll_to_widget, anchor, animate=False, top=True)
 
     def action_select_all(self) -> None:
         """``ctrl+a``: select the whole launch command (or the focused form field's text), so pasting or typing
@@ -467,17 +509,35 @@ class BuilderPane(Widget):
         report = self._report
         diags = self.query_one("#builder-diagnostics", DataTable)
         row = diags.cursor_row
-        diags.clear()
+        wrap = self._wrap_width()
+        self._rendered_wrap = wrap
+        diags.clear(columns=True)
+        diags.add_column("severity", key="severity", width=8)
+        one_line = [f"{d.code}: {d.message}" + (" [fix]" if d.fix else "") + (" [link]" if d.link else "")
+                    for d in report.diagnostics]
+        # a fixed width either way: the auto width was left at the header's after a resize with the cursor moved
+        diags.add_column("finding", key="message", width=wrap or max([7, *(cell_len(t) for t in one_line)]))
         for i, d in enumerate(report.diagnostics):
             sev = Text(_SEVERITY_TEXT[d.severity])
             sev.stylize(self._style(d.severity))
-            fix = (" [fix]" if d.fix else "") + (" [link]" if d.link else "")
-            diags.add_row(sev, f"{d.code}: {d.message}{fix}", key=str(i))
+            if wrap is None:  # one line each: the detail below the tables has the whole text
+                diags.add_row(sev, one_line[i], key=str(i))
+                continue
+            # small screen: the whole message wraps in its row, with its fix (the detail is below the fold)
+            cell = Text(f"{d.code}: {d.message}")
+            if d.fix:
+                cell.append(f"\nfix (ctrl+f): {d.fix.description}", style="bold")
+            if d.link:
+                cell.append(f"\nsee: {d.link}")
+            diags.add_row(sev, cell, key=str(i), height=None)
         if report.diagnostics:
             diags.move_cursor(row=min(max(row, 0), len(report.diagnostics) - 1))
         self._render_effective()
         self._show_detail(diags.cursor_row if report.diagnostics else -1)
         self._render_headline()
+        self._render_changes()
+        if wrap is not None:  # measured before a layout (first frame, resize): check once laid out
+            self.call_after_refresh(self._rewrap)
         errors = len(report.by_severity("error"))
         overrides = len(report.by_severity("override"))
         source = {"guessed from the model name": "guessed"}.get(report.architecture_source or "",
@@ -488,14 +548,32 @@ class BuilderPane(Widget):
             newer = " — version not readable: newest rules"
         elif report.version_notice:
             newer = f" — newer than {CURRENT_RELEASE}: best-guess rules"
-        self.border_title = (f"Launch builder — SGLang {markup(report.sglang_version)} "
+        # the tab already says "Launch builder": a small screen's title keeps its width for the release and model
+        self.border_title = (("" if self.small_screen else "Launch builder — ") +
+                             f"SGLang {markup(report.sglang_version)} "
                              f"({report.profile.releases}){newer}"
                              f"{arch}")
+        self._show_rules_version()
         notice = self.query_one("#builder-version-notice", Static)
         notice.update(markup(report.version_notice or ""))
         notice.display = bool(report.version_notice)
         self._status(f"{errors} error(s) · {overrides} override(s) · ctrl+f apply fix · ctrl+o copy · "
                      "ctrl+r SGLang dry run")
+
+    def _show_rules_version(self) -> None:
+        """The ``sglang`` field shows the release whose rules the diagnostics use, as the title does: what the user
+        typed, else (dimmed, as a placeholder) the detected release, e.g. ``0.5.0rc0 (detected)``, else the newest
+        known one, e.g. ``0.5.23 (newest)``. Typing a release overrides it; emptying the field goes back."""
+        field = self.query_one("#f-version", Input)
+        if self._version_override:
+            return
+        report = self._report
+        if self._detected_version and report.profile.requested is None:
+            field.placeholder = f"{report.sglang_version} (detected)"
+        elif self._detected_version:  # detected text that is not a release: the newest rules apply
+            field.placeholder = f"{report.sglang_version} (newest; host: {self._detected_version})"
+        else:
+            field.placeholder = f"{report.sglang_version} (newest)"
 
     def _render_headline(self) -> None:
         """On a small screen (the CSS shows it below 36 rows or 120 columns) the diagnostics list is below the
@@ -519,6 +597,26 @@ class BuilderPane(Widget):
         headline.update(text)
         headline.set_class(bool(wanted), "-shown")
 
+    def _render_changes(self) -> None:
+        """Small screens: what SGLang will run differently from what was typed, one line above the findings, e.g.
+        ``typed → effective: num_draft_tokens 16 → 2`` (the whole table is below them). Hidden when nothing
+        typed changes."""
+        report = self._report
+        changed = [f for f in _EFFECTIVE_ROWS if f in report.typed and f in report.effective
+                   and report.typed.get(f) != report.effective.get(f)]
+        line = self.query_one("#builder-changes", Static)
+        text = Text("typed → effective: ", style="bold")
+        for n, field in enumerate(changed):
+            value = report.effective.get(field)
+            text.append(("" if n == 0 else " · ") + f"{self._field_label(field)} {report.typed.get(field)} → ")
+            text.append("auto" if value is None else str(value), style=self._style("override"))
+        line.update(text if changed else "")
+        line.set_class(bool(changed), "-shown")
+
+    @staticmethod
+    def _field_label(field: str) -> str:
+        return field.replace("speculative_", "").replace("disable_overlap_schedule", "no_overlap_schedule")
+
     def _render_effective(self) -> None:
         report = self._report
         eff = self.query_one("#builder-effective", DataTable)
@@ -537,8 +635,8 @@ class BuilderPane(Widget):
                 shown.stylize(self._style("override"))
             if field in sglang and value is not None and sglang[field] != value:
                 shown.append(f" (sglang: {sglang[field]})", style=self._style("error"))
-            label = field.replace("speculative_", "").replace("disable_overlap_schedule", "no_overlap_schedule")
-            eff.add_row(label, "" if typed is None else str(typed), shown, key=field)
+            eff.add_row(self._field_label(field), "" if typed is None else str(typed), shown, key=field)
+        self._fit_effective_columns()
 
     def _show_detail(self, row: int) -> None:
         detail = self.query_one("#builder-detail", Static)

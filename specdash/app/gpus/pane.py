@@ -127,7 +127,8 @@ class GpuPane(Widget, can_focus=False):
         yield Static("", id="gpu-status")
 
     def on_mount(self) -> None:
-        self.border_title = self.title_prefix + "GPUs & processes" + ("  [read-only]" if self.readonly else "")
+        # "(read-only)", not "[read-only]": a border title is markup, where the brackets made a style tag (unseen)
+        self.border_title = self.title_prefix + "GPUs & processes" + (" (read-only)" if self.readonly else "")
         if self.sample:
             self.run_sampler()
         else:
@@ -385,7 +386,11 @@ class GpuPane(Widget, can_focus=False):
             if yes:
                 self.kill(allowed)
 
-        self.app.push_screen(KillConfirmScreen(allowed, refused, self.grace_s), confirmed)
+        table = self.view.table if self.view is not None else None
+        groups = {pgid: [r.pid for r in table.group(pgid) if not r.is_zombie]
+                  for pgid in {p.pgid for p in allowed if p.pgid is not None and p.pgid > 1}} if table else {}
+        self.app.push_screen(KillConfirmScreen(allowed, refused, self.grace_s, {g: m for g, m in groups.items() if m},
+                                               self._server_pgids), confirmed)
 
     @work(exclusive=True, group="gpu-kill")
     async def kill(self, targets: list[ClassifiedProcess]) -> KillReport | None:

@@ -483,6 +483,7 @@ class LogPane(Widget):
 
     def on_resize(self, event) -> None:
         self._apply_findings_layout()
+        self._update_status()  # its parts fit the new width
 
     def action_toggle_findings(self) -> None:
         """``F``: show or hide the findings panel (hidden: the log gets the whole width, the status line counts
@@ -498,34 +499,41 @@ class LogPane(Widget):
         self._update_status()
 
     def _update_status(self) -> None:
+        """The status line, e.g. ``following · 144 lines received · 12 lines of specdash's own polling hidden ·
+        6 findings (F shows)``. It never runs past the pane's edge: when it is too long the parts take their short
+        form, then the least important go (:func:`fit_status`); the state, new lines and the findings count stay."""
         view = self.view
-        parts = []
+        parts: list[tuple[int, str, str]] = []  # (rank: lower stays longer, markup, short markup)
         if view.follow:
-            parts.append("[b]following[/b]")
+            parts.append((0, "[b]following[/b]", "[b]following[/b]"))
         else:
-            parts.append("[b $warning]paused[/]")
+            parts.append((0, "[b $warning]paused[/]", "[b $warning]paused[/]"))
             if view.new_lines:
-                parts.append(f"[reverse $warning] {view.new_lines:,} new lines ↓ [/] (f: follow)")
+                parts.append((1, f"[reverse $warning] {view.new_lines:,} new lines ↓ [/] (f: follow)",
+                              f"[reverse $warning] {view.new_lines:,} new ↓ [/] (f)"))
         hits = view.filter_hits
         if hits is not None:
-            parts.append(f"filter: {hits:,} lines")
+            parts.append((2, f"filter: {hits:,} lines", f"filter: {hits:,}"))
         history = self._progress
         if history is not None and not history.finished:
-            parts.append(f"[b]history: {history.percent} % analysed[/b]")
-        parts.append(f"{view.received:,} lines received")
+            parts.append((3, f"[b]history: {history.percent} % analysed[/b]", f"[b]history {history.percent} %[/b]"))
+        parts.append((6, f"{view.received:,} lines received", f"{view.received:,} lines"))
         if self.own_lines_hidden:
             n = self.own_lines_hidden
-            parts.append(f"{n:,} line{'s' if n != 1 else ''} of specdash's own polling hidden")
+            parts.append((8, f"{n:,} line{'s' if n != 1 else ''} of specdash's own polling hidden",
+                          f"{n:,} own polling hidden"))
         if view.dropped:
-            parts.append(f"{view.dropped:,} dropped (window {view.line_count:,})")
+            parts.append((4, f"{view.dropped:,} dropped (window {view.line_count:,})", f"{view.dropped:,} dropped"))
         if view.cursor_number is not None and (history is None or history.finished):
-            parts.append(f"line {view.cursor_number}")
+            parts.append((5, f"line {view.cursor_number}", f"line {view.cursor_number}"))
         if view.wrap:
-            parts.append("wrapped (Z)")
+            parts.append((7, "wrapped (Z)", "wrapped (Z)"))
         if self.has_class("-findings-hidden"):
             count = len(self.analyzer.engine.order) + self.known_issues.matched
-            parts.append(f"[b]{count} finding{'s' if count != 1 else ''}[/b] (F shows)")
-        self.query_one("#log-status", Static).update(" · ".join(parts))
+            text = f"[b]{count} finding{'s' if count != 1 else ''}[/b] (F shows)"
+            parts.append((1, text, text))
+        status = self.query_one("#log-status", Static)
+        status.update(fit_status(parts, status.size.width or self.size.width or 10_000))
 
     def on_log_view_follow_changed(self, event: LogView.FollowChanged) -> None:
         event.stop()
@@ -612,3 +620,23 @@ class LogPane(Widget):
                 box.value = ""
                 box.display = False
         self._update_status()
+
+
+def fit_status(parts: list[tuple[int, str, str]], width: int) -> str:
+    """``parts`` (rank: lower stays longer, Rich markup, short markup) joined by `` · `` within ``width`` cells:
+    the full forms when they fit, else the short ones, then the highest ranks left out until the line fits (the
+    first part, the state, always stays)."""
+    from rich.text import Text
+
+    def cells(chosen: list[str]) -> int:
+        return Text.from_markup(" · ".join(chosen)).cell_len
+
+    full = [p[1] for p in parts]
+    if cells(full) <= width:
+        return " · ".join(full)
+    kept = list(range(len(parts)))
+    for i in sorted(kept[1:], key=lambda i: (parts[i][0], i), reverse=True):
+        if cells([parts[j][2] for j in kept]) <= width:
+            break
+        kept.remove(i)
+    return " · ".join(parts[j][2] for j in kept)

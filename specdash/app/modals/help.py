@@ -10,9 +10,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from specdash.app.styles import load_tcss
+from specdash.app.toasts import Notice
 
 _KEY_NAMES = {"slash": "/", "question_mark": "?", "left_square_bracket": "[", "right_square_bracket": "]",
               "left_curly_bracket": "{", "right_curly_bracket": "}", "plus": "+", "minus": "-", "escape": "esc"}
+
+
+#: how many recent notices the help screen lists (newest first)
+NOTICES_SHOWN = 5
 
 
 def _key_label(key: str) -> str:
@@ -24,19 +29,32 @@ class HelpScreen(ModalScreen[None]):
     """Lists the key bindings of the app and of every widget class given, section by section.
 
     ``sections`` is a list of ``(title, bindings)`` where bindings are Textual ``Binding`` objects or tuples;
-    ``keymap`` (binding id -> keys, config.yaml's remapping) replaces the default keys shown.
+    ``keymap`` (binding id -> keys, config.yaml's remapping) replaces the default keys shown; ``notices`` (newest
+    first, :class:`~specdash.app.toasts.Notice`) are listed whole above the keys.
     """
 
     DEFAULT_CSS = load_tcss(__file__)
     BINDINGS = [Binding("escape,q,f1,question_mark", "dismiss_help", "Close", id="help.close")]
 
-    def __init__(self, sections: list[tuple[str, list]], keymap: dict[str, str] | None = None) -> None:
+    def __init__(self, sections: list[tuple[str, list]], keymap: dict[str, str] | None = None,
+                 notices: list[Notice] | None = None) -> None:
         super().__init__()
         self.sections = sections
         self.keymap = dict(keymap or {})
+        self.notices = list(notices or [])
 
     def compose(self) -> ComposeResult:
-        body = Text.assemble(("specdash keys", "bold"), "  (esc closes)\n\n")
+        body = Text()
+        if self.notices:  # a toast cut on a small screen says its whole text is here
+            body.append("Recent notices", style="bold")
+            body.append(f"  (newest first; the last {len(self.notices[:NOTICES_SHOWN])})\n")
+            for notice in self.notices[:NOTICES_SHOWN]:
+                body.append(f"  {notice.at} ", style="dim")
+                if notice.title:
+                    body.append(f"{notice.title}: ", style="bold")
+                body.append(f"{notice.text}\n")
+            body.append("\n")
+        body.append_text(Text.assemble(("specdash keys", "bold"), "  (esc closes)\n\n"))
         for title, bindings in self.sections:
             rows = []
             for b in bindings:

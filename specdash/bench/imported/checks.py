@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from specdash.bench.difference import Measure, rank_items
 from specdash.bench.imported.record import Finding, ImportedRecord, half_unit
 
 #: retokenized / generated token counts outside this range are a finding
@@ -294,11 +295,14 @@ def rank_basis(records: Sequence[ImportedRecord]) -> tuple[str, str, Callable[[I
 
 
 def rank(records: Sequence[ImportedRecord]) -> list[dict]:
-    """Rank depth choices per concurrency / batch size by :func:`rank_basis` (never by accept length).
+    """Rank depth choices per concurrency / batch size by :func:`rank_basis` (never by accept length), with shared
+    ranks for results within noise of each other (:func:`specdash.bench.difference.rank_items`: one run each, so
+    a difference counts only beyond the single-run floor).
 
     Returns one dict per group: ``concurrency``, ``basis`` (key), ``basis_text``, ``order`` (records best first;
-    records without the figure last, ``unranked`` lists them), ``note`` (when the highest accept length is not
-    the best choice, a line saying so; else ``""``)."""
+    records without the figure last, ``unranked`` lists them), ``ranks`` (the shared rank of each record of
+    ``order``), ``note`` (when the highest accept length ranks below the best beyond noise, a line saying so;
+    else ``""``)."""
     groups: dict[object, list[ImportedRecord]] = {}
     for record in records:
         groups.setdefault(_group_key(record), []).append(record)
@@ -307,19 +311,26 @@ def rank(records: Sequence[ImportedRecord]) -> list[dict]:
         basis = rank_basis(members)
         if basis is None:
             continue
-        key, words, sort_key = basis
-        ranked = sorted((r for r in members if r.value(key) is not None), key=sort_key)
-        unranked = [r for r in members if r.value(key) is None]
+        key, words, _ = basis
+        known = [r for r in members if r.value(key) is not None and math.isfinite(r.value(key) or 0.0)]
+
+        def measure(r: ImportedRecord, key: str = key) -> Measure:
+            return Measure(r.value(key) or 0.0)
+
+        pairs = rank_items(known, key, measure)
+        ranked = [r for _, r in pairs]
+        ranks = [n for n, _ in pairs]
+        unranked = [r for r in members if r not in known]
         note = ""
         with_al = [r for r in ranked if r.value("accept_length") is not None]
         if with_al and ranked:
             top_al = max(with_al, key=lambda r: r.value("accept_length") or 0.0)
-            if top_al is not ranked[0] and (top_al.value("accept_length") or 0) > (
-                    ranked[0].value("accept_length") or 0):
+            place = ranks[ranked.index(top_al)]
+            if place > 1 and (top_al.value("accept_length") or 0) > (ranked[0].value("accept_length") or 0):
                 basis_name = words.split(" (")[0]
                 note = (f"the highest accept length ({_fmt(top_al.value('accept_length') or 0.0)}, "
-                        f"{top_al.title()}) ranks {ranked.index(top_al) + 1} of {len(ranked)} by {basis_name}:"
+                        f"{top_al.title()}) ranks {place} of {len(ranked)} by {basis_name}:"
                         " a longer accept length does not pay for a slower step")
         out.append({"concurrency": concurrency, "basis": key, "basis_text": words, "order": ranked,
-                    "unranked": unranked, "note": note})
+                    "ranks": ranks, "unranked": unranked, "note": note})
     return out

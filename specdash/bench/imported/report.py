@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from specdash.bench.difference import SINGLE_RUN_FLOOR_PCT, rank_label
 from specdash.bench.imported.record import CONFIG_KEYS, ImportedRecord
 
 #: (key, label, unit) of the figures shown per record, in this order
@@ -112,12 +113,17 @@ def ranking_lines(groups: Sequence[dict]) -> list[str]:
             continue
         where = "" if group["concurrency"] is None else f" at concurrency {group['concurrency']}"
         out.append(f"  ranking{where} by {group['basis_text']}:")
-        for n, record in enumerate(group["order"], 1):
+        ranks = group.get("ranks") or list(range(1, len(group["order"]) + 1))
+        for n, record in zip(ranks, group["order"], strict=False):
             key = group["basis"]
             unit = next((u for k, _, u in SHOWN if k == key), "")
             value = (pasted(record, key, unit) if key in record.metrics and key not in record.derived
                      else number(record.value(key), unit) + " (recomputed)")
-            out.append(f"    {n}. {record.title()}: {value}")
+            label = rank_label(n, ranks)
+            out.append(f"    {label if label.endswith('=') else label + '.'} {record.title()}: {value}")
+        if len(set(ranks)) < len(ranks):
+            out.append(f"    n= : within noise of each other (one run each: differences under "
+                       f"{SINGLE_RUN_FLOOR_PCT:g} % cannot be told apart), so they share a rank")
         if group["unranked"]:
             out.append("    not ranked (figure unknown): " + "; ".join(r.title() for r in group["unranked"]))
         if group["note"]:

@@ -9,10 +9,13 @@ from specdash.
 
 
 def _scenario_version() -> str:
-    """The SGLang version this double pretends to be: the scenario's ``version`` (default 0.5.0rc0, the
-    built-in scenario's), so ``python -c 'import sglang; print(sglang.__version__)'`` answers like a release."""
+    """The SGLang version this double pretends to be: ``SGLANG_DOUBLE_VERSION`` when set, else the scenario's
+    ``version`` (default 0.5.0rc0, the built-in scenario's), so ``python -c 'import sglang;
+    print(sglang.__version__)'`` answers like a release, and as ``/get_server_info`` does."""
     import os
 
+    if os.environ.get("SGLANG_DOUBLE_VERSION"):
+        return os.environ["SGLANG_DOUBLE_VERSION"]
     path = os.environ.get("SGLANG_DOUBLE_SCENARIO")
     if path:
         try:

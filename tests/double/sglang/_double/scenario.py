@@ -102,7 +102,8 @@ def _merge(base: dict, override: dict) -> dict:
 
 def load_scenario(path: str | None = None) -> dict:
     """Return the scenario dict: DEFAULTS merged with the file at ``path`` (default: env
-    ``SGLANG_DOUBLE_SCENARIO``; none = the built-in defaults). Raises SystemExit(2) for a bad file."""
+    ``SGLANG_DOUBLE_SCENARIO``; none = the built-in defaults); ``SGLANG_DOUBLE_VERSION``, when set, is the
+    ``version`` whatever the file says. Raises SystemExit(2) for a bad file."""
     path = path or os.environ.get("SGLANG_DOUBLE_SCENARIO") or None
     data: dict = {}
     if path:
@@ -118,6 +119,8 @@ def load_scenario(path: str | None = None) -> dict:
         except ImportError:
             data = json.loads(text)
     scenario = _merge(DEFAULTS, data)
+    if os.environ.get("SGLANG_DOUBLE_VERSION"):  # one release for every scenario of a run (the demo script's)
+        scenario["version"] = os.environ["SGLANG_DOUBLE_VERSION"]
     if scenario["era"] not in ERAS:
         raise SystemExit(f"sglang double: unknown era {scenario['era']!r} (one of {', '.join(ERAS)})")
     crash = scenario.get("crash")
