@@ -9,6 +9,7 @@ from support.double import empty_log, harness, host_env
 from support.pilot import benchmark_from_the_bench_pane, wait_until
 
 from specdash.app.gpus.kill_modal import KillConfirmScreen
+from specdash.app.log.findings_panel import FindingsPanel
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.hosts.local import LocalHost
@@ -33,6 +34,8 @@ async def test_launch_follow_ready_then_stop(tmp_path, started_groups):
         assert app.log_path == app.run_handle.log_path  # the log pane follows the new run's file
         await wait_until(pilot, lambda: "fired up and ready to roll" in log_text(app), what="ready line in log")
         assert "speculative_num_draft_tokens is adjusted" in log_text(app)
+        # the server runs what specdash predicted (draft tokens 8 -> 4 with topk 1): no mismatch finding
+        assert not [f for f in app.log_pane.findings if f.kind == "launch_mismatch"]
         gpus = app.gpu_pane
         await wait_until(pilot, lambda: any(p.process_class == "server" for p in gpus.processes),
                          what="server processes in the GPU pane")
@@ -43,6 +46,31 @@ async def test_launch_follow_ready_then_stop(tmp_path, started_groups):
         await pilot.press("y")
         await wait_until(pilot, lambda: not harness.pids_in_group(app.run_handle.pgid), what="group gone")
         await wait_until(pilot, lambda: not harness.gpu_processes(env), what="GPU memory released")
+
+
+async def test_server_running_other_values_than_predicted_is_a_finding(tmp_path, started_groups):
+    """The server's own server_args line states draft tokens 6 where specdash predicted 4 for the command: the
+    findings panel says so, with both figures, and points at that line."""
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(pathlib.Path(harness.scenario_path("fast")).read_text().replace(
+        "speculative_num_draft_tokens: 4", "speculative_num_draft_tokens: 6"))
+    env = host_env(tmp_path, str(scenario))
+    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.3)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.builder_pane.set_command(harness.launch_command(harness.free_port()))
+        await pilot.pause(0.2)
+        assert app.builder_pane.report.effective["speculative_num_draft_tokens"] == 4
+        await pilot.press("l")
+        await wait_until(pilot, lambda: app.run_handle is not None, what="launch",
+                         state=lambda: f"{type(app.screen).__name__} {[n.message for n in app._notifications]}")
+        started_groups.append(app.run_handle.pgid)
+        panel = app.log_pane.query_one(FindingsPanel)
+        await wait_until(pilot, lambda: any(f.kind == "launch_mismatch" for f in panel.shown), what="finding")
+        [finding] = [f for f in panel.shown if f.kind == "launch_mismatch"]
+        assert finding.message == "the server runs speculative_num_draft_tokens 6, the command predicted 4"
+        assert finding.severity == "warning" and finding.line > 0
+        assert finding.data == {"server": {"speculative_num_draft_tokens": 6},
+                                "predicted": {"speculative_num_draft_tokens": 4}}
 
 
 async def test_crash_orphans_killed_with_K_then_relaunch(tmp_path, started_groups):

@@ -87,6 +87,8 @@ async def test_keys_pause_step_and_jump_to_findings(tmp_path):
         await pilot.pause()
         assert app.player.paused and app.player.status().index == 0
         view = app.log_pane.view
+        # a path of the recording machine is marked as such, not shown as if it were here
+        assert app.log_pane.border_title == "recorded log: /var/log/sglang/server.log"
 
         await pilot.press("right_square_bracket")  # ] : connection
         await pilot.press("right_square_bracket")  # ] : command
@@ -356,3 +358,28 @@ async def test_replay_help_is_plain_text_lists_quit_and_f_keys_and_follows_the_k
         await pilot.press("escape")
         await pilot.pause(0.1)
         assert [str(t.label) for t in app.query("ContentTab")][:3] == ["F2 Log", "F6 Launch builder", "F4 Benchmarks"]
+
+
+async def test_replayed_orphan_row_shows_its_recorded_parent(tmp_path):
+    """An orphan re-parented to PID 1, recorded with its PPID and PGID: the replayed process table shows them
+    (a `-` there contradicted the row's own "re-parented to PID 1")."""
+    from textual.widgets import DataTable
+
+    path = tmp_path / "s.yaml"
+    now = [0.0]
+    rec = Recorder(path, {"host": "gpu1", "note": "test"}, clock=lambda: now[0], timer=False)
+    reason = "orphan of a crashed server: no live SGLang launcher owns it; re-parented to PID 1"
+    now[0] = 1.0
+    rec.record("gpu", **gpu_event_fields(snapshot(60000, [6315]), {6315: ("orphan", "alice", reason, 1, 6309)}))
+    rec.close()
+    app = ReplayApp(read_session(path), start_paused=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right_square_bracket")
+        gpus = app.gpu_pane
+        await wait_until(pilot, lambda: bool(gpus.processes), what="the recorded sample")
+        [proc] = gpus.processes
+        assert (proc.ppid, proc.pgid, proc.process_class) == (1, 6309, "orphan")
+        table = gpus.query_one(DataTable)
+        header = [str(c.label) for c in table.columns.values()]
+        row = [str(cell) for cell in table.get_row_at(0)]
+        assert row[header.index("PPID")] == "1", list(zip(header, row, strict=False))

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
 
@@ -294,6 +296,18 @@ async def test_sweep_chart_shows_a_few_percent_as_different_bar_heights(size):
         assert not any(line.split("│")[1].strip().startswith("0.0┤") for line in chart)
         bottom, top = chart[-1], chart[0]
         assert top.count("█") < bottom.count("█")  # the slower configs' bars stop below the top row
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(min_value=-1e6, max_value=1e6), st.floats(min_value=1e-3, max_value=1e6))
+def test_chart_axis_labels_are_evenly_spaced_inside_the_axis(low, span):
+    from specdash.app.bench.pane import axis_ticks
+
+    ticks = axis_ticks(low, low + span)
+    assert 1 <= len(ticks) <= 50
+    assert all(low - span * 1e-6 <= t <= low + span * (1 + 1e-6) for t in ticks)
+    steps = [b - a for a, b in zip(ticks, ticks[1:], strict=False)]
+    assert all(abs(s - steps[0]) <= abs(steps[0]) * 1e-6 for s in steps)
 
 
 def test_chart_floor():

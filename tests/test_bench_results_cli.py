@@ -68,11 +68,14 @@ def test_import_list_rank_and_compare(tmp_path):
     assert table_group[5].split()[:2] == ["3", "90.00"] and " none " in table_group[5]
     vllm_group = text[text.index("group: concurrency 4, measured by vllm bench serve"):].splitlines()
     assert vllm_group[3].split()[:2] == ["1", "320.00"]  # first of its own group, not above the table's rows
+    # TPOT is one definition everywhere: the median, labelled as the console's column (mean 12.20, median 11.59)
+    assert "TPOT p50 ms" in vllm_group[2] and vllm_group[3].split()[2] == "11.59"
     assert vllm_group[4] == "  (only result of its kind: nothing to rank it against)"
     data = json.loads(specdash("bench", "list", "--json", state=tmp_path).stdout)
     ids = [r["id"] for r in data["results"]]
     assert data["ranked_by"] == "output_tokens_per_s" and len(ids) == 4
     assert [(r["group"], r["rank"]) for r in data["results"]] == [(0, "1"), (0, "2"), (0, "3"), (1, "1")]
+    assert data["results"][3]["tpot_p50_ms"] == 11.59
     cmp_out = specdash("bench", "compare", ids[0], f"{table}:7", state=tmp_path)
     assert cmp_out.returncode == 0, cmp_out.stderr
     text = cmp_out.stdout
@@ -97,11 +100,28 @@ def test_compare_two_commands_lists_every_differing_flag(tmp_path):
         "  --mem-fraction-static: A 0.8, B 0.7",
         "  --speculative-num-steps: A 3, B 5",
         "  env SGLANG_ENABLE_SPEC_V2: A 1, B not set",
+        "effective (what SGLang runs after its rewrites, by the newest release's rules):",
+        "  speculative_num_steps: A 3, B 5",
         "3 flags are the same on both",
     ]
     data = json.loads(specdash("bench", "compare", str(a), b, "--json", state=tmp_path).stdout)
     assert data["kind"] == "commands" and {r["flag"] for r in data["flags"]} == {
         "--disable-cuda-graph", "--mem-fraction-static", "--speculative-num-steps"}
+
+
+def test_compare_two_commands_shows_what_each_runs_not_only_what_was_typed(tmp_path):
+    """Draft tokens typed 4 and 16 with topk 1: SGLang runs steps + 1, so 2 and 6; the user sees both."""
+    cmd = ("python3 -m sglang.launch_server --model-path /models/Llama-3.1-8B-Instruct --speculative-algorithm "
+           "EAGLE3 --speculative-draft-model-path d --speculative-eagle-topk 1 ")
+    a = cmd + "--speculative-num-steps 1 --speculative-num-draft-tokens 4"
+    b = cmd + "--speculative-num-steps 5 --speculative-num-draft-tokens 16"
+    out = specdash("bench", "compare", a, b, state=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "  --speculative-num-draft-tokens: A 4, B 16" in lines
+    assert "  speculative_num_draft_tokens: A 2 (typed 4), B 6 (typed 16)" in lines
+    data = json.loads(specdash("bench", "compare", a, b, "--json", state=tmp_path).stdout)
+    assert {"field": "speculative_num_draft_tokens", "a": 2, "b": 6, "typed_a": 4, "typed_b": 16} in data["effective"]
 
 
 def test_user_errors_are_one_line(tmp_path):

@@ -171,3 +171,50 @@ async def test_model_config_is_read_on_the_host(tmp_path):
         # DeepSeek V3 carries its MTP head: the target is its own draft; 0.5.9 chooses 3/1/4
         assert pane.report.effective["speculative_draft_model_path"] == str(model)
         assert pane.report.effective["speculative_num_steps"] == 3
+
+
+async def test_ctrl_a_selects_the_whole_command_and_a_paste_replaces_it():
+    """A user replacing the command: ctrl+a (the help lists it), then paste; nothing of the old command is left."""
+    from textual import events
+
+    from specdash.app.keymap import binding_table
+
+    assert binding_table()["builder.select_all"][0] == "ctrl+a"
+    new = "python -m sglang.launch_server --model-path /models/Qwen3-8B --port 31000"
+    app = PaneApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(BuilderPane)
+        area = pane.query_one("#builder-command", TextArea)
+        area.focus()
+        area.move_cursor(area.document.end)
+        await pilot.press("ctrl+a")
+        await pilot.pause()
+        assert area.selected_text == SEED
+        app.post_message(events.Paste(new))  # as the terminal driver delivers a paste
+        await pilot.pause()
+        assert area.text == new and pane.command == new
+        assert "Llama" not in pane.command
+        # from the diagnostics list too: ctrl+a goes to the editor with everything selected, a keystroke replaces
+        pane.query_one("#builder-diagnostics", DataTable).focus()
+        await pilot.press("ctrl+a", "x")
+        await pilot.pause()
+        assert area.text == "x"
+
+
+async def test_typed_and_effective_columns_use_the_width_at_80x24():
+    """At 80x24 the typed -> effective table spans the screen: a draft model path of 20 characters is shown
+    whole in the typed column (it was cut to 9 beside empty space)."""
+    from specdash.app.main import SpecdashApp
+
+    app = SpecdashApp(LocalHost(), log_path=None, gpu_interval_s=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f3")
+        await pilot.pause(0.3)
+        app.builder_pane.set_command(SEED)
+        await pilot.pause(0.3)
+        eff = app.query_one("#builder-effective", DataTable)
+        widths = {str(k.value): c.width for k, c in eff.columns.items()}
+        assert widths["typed"] >= 20 and widths["effective"] >= 20, widths
+        assert 20 + widths["typed"] + widths["effective"] + 6 <= eff.content_size.width
+        row = eff.get_row("speculative_draft_model_path")
+        assert str(row[1]) == "/models/eagle3-llama" and len(str(row[1])) <= widths["typed"]

@@ -19,6 +19,8 @@ def test_clean_yes_kills_orphans_only_and_reports_memory_released(tmp_path):
         assert poll_until(lambda: not any(pid_alive(p) for p in pids))
         assert bystander.poll() is None
         assert "killed 2 of 2 processes: 73000 MiB -> 0 MiB held" in out.stdout
+        seen = (out.stdout + out.stderr).count("killed 2 of 2 processes")
+        assert seen == 1, f"the result line is printed {seen} times:\n{out.stdout}{out.stderr}"
         assert "GPU 0: 38004 -> 2004 MiB" in out.stdout and "GPU memory released" in out.stdout
         assert f"SIGTERM to process group {pgid}" in out.stderr
     finally:

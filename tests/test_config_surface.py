@@ -78,6 +78,21 @@ def test_readme_lists_every_binding_id():
     assert listed == set(binding_table())
 
 
+def test_readme_command_table_shows_every_connect_option():
+    """The README's ``connect`` row names each option ``specdash connect --help`` offers."""
+    import argparse
+
+    from specdash.cli import build_parser
+
+    readme = (REPO / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `specdash connect "))
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    spelled = [a.option_strings for a in sub.choices["connect"]._actions if a.option_strings]
+    missing = sorted(names[-1] for names in spelled if "--help" not in names
+                     and not any(re.search(rf"`[^`]*{re.escape(o)}\b", row) for o in names))
+    assert missing == [], f"README's connect row lacks {missing}"
+
+
 async def test_keymap_applies_in_replay_and_help_shows_the_remapped_key():
     app = ReplayApp(read_session(STORY), 1.0, start_paused=True, keymap={"replay.pause": "z", "app.help": "f9"})
     async with app.run_test(size=(160, 48)) as pilot:

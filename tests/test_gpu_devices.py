@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specdash.gpu.attribution import beyond_baseline, idle_baseline_mib, unattributed_mib
-from specdash.gpu.container import detect_container, parse_container
+from specdash.gpu.container import ContainerInfo, detect_container, parse_container
 from specdash.gpu.devices import DEFAULT_DEVICE_GLOBS, device_globs, find_holders, parse_holders
 from specdash.gpu.model import GpuInfo, GpuProcess, GpuSnapshot
 from specdash.hosts.local import LocalHost
@@ -145,3 +145,36 @@ def test_in_a_container_a_listed_pid_without_device_files_is_not_trusted(tmp_pat
         holder.kill()
         holder.wait()
         reap_group(pgid)
+
+
+def test_container_note_states_host_pids_only_when_a_pid_does_not_resolve():
+    """In a container the driver *may* report host PIDs; the note says they do not exist here only when the
+    process table shows it, and says the PIDs are processes here when they all resolve."""
+    info = ContainerInfo("docker", "/.dockerenv")
+    assert "may report host PIDs, which would not exist here" in info.meaning
+    assert "do not exist here" not in info.meaning
+    ok = info.checked(2, 0)
+    assert "the 2 PIDs the driver lists are processes here" in ok and "host PIDs" not in ok
+    assert "the PID the driver lists is a process here" in info.checked(1, 0)
+    bad = info.checked(3, 1)
+    assert "1 of the 3 PIDs the driver lists does not exist here or names another process (probably host PIDs" in bad
+    assert info.checked(0, 0) == info.meaning
+
+
+def test_ps_notes_in_a_container_say_what_the_process_table_showed():
+    """The view's note (printed by ``ps``/``clean``, shown in the pane) for driver PIDs looked up in this machine's
+    real process table: a live PID is "a process here"; a PID that does not exist is named as such."""
+    from specdash.gpu.inspect import build_view
+    from specdash.gpu.proctable import read_process_table
+
+    table = asyncio.run(read_process_table(LocalHost()))
+    info = ContainerInfo("docker", "/.dockerenv")
+    gpus = (GpuInfo(0, "H100", "GPU-a", 20004, 81559, 0),)
+    live = GpuSnapshot(0, "nvidia-smi", gpus=gpus, processes=(GpuProcess(os.getpid(), 0, "GPU-a", 20000, "py"),))
+    note = build_view(live, table, "nobody", container=info).notes[0]
+    assert "the PID the driver lists is a process here" in note and "do not exist" not in note
+    gone = GpuSnapshot(0, "nvidia-smi", gpus=gpus, processes=(GpuProcess(os.getpid(), 0, "GPU-a", 10000, "py"),
+                                                              GpuProcess(4_100_000, 0, "GPU-a", 10000, "x")))
+    view = build_view(gone, table, "nobody", container=info)
+    assert view.driver_pids_not_here == (4_100_000,)
+    assert "1 of the 2 PIDs the driver lists does not exist here" in view.notes[0]

@@ -82,6 +82,9 @@ async def test_lines_are_classified_and_the_app_hears_state_and_findings(app):
         panel = app.query_one(FindingsPanel)
         # the panels redraw at most every 0.25 s (with the view's frame, or on their timer when lines stop)
         await wait_until(pilot, lambda: panel.option_count == len(pane.analyzer.findings), what="findings panel")
+        # the list is not in line order (a crash comes first): its title says which order it is in
+        assert panel.border_title == f"findings ({panel.option_count}, most severe first)"
+        assert [f.severity for f in panel.shown][0] == "error"
         # the metrics strip shows the latest decode figures
         assert app.query_one("#log-metrics").display
         assert "decode samples" in str(app.query_one("#metric-check", Static).render())

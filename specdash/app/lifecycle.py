@@ -153,12 +153,25 @@ class LifecycleActions(_Base):
             bench.followed_elsewhere = ""
         if self.gpu_pane is not None:
             self.gpu_pane.set_server_pgids({handle.pgid})
+        self._expect_config(handle)
         self.follow(handle.log_path)
         log = self.log_pane
         if bench is not None and bench.sweeping and log is not None:  # a sweep's configuration: no advice to sweep
             log.analyzer.engine.in_depth_sweep = True
         self._poll_server()
         self._connect_bench(handle)
+
+    def _expect_config(self, handle) -> None:
+        """Tell the log pane what specdash predicts ``handle``'s command runs (the builder's SGLang release and
+        config.json), so a server_args line that says otherwise becomes a finding."""
+        from specdash.sglang.validate import validate_command
+
+        if self.log_pane is None or not getattr(handle, "command", None):
+            return
+        builder = self.builder_pane
+        report = validate_command(handle.command, getattr(builder, "sglang_version", None),
+                                  getattr(builder, "model_config", None))
+        self.log_pane.expect_config(handle.log_path, report.effective)
 
     @work(group="bench-url", exclusive=True)
     async def _connect_bench(self, handle) -> None:

@@ -231,7 +231,7 @@ class RecordingMixin(_Base):
         if self.recorder is None:
             return
         view = message.view
-        classes = {p.pid: (p.process_class, p.user, p.reason) for p in view.processes}
+        classes = {p.pid: (p.process_class, p.user, p.reason, p.ppid, p.pgid) for p in view.processes}
         self._record(GpuEvent(**gpu_event_fields(view.snapshot, classes)))
 
     def record_kill(self, message: Any) -> None:

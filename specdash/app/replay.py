@@ -54,6 +54,7 @@ from specdash.session.events import (
     SweepEvent,
     gpu_snapshot_from_event,
     process_classes,
+    process_parents,
 )
 from specdash.session.reader import SessionLog
 from specdash.session.replay import ReplayPlayer, Rewind, format_clock
@@ -97,6 +98,24 @@ class ReplayBar(Vertical):
         yield Static("", id="replay-notes", classes="-empty")
         yield Input(placeholder="seek to (mm:ss, hh:mm:ss or seconds) — enter jumps, escape closes",
                     id="replay-seek")
+
+
+def recorded_log_title(path: str | None) -> str:
+    """The log pane's title for a log recorded on another machine: a path there means nothing here, so a run
+    specdash launched (``…/specdash/runs/<run>/<file>``) is named by its run, any other path is marked as the
+    recorded one.
+
+    >>> recorded_log_title("/tmp/specdash-demo-27kfh3v7/state/specdash/runs/20261201-190934-38380/server.log")
+    'recorded log: run 20261201-190934-38380/server.log'
+    >>> recorded_log_title("/data/sglang/server.log")
+    'recorded log: /data/sglang/server.log'
+    """
+    if not path:
+        return "recorded log"
+    parts = path.replace("\\", "/").split("/")
+    if len(parts) >= 4 and parts[-3] == "runs" and parts[-4] == "specdash":
+        return f"recorded log: run {parts[-2]}/{parts[-1]}"
+    return f"recorded log: {path}"
 
 
 class ReplayApp(SpecdashApp):
@@ -154,6 +173,8 @@ class ReplayApp(SpecdashApp):
 
     def on_mount(self) -> None:
         self.set_interval(STATUS_REFRESH_S, self._refresh_bar)
+        if self.log_pane is not None:
+            self.log_pane.border_title = markup(recorded_log_title(self._source))
         header = self.session_log.header
         if header is not None and header.demo:
             # short: a toast must not cover the panes on a small terminal; the recorder's full note is in --summary
@@ -204,7 +225,7 @@ class ReplayApp(SpecdashApp):
         """Empty every pane (replay moved backwards)."""
         log = self.log_pane
         if log is not None:
-            log.reset(self.log_path or "log")
+            log.reset(recorded_log_title(self.log_path))
         self._source = self.log_path
         gpu = self.gpu_pane
         if gpu is not None:
@@ -230,7 +251,7 @@ class ReplayApp(SpecdashApp):
                 return
             if event.source and event.source != self._source:
                 self._source = event.source
-                pane.reset(event.source)
+                pane.reset(recorded_log_title(event.source))
             pane.feed([text for _, text in event.lines])
         elif isinstance(event, MarkerEvent):
             self._log_marker(event.text)
@@ -244,7 +265,8 @@ class ReplayApp(SpecdashApp):
         elif isinstance(event, GpuEvent):
             gpus = self.gpu_pane
             if gpus is not None:
-                gpus.show_recorded(gpu_snapshot_from_event(event, event.t), process_classes(event))
+                gpus.show_recorded(gpu_snapshot_from_event(event, event.t), process_classes(event),
+                                   process_parents(event))
         elif isinstance(event, KillEvent):
             text = f"recorded kill at {at}: {event.outcome} — {event.detail}"
             if self.gpu_pane is not None:

@@ -162,7 +162,28 @@ def compare_commands(a_text: str, b_text: str) -> dict:
         out["launcher"] = {"a": a["launcher"], "b": b["launcher"]}
     if a["positional"] != b["positional"]:
         out["positional"] = {"a": a["positional"] or None, "b": b["positional"] or None}
+    out["effective"] = effective_differences(a_text, b_text)
     return out
+
+
+def effective_differences(a_text: str, b_text: str) -> list[dict[str, Any]]:
+    """``[{"field", "a", "b", "typed_a", "typed_b"}]``: the speculative settings each command runs with after
+    SGLang's rewrites and automatic choices (:func:`specdash.sglang.validate.validate_command`, newest release's
+    rules; e.g. topk 1 makes the draft tokens steps + 1), for each field whose effective values differ between the
+    two commands or from what a side typed. ``typed_*`` is None where the command does not type it."""
+    from specdash.sglang.launch_check import SPECULATIVE_FIELDS
+    from specdash.sglang.validate import validate_command
+
+    ra, rb = validate_command(a_text), validate_command(b_text)
+    rows = []
+    for field in SPECULATIVE_FIELDS:
+        ea, eb = ra.effective.get(field), rb.effective.get(field)
+        ta, tb = ra.typed.get(field), rb.typed.get(field)
+        if ea is None and eb is None:
+            continue
+        if ea != eb or (ta is not None and ta != ea) or (tb is not None and tb != eb):
+            rows.append({"field": field, "a": ea, "b": eb, "typed_a": ta, "typed_b": tb})
+    return rows
 
 
 def _num(value: float | None) -> str:
@@ -229,6 +250,13 @@ def commands_text(report: dict) -> str:
     for row in report["env"]:
         out.append(f"  env {row['name']}: A {row['a'] if row['a'] is not None else 'not set'}, "
                    f"B {row['b'] if row['b'] is not None else 'not set'}")
+    if report.get("effective"):
+        out.append("effective (what SGLang runs after its rewrites, by the newest release's rules):")
+        for row in report["effective"]:
+            def side(value: Any, typed: Any) -> str:
+                text = "not used" if value is None else str(value)
+                return text + (f" (typed {typed})" if typed is not None and typed != value else "")
+            out.append(f"  {row['field']}: A {side(row['a'], row['typed_a'])}, B {side(row['b'], row['typed_b'])}")
     out.append(f"{len(report['same'])} flags are the same on both")
     return "\n".join(out) + "\n"
 

@@ -122,7 +122,8 @@ def _row(name: str, item: object) -> dict:
         concurrency = str(concurrency)
     return {"id": name, "source": source, "depth": depth, "concurrency": concurrency,
             "output_tokens_per_s": finite(side.figures.get("output_tokens_per_s")),
-            "tpot_ms": finite(side.figures.get("tpot_ms.mean", side.figures.get("tpot_ms.p50"))),
+            # the median, as the console's "TPOT p50 ms" column: one definition wherever TPOT is one number
+            "tpot_p50_ms": finite(side.figures.get("tpot_ms.p50")),
             "accept_length": finite(side.figures.get("accept_length")),
             "output_rate_se": finite(side.se.get("output_tokens_per_s"))}
 
@@ -188,11 +189,11 @@ def _list(args: argparse.Namespace) -> int:
         out.append(f"group: {group['text']}")
         if any(v is None for v in group["group"].values()):
             out.append("  (ranked as if what is not stated were the same for all of them)")
-        out.append(f"{'#':>4} {'tok/s':>10} {'TPOT ms':>9} {'accept':>7} {'conc':>5} {'depth':<10} id")
+        out.append(f"{'#':>4} {'tok/s':>10} {'TPOT p50 ms':>11} {'accept':>7} {'conc':>5} {'depth':<10} id")
         for r in group["results"]:
             mark = f"{r['rank']:>4}" if r["rank"] else "   -"
             conc = "?" if r["concurrency"] is None else str(r["concurrency"])
-            out.append(f"{mark} {num(r['output_tokens_per_s']):>10} {num(r['tpot_ms']):>9} "
+            out.append(f"{mark} {num(r['output_tokens_per_s']):>10} {num(r['tpot_p50_ms']):>11} "
                        f"{num(r['accept_length']):>7} {conc:>5} {r['depth']:<10} {r['id']}")
         if len(group["results"]) == 1:
             out.append("  (only result of its kind: nothing to rank it against)")

@@ -292,9 +292,9 @@ def classify(snapshot: GpuSnapshot, proc_table: ProcessTable, current_user: str,
         if row is None:
             hint = " (the driver could not name it either)" if proc.name.startswith("[") else ""
             cls, reason = UNKNOWN, (
-                f"PID {proc.pid} is not in this host's process table{hint}: the driver reports host PIDs, so this "
-                "is probably a process in a container or another PID namespace — inspect and clean it from the "
-                "host itself (or a container started with --pid=host)")
+                f"PID {proc.pid} is not in this host's process table{hint}: seen from a container the driver "
+                "reports host PIDs, so this is probably a process in a container or another PID namespace — "
+                "inspect and clean it from the host itself (or a container started with --pid=host)")
         elif proc.kind == "graphics":
             cls, reason = FOREIGN, f"graphics process ({_title(row, proc.name)}) — display/desktop, never killed"
         else:

@@ -34,11 +34,31 @@ class ContainerInfo:
 
     @property
     def meaning(self) -> str:
-        """One line: what being in a container means for the GPU view."""
-        return (f"specdash sees this host from inside a {self.kind} container ({self.evidence}): the driver reports "
-                "host PIDs, which do not exist here or are other processes, and memory held outside this container "
-                "can be neither seen nor cleaned from here")
+        """One line: what being in a container may mean for the GPU view, before any PID was checked (worded as a
+        possibility: many containers share the host's PID namespace, and then the driver's PIDs are right)."""
+        return (f"specdash sees this host from inside a {self.kind} container ({self.evidence}): the driver may "
+                "report host PIDs, which would not exist here or be other processes, and memory held outside this "
+                "container can be neither seen nor cleaned from here")
 
+    def checked(self, listed: int, not_here: int) -> str:
+        """One line once the driver's ``listed`` PIDs were looked up in this host's process table: ``not_here`` of
+        them did not resolve (or named a process holding no GPU device file). With ``listed`` 0 nothing was
+        checked and :attr:`meaning` is returned.
+
+        >>> ContainerInfo("docker", "/.dockerenv").checked(2, 0).split(": ", 1)[1][:52]
+        'the 2 PIDs the driver lists are processes here; memo'
+        """
+        if listed <= 0:
+            return self.meaning
+        head = f"specdash sees this host from inside a {self.kind} container ({self.evidence}): "
+        tail = "memory held outside this container can be neither seen nor cleaned from here"
+        if not_here <= 0:
+            what = f"the {listed} PIDs the driver lists are" if listed != 1 else "the PID the driver lists is"
+            return head + f"{what} {'processes' if listed != 1 else 'a process'} here; " + tail
+        of = f"{not_here} of the {listed} PIDs" if listed != 1 else "the PID"
+        verb = ("do", "name") if not_here != 1 else ("does", "names")
+        return head + f"{of} the driver lists {verb[0]} not exist here or {verb[1]} another process (probably host " \
+            "PIDs; never signalled), and " + tail
 
 def _kind(name: str) -> str:
     name = name.strip().lower()

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from specdash.gpu.attribution import beyond_baseline, unattributed_mib
 from specdash.gpu.classify import (
+    UNKNOWN,
     ClassifiedProcess,
     classify,
     classify_holders,
@@ -32,7 +33,8 @@ class GpuView:
     holds, None when unknown), ``unaccounted_mib`` (the GPUs where that exceeds the idle baseline),
     ``holders`` (PID -> GPU device files, when they were looked for), ``holders_error`` (one line when the scan
     failed), ``container`` (when specdash runs inside one), ``left`` (processes of a crashed server's group that
-    are left alone, with why)."""
+    are left alone, with why), ``driver_pids_not_here`` (driver-listed PIDs missing from the process table, or
+    naming a process of the user that holds no GPU device file)."""
 
     snapshot: GpuSnapshot
     table: ProcessTable
@@ -45,6 +47,7 @@ class GpuView:
     holders_error: str | None = None
     container: ContainerInfo | None = None
     left: tuple[tuple[ProcessRow, str], ...] = ()
+    driver_pids_not_here: tuple[int, ...] = ()
 
     @property
     def short_note(self) -> str:
@@ -68,7 +71,9 @@ class GpuView:
         memory was looked for."""
         out = []
         if self.container is not None:
-            out.append(self.container.meaning)
+            listed = {p.pid for p in self.snapshot.processes}
+            out.append(self.container.meaning if self.table.error else
+                       self.container.checked(len(listed), len(listed & set(self.driver_pids_not_here))))
         if self.unaccounted_mib:
             if self.holders_error:
                 out.append(self.holders_error)
@@ -91,8 +96,11 @@ def build_view(snapshot: GpuSnapshot, table: ProcessTable, user: str, server_pgi
     """Classify ``snapshot`` and the device-file ``holders`` against ``table`` (pure) and summarise."""
     pgids = frozenset(server_pgids)
     processes = classify(snapshot, table, user, pgids)
+    not_here = {p.pid for p in snapshot.processes if table.get(p.pid) is None}
     if container is not None and holders:
+        before = {p.pid: p.process_class for p in processes}
         processes = distrust_pids_without_devices(processes, holders, user)
+        not_here |= {p.pid for p in processes if p.process_class == UNKNOWN and before.get(p.pid) != UNKNOWN}
     if holders:
         listed = {p.pid for p in snapshot.processes}
         processes += classify_holders({pid: d for pid, d in holders.items() if pid not in listed}, table, user, pgids)
@@ -108,7 +116,8 @@ def build_view(snapshot: GpuSnapshot, table: ProcessTable, user: str, server_pgi
         summary = summarize(processes, unaccounted)
     return GpuView(snapshot=snapshot, table=table, processes=tuple(processes), summary=summary, user=user,
                    unattributed_mib=unattributed, unaccounted_mib=unaccounted, holders=holders,
-                   holders_error=holders_error, container=container, left=tuple(left))
+                   holders_error=holders_error, container=container, left=tuple(left),
+                   driver_pids_not_here=tuple(sorted(not_here)))
 
 
 async def inspect_host(host: Host, snapshot: GpuSnapshot, user: str, server_pgids: Iterable[int] = frozenset(),

@@ -183,8 +183,8 @@ async def safe_kill(host: Host, targets: Iterable[ClassifiedProcess], current_us
     ``current_user``: login name on ``host``; ``sample``: ``async () -> GpuSnapshot`` (``GpuSampler.sample_once``);
     ``grace_s``: seconds between SIGTERM and SIGKILL; ``kill_wait_s``: seconds to wait after SIGKILL;
     ``release_timeout_s``: seconds to wait for the driver to free the memory; ``on_progress(line)``: progress
-    text for the UI. Never raises for per-process problems (they are in the outcomes); raises HostError only
-    when the host cannot be reached at all.
+    text for the UI (the summary is not among it: callers show ``report.summary()`` once). Never raises for
+    per-process problems (they are in the outcomes); raises HostError only when the host cannot be reached.
     """
     say = on_progress or (lambda _line: None)
     merged: dict[int, ClassifiedProcess] = {}
@@ -311,8 +311,7 @@ async def safe_kill(host: Host, targets: Iterable[ClassifiedProcess], current_us
                         gpu_used_before_mib={i: used_before.get(i) for i in sorted(touched)},
                         gpu_used_after_mib={i: used_after.get(i) for i in sorted(touched)},
                         released=released, left=list(left.values()))
-    say(report.summary())
-    return report
+    return report  # the caller shows report.summary() once (a progress line too would print it twice)
 
 
 async def _signal(host: Host, target: int, signum: int, group: bool, outcomes: list[KillOutcome],

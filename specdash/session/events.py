@@ -59,7 +59,8 @@ MAX_LOG_BATCH_LINES = 300_000
 GPU_COLUMNS: tuple[str, ...] = ("index", "name", "uuid", "memory_used_mib", "memory_total_mib", "utilization_pct")
 #: Column order of a row in :attr:`GpuEvent.processes`; ``class``/``user``/``reason`` are optional trailing columns
 #: (the process classification of :mod:`specdash.gpu.classify`: server/orphan/zombie/foreign/unknown).
-PROCESS_COLUMNS: tuple[str, ...] = ("pid", "gpu_index", "used_mib", "name", "class", "user", "reason")
+PROCESS_COLUMNS: tuple[str, ...] = ("pid", "gpu_index", "used_mib", "name", "class", "user", "reason", "ppid",
+                                    "pgid")
 
 
 @dataclasses.dataclass
@@ -367,11 +368,11 @@ def _joined_log_lines(doc: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def gpu_event_fields(snapshot: Any, classes: dict[int, tuple[str, str, str]] | None = None) -> dict[str, Any]:
+def gpu_event_fields(snapshot: Any, classes: dict[int, tuple[Any, ...]] | None = None) -> dict[str, Any]:
     """Fields for ``record("gpu", **fields)`` from a :class:`specdash.gpu.model.GpuSnapshot`.
 
-    ``classes`` optionally maps PID -> (class, user, reason) from the process classification
-    (:mod:`specdash.gpu.classify`).
+    ``classes`` optionally maps PID -> (class, user, reason) or (class, user, reason, ppid, pgid) from the process
+    classification (:mod:`specdash.gpu.classify`).
     """
     classes = classes or {}
     gpus = [[g.index, g.name, g.uuid, g.memory_used_mib, g.memory_total_mib, g.utilization_pct]
@@ -412,6 +413,19 @@ def gpu_snapshot_from_event(event: GpuEvent, time_s: float = 0.0) -> Any:
                                     used_mib=row[2], name=row[3]))
     return GpuSnapshot(time_s=time_s, source=event.source, gpus=tuple(gpus), processes=tuple(processes),
                        error=event.error)
+
+
+def process_parents(event: GpuEvent) -> dict[int, tuple[int | None, int | None]]:
+    """PID -> (PPID, PGID) from the optional ``ppid``/``pgid`` process columns of a GPU event (recorded since
+    they were added; None where a row lacks them or holds no integer)."""
+    def number(value: Any) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    out = {}
+    for row in event.processes:
+        if isinstance(row, list) and len(row) > 7 and number(row[0]) is not None:
+            out[row[0]] = (number(row[7]), number(row[8]) if len(row) > 8 else None)
+    return out
 
 
 def process_classes(event: GpuEvent) -> dict[int, tuple[str | None, str | None, str | None]]:

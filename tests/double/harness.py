@@ -19,11 +19,13 @@ import os
 import pathlib
 import signal
 import socket
+import sys
 import time
 
 DOUBLE_DIR = pathlib.Path(__file__).resolve().parent
 SCENARIOS_DIR = DOUBLE_DIR / "scenarios"
 BIN_DIR = DOUBLE_DIR / "bin"
+FAKES_BIN_DIR = DOUBLE_DIR.parent / "fakes" / "bin"  # the fake nvidia-smi that reads the double's GPU state
 
 
 def free_port() -> int:
@@ -43,7 +45,8 @@ def scenario_path(name_or_path: str) -> str:
 
 def double_env(tmp_path: pathlib.Path, scenario: str | None = "fast", gpus: int = 2) -> dict[str, str]:
     """Environment for a host that runs the double: PYTHONPATH with the double first, PATH with its ``sglang``
-    script, the scenario, a fresh fake nvidia-smi state with ``gpus`` H100s, and XDG_STATE_HOME in ``tmp_path``."""
+    script and the fake ``nvidia-smi`` (tests/fakes/bin), the scenario, a fresh fake nvidia-smi state with ``gpus``
+    H100s, and XDG_STATE_HOME in ``tmp_path``. ``tools/try_local.sh`` gives a user the same environment."""
     state = tmp_path / "nvidia-smi-state.json"
     state.write_text(json.dumps({
         "driver": True,
@@ -54,7 +57,7 @@ def double_env(tmp_path: pathlib.Path, scenario: str | None = "fast", gpus: int 
     }))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(DOUBLE_DIR), env.get("PYTHONPATH", "")) if p)
-    env["PATH"] = os.pathsep.join((str(BIN_DIR), env.get("PATH", "")))
+    env["PATH"] = os.pathsep.join((str(BIN_DIR), str(FAKES_BIN_DIR), env.get("PATH", "")))
     env["FAKE_NVIDIA_SMI_STATE"] = str(state)
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
     env.pop("SPECDASH_STATE_DIR", None)
@@ -139,3 +142,27 @@ def groups_started_under(tmp_path: pathlib.Path) -> set[int]:
             continue
     groups.discard(os.getpgid(0))  # never the test run itself
     return groups
+
+
+def _print_env(argv: list[str]) -> int:
+    """``harness.py --print-env DIR [SCENARIO]``: the lines of :func:`double_env` (state in DIR) for a POSIX shell
+    to ``eval``: ``export NAME='value'`` for what it sets, ``unset NAME`` for what it removes. Used by
+    ``tools/try_local.sh``."""
+    import shlex
+
+    if len(argv) not in (2, 3) or argv[0] != "--print-env":
+        print("usage: harness.py --print-env DIR [SCENARIO]", file=sys.stderr)
+        return 2
+    directory = pathlib.Path(argv[1])
+    directory.mkdir(parents=True, exist_ok=True)
+    env = double_env(directory, argv[2] if len(argv) == 3 else "default")
+    for name in sorted(set(os.environ) | set(env)):
+        if name not in env:
+            print(f"unset {name}")
+        elif os.environ.get(name) != env[name]:
+            print(f"export {name}={shlex.quote(env[name])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_print_env(sys.argv[1:]))

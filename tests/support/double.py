@@ -15,11 +15,8 @@ _spec.loader.exec_module(harness)
 
 
 def host_env(tmp_path, scenario: str) -> dict[str, str]:
-    """The double's environment with the fake nvidia-smi first on PATH (it reads the double's GPU state)."""
-    env = harness.double_env(tmp_path, scenario)
-    fakes = pathlib.Path(__file__).parent.parent / "fakes" / "bin"
-    env["PATH"] = f"{fakes}:{env['PATH']}"
-    return env
+    """The double's environment (:func:`harness.double_env`: the fake nvidia-smi is on its PATH)."""
+    return harness.double_env(tmp_path, scenario)
 
 
 def empty_log(tmp_path) -> str:

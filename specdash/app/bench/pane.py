@@ -84,6 +84,32 @@ def chart_floor(values: list[float]) -> float:
     return max(0.0, low - span)
 
 
+def axis_ticks(low: float, high: float, target: int = 4) -> list[float]:
+    """Evenly spaced y-axis labels for ``low..high``: multiples of a round step (1, 2 or 5 times a power of ten)
+    inside the range, about ``target`` of them (at least 2 where the range allows). Letting the chart library pick
+    them gave uneven labels on a short chart (one dropped where two met on a row).
+
+    >>> axis_ticks(1724.5, 1782.3)
+    [1740.0, 1760.0, 1780.0]
+    >>> axis_ticks(983, 2100)
+    [1000.0, 1500.0, 2000.0]
+    """
+    import math
+
+    if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
+        return [low] if math.isfinite(low) else []
+    rough = (high - low) / max(target, 1)
+    power = 10 ** math.floor(math.log10(rough))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= rough)
+    first = math.ceil(low / step) * step
+    ticks: list[float] = []
+    value = first
+    while value <= high + step * 1e-9 and len(ticks) < 50:
+        ticks.append(float(round(value, 10)))
+        value = first + step * len(ticks)
+    return ticks
+
+
 SWEEP_NEEDS_LIFECYCLE = (
     "the depth sweep needs the server lifecycle: launch the server from the builder so specdash can restart it "
     "per configuration"
@@ -757,7 +783,10 @@ class BenchPane(Widget, can_focus=True):
         if measured:
             plt.bar([name for name, _ in measured], [mean for _, mean in measured], minimum=floor)
             top = max(mean for _, mean in measured)
-            plt.ylim(floor, top + (top - floor) * 0.1)
+            ceiling = top + (top - floor) * 0.1
+            plt.ylim(floor, ceiling)
+            ticks = axis_ticks(floor, ceiling)
+            plt.yticks(ticks, [f"{t:g}" for t in ticks])
         chart.refresh()
 
 

@@ -55,6 +55,8 @@ FORM_FIELDS: tuple[tuple[str, str, str], ...] = (
 ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM")
 _SEVERITY_STYLE = {"error": "bold $error", "override": "bold $warning", "warning": "$warning", "info": "$accent"}
 _SEVERITY_TEXT = {"error": "ERROR", "override": "OVERRIDE", "warning": "WARN", "info": "info"}
+#: typed -> effective table: the field column's width, and the least the typed / effective columns get
+EFFECTIVE_FIELD_WIDTH, EFFECTIVE_TYPED_MIN, EFFECTIVE_VALUE_MIN = 20, 9, 11
 _EFFECTIVE_ROWS = ("speculative_algorithm", "speculative_num_steps", "speculative_eagle_topk",
                    "speculative_num_draft_tokens", "max_running_requests", "disable_overlap_schedule",
                    "enable_mixed_chunk", "page_size", "attention_backend", "speculative_draft_model_path")
@@ -76,6 +78,9 @@ class BuilderPane(Widget):
         Binding("ctrl+o", "copy_command", "Copy command", id="builder.copy"),
         Binding("ctrl+r", "dry_run", "SGLang dry run", id="builder.dry_run"),
         Binding("escape", "leave_editor", "Leave editor", id="builder.leave_editor"),
+        # priority: the editor's own ctrl+a (line start) would win; a paste or a keystroke replaces the selection
+        Binding("ctrl+a", "select_all", "Select all (paste or type to replace it)", id="builder.select_all",
+                show=False, priority=True),
     ]
 
     class CommandChanged(Message):
@@ -202,9 +207,9 @@ class BuilderPane(Widget):
 
     def on_mount(self) -> None:
         eff = self.query_one("#builder-effective", DataTable)
-        eff.add_column("field", key="field", width=20)
-        eff.add_column("typed", key="typed", width=9)
-        eff.add_column("effective", key="effective", width=11)
+        eff.add_column("field", key="field", width=EFFECTIVE_FIELD_WIDTH)
+        eff.add_column("typed", key="typed", width=EFFECTIVE_TYPED_MIN)
+        eff.add_column("effective", key="effective", width=EFFECTIVE_VALUE_MIN)
         self._render_report()
         if self._host is not None:
             self._detect_version()
@@ -221,8 +226,10 @@ class BuilderPane(Widget):
         return screen.has_class("-short") or screen.has_class("-narrow")
 
     def on_resize(self) -> None:
-        """Findings wrap at the list's width on a small screen: re-render them when that width changes."""
+        """Findings wrap at the list's width on a small screen: re-render them when that width changes; the
+        typed -> effective columns take the table's new width."""
         self._rewrap()
+        self._fit_effective_columns()
 
     def _rewrap(self) -> None:
         try:
@@ -241,6 +248,29 @@ class BuilderPane(Widget):
         return max(20, width - 14)
 
     # -- events -----------------------------------------------------------------------------------
+    def _fit_effective_columns(self) -> None:
+        """The typed -> effective table's ``typed`` and ``effective`` columns share the table's width (at 80x24 it
+        spans the screen; fixed widths left a model path cut to 9 characters beside empty space)."""
+        eff = self.query_one("#builder-effective", DataTable)
+        try:
+            narrow = self.screen.has_class("-narrow")
+        except Exception:  # noqa: BLE001 - not attached
+            return
+        # narrow screens: the table spans the screen (less its border and the pane's); from the terminal width, so
+        # the widths do not depend on when a layout pass ran
+        width = self.app.size.width - 8 if narrow else 0
+        room = width - EFFECTIVE_FIELD_WIDTH - 2 * eff.cell_padding * 3 - 1
+        typed = max(EFFECTIVE_TYPED_MIN, room // 2)
+        widths = {"typed": typed, "effective": max(EFFECTIVE_VALUE_MIN, room - typed)}
+        changed = False
+        for key, column in eff.columns.items():
+            width = widths.get(str(key.value))
+            if width is not None and column.width != width:
+                column.width, column.auto_width, changed = width, False, True
+        if changed:
+            eff._require_update_dimensions = True
+            eff.refresh(layout=True)
+
     @on(TextArea.Changed, "#builder-command")
     def _text_changed(self, event: TextArea.Changed) -> None:
         self._command = event.text_area.text
@@ -284,6 +314,17 @@ class BuilderPane(Widget):
             changes = self.query_one("#builder-changes", Static)
             anchor = changes if changes.has_class("-shown") else diags
             self.call_after_refresh(self.scroll_to_widget, anchor, animate=False, top=True)
+
+    def action_select_all(self) -> None:
+        """``ctrl+a``: select the whole launch command (or the focused form field's text), so pasting or typing
+        replaces it."""
+        focused = self.app.focused
+        if isinstance(focused, Input):
+            focused.action_select_all()
+            return
+        area = self.query_one("#builder-command", TextArea)
+        area.focus()
+        area.select_all()
 
     def action_apply_fix(self) -> None:
         """Apply the fix of the selected diagnostic to the command."""
@@ -595,6 +636,7 @@ class BuilderPane(Widget):
             if field in sglang and value is not None and sglang[field] != value:
                 shown.append(f" (sglang: {sglang[field]})", style=self._style("error"))
             eff.add_row(self._field_label(field), "" if typed is None else str(typed), shown, key=field)
+        self._fit_effective_columns()
 
     def _show_detail(self, row: int) -> None:
         detail = self.query_one("#builder-detail", Static)

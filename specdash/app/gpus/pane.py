@@ -148,11 +148,11 @@ class GpuPane(Widget, can_focus=False):
             self._show(build_view(v.snapshot, v.table, v.user, self._server_pgids, holders=v.holders,
                                   holders_error=v.holders_error, container=v.container))
 
-    def show_recorded(self, snapshot: GpuSnapshot, classes: dict[int, tuple[str | None, str | None, str | None]]
-                      ) -> None:
+    def show_recorded(self, snapshot: GpuSnapshot, classes: dict[int, tuple[str | None, str | None, str | None]],
+                      parents: dict[int, tuple[int | None, int | None]] | None = None) -> None:
         """Render a recorded sample (replay): ``snapshot`` as recorded and ``classes`` PID -> (class, user, reason)
-        as classified live (not re-classified: the recording has no process table). A PID without a recorded
-        class shows as ``unknown``."""
+        as classified live (not re-classified: the recording has no process table), ``parents`` PID -> (PPID,
+        PGID) as recorded (``-`` where not recorded). A PID without a recorded class shows as ``unknown``."""
         from specdash.gpu.attribution import beyond_baseline, unattributed_mib
         from specdash.gpu.classify import UNKNOWN, summarize
         from specdash.gpu.proctable import ProcessTable
@@ -160,9 +160,10 @@ class GpuPane(Widget, can_focus=False):
         processes = []
         for proc in snapshot.processes:
             klass, user, reason = classes.get(proc.pid, (None, None, None))
+            ppid, pgid = (parents or {}).get(proc.pid, (None, None))
             processes.append(ClassifiedProcess(
                 pid=proc.pid, gpu_index=proc.gpu_index, gpu_uuid=proc.gpu_uuid, used_mib=proc.used_mib,
-                name=proc.name, command=proc.name, user=user, ppid=None, pgid=None, stat=None, start_ticks=None,
+                name=proc.name, command=proc.name, user=user, ppid=ppid, pgid=pgid, stat=None, start_ticks=None,
                 process_class=klass if klass in CLASS_VARIABLE else UNKNOWN, reason=reason or ""))
         unattributed = {} if snapshot.error else unattributed_mib(snapshot)
         unaccounted = beyond_baseline(unattributed)

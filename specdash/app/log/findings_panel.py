@@ -101,7 +101,9 @@ class FindingsPanel(Vertical):
                 if f.key == keep:
                     options.highlighted = i
                     break
-        self.border_title = f"findings ({len(findings)})"
+        # the order is said: most severe first (a crash above a ready line), then by line
+        self.border_title = f"findings ({len(findings)}, most severe first)" if len(findings) > 1 else \
+            f"findings ({len(findings)})"
         self._show_detail(options.highlighted)
 
     def highlight(self, index: int) -> None:

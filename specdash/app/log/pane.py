@@ -37,10 +37,12 @@ from specdash.logs.bulk import BulkReader
 from specdash.logs.findings import Finding
 from specdash.logs.line_index import LineIndex
 from specdash.logs.own_traffic import without_own_lines
-from specdash.logs.parser import LogParser
+from specdash.logs.parser import LineKind, LogParser
 from specdash.logs.startup import StartupHistory
 from specdash.logs.state import ServerState
+from specdash.severity import severity_rank
 from specdash.sglang.known_issues import KnownIssueLogScanner
+from specdash.sglang.launch_check import MISMATCH_EXPLANATION, config_mismatches, mismatch_message
 from specdash.text.display import markup
 from specdash.text.redaction import redact_text
 
@@ -130,6 +132,9 @@ class LogPane(Widget):
         self._sglang_version: str | None = None
         #: access-log lines of specdash's own status poll left out since the last reset
         self.own_lines_hidden = 0
+        #: (log path, effective values specdash predicted for the command that writes it): see expect_config
+        self._predicted: tuple[str, dict[str, Any]] | None = None
+        self._launch_findings: list[Finding] = []
         self.analyzer = self._new_analyzer()
         self._progress: HistoryProgress | None = None
         #: ``async (offset) -> TailLines``: the lines just before byte ``offset`` of the followed file (set by the
@@ -211,7 +216,28 @@ class LogPane(Widget):
         feed_issue = self.known_issues.feed
         for line in parsed:
             feed_issue(line.number, line.text)
+            if line.kind is LineKind.server_args and self._predicted is not None and line.info:
+                self._check_launch(line)
         return parsed
+
+    def expect_config(self, log_path: str, predicted: dict[str, Any]) -> None:
+        """The server writing ``log_path`` was launched from here with a command whose effective values specdash
+        predicted as ``predicted`` (ServerArgs field -> value): each ``server_args=`` line of that log that states
+        other speculative values becomes a warning finding ("the server runs X, the command predicted Y")."""
+        self._predicted = (log_path, dict(predicted))
+
+    def _check_launch(self, line: Any) -> None:
+        assert self._predicted is not None
+        mismatches = config_mismatches(self._predicted[1], line.info)
+        if not mismatches:
+            return
+        finding = Finding(kind="launch_mismatch", severity="warning", line=line.number,
+                          message=mismatch_message(mismatches), explanation=MISMATCH_EXPLANATION,
+                          time=line.timestamp, key=f"launch_mismatch:{line.number}",
+                          data={"server": {f: got for f, got, _ in mismatches},
+                                "predicted": {f: want for f, _, want in mismatches}})
+        self._launch_findings.append(finding)
+        self._on_finding(finding)
 
     # ---- tail first, history behind ----------------------------------------------------------------------------
     def start_history(self, history_bytes: int) -> None:
@@ -405,13 +431,19 @@ class LogPane(Widget):
     @property
     def findings(self) -> list[Finding]:
         """What the findings panel lists: the analyzer's findings, then the known SGLang issues the log matched."""
-        return self.analyzer.findings + self.known_issues.finding_objects()
+        found = self.analyzer.findings  # most severe first, then by line
+        if self._launch_findings:
+            found = sorted(found + self._launch_findings, key=lambda f: (severity_rank(f.severity), f.line))
+        return found + self.known_issues.finding_objects()
 
     def reset(self, title: str) -> None:
         """Start over for a different file titled ``title`` (lines, findings, metrics, start-up and the ``/`` filter
         are cleared)."""
         self.border_title = markup(title)
         self.analyzer = self._new_analyzer()
+        self._launch_findings = []
+        if self._predicted is not None and self._predicted[0] != title:
+            self._predicted = None  # another log: not the launched command's
         self._progress = None
         self._first_offset = None
         self.earlier_reader = self.range_reader = None
