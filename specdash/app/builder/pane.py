@@ -264,9 +264,9 @@ class BuilderPane(Widget):
         widths = {"typed": typed, "effective": max(EFFECTIVE_VALUE_MIN, room - typed)}
         changed = False
         for key, column in eff.columns.items():
-            width = widths.get(str(key.value))
-            if width is not None and column.width != width:
-                column.width, column.auto_width, changed = width, False, True
+            fit = widths.get(str(key.value))
+            if fit is not None and column.width != fit:
+                column.width, column.auto_width, changed = fit, False, True
         if changed:
             eff._require_update_dimensions = True
             eff.refresh(layout=True)
