@@ -100,24 +100,46 @@ def test_non_finite_number_in_the_recorders_json_form(tmp_path):
     assert [e.t for e in read_session(path).events] == [3]
 
 
-def test_damaged_gzip_block_loses_only_that_block(tmp_path):
-    path = tmp_path / "s.yaml.gz"
-    with Recorder(path, {"host": "h"}, timer=False) as rec:
+def _damaged_gzip_session(path, shift: int) -> None:
+    """400 markers, flushed every 4, then 40 bytes flipped ``shift`` bytes past the middle of the file (the header's
+    start time is fixed, so the compressed bytes and the damage are the same on every run)."""
+    with Recorder(path, {"host": "h", "started_at": "2026-01-01T00:00:00+00:00"}, timer=False) as rec:
         for i in range(400):
             rec.record("marker", t=float(i), level="warning", text=f"marker {i} " + "x" * (i % 50))
             if i % 4 == 3:
                 rec.flush()
     data = bytearray(path.read_bytes())
-    middle = len(data) // 2
+    middle = len(data) // 2 + shift
     for k in range(40):
         data[middle + k] ^= 0xFF
     path.write_bytes(bytes(data))
-    log = read_session(path)
-    times = [e.t for e in log.events]
-    assert times[0] == 0 and times[-1] == 399  # before and after the damage
-    assert 300 < len(times) < 400
-    assert any("gzip data damaged" in p and "reading resumed" in p for p in log.problems)
-    assert all(len(p) <= MAX_MESSAGE_CHARS + 40 for p in log.problems)
+
+
+def test_damaged_gzip_says_what_was_lost_and_never_calls_it_a_cut_recording(tmp_path):
+    """Damage either breaks the deflate data (reading resumes at the next flush point: only that block is lost) or
+    inflates into wrong bytes that only the trailer's checksum catches (what follows the damage may be wrong, and
+    is said to be). Both kinds occur among these offsets; neither is called a recording cut while writing, and
+    "the rest of the file is skipped" is never said of a file whose last event was read."""
+    kinds = set()
+    for shift in range(0, 600, 20):
+        path = tmp_path / f"s{shift}.yaml.gz"
+        _damaged_gzip_session(path, shift)
+        log = read_session(path)
+        times = [e.t for e in log.events]
+        assert times[0] == 0 and len(times) > 200, shift  # everything before the damage
+        assert not any("cut while writing" in p for p in log.problems), (shift, log.problems)
+        if times[-1] == 399:
+            assert not any("the rest of the file is skipped" in p for p in log.problems), (shift, log.problems)
+        assert all(len(p) <= MAX_MESSAGE_CHARS + 40 for p in log.problems)
+        if any("gzip data damaged" in p and "reading resumed" in p for p in log.problems):
+            kinds.add("resumed")
+            assert times[-1] == 399 and 300 < len(times) < 400, shift  # only the damaged block is lost
+        elif any(p.startswith("gzip checksum does not match") and "what follows the damage may be wrong" in p
+                 for p in log.problems):
+            kinds.add("checksum")
+        else:
+            raise AssertionError((shift, log.problems))
+    assert kinds == {"resumed", "checksum"}
 
 
 def test_cut_gzip_keeps_what_was_flushed(tmp_path):

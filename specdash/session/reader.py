@@ -99,6 +99,10 @@ def _short(text: object) -> str:
     return clean(text, max_chars=MAX_MESSAGE_CHARS)
 
 
+#: zlib's words for a gzip trailer that does not match the data inflated before it (CRC-32 or length).
+_TRAILER_CHECK_RE = re.compile(r"incorrect (?:data|length) check")
+
+
 def _read_bytes(path: Path, problems: list[str]) -> bytes | bytearray:
     """The file's bytes, decompressed when gzip, at most :data:`MAX_SESSION_BYTES`.
 
@@ -159,6 +163,13 @@ def _read_bytes(path: Path, problems: list[str]) -> bytes | bytearray:
                 if not piece or decomp.eof:
                     break
         except zlib.error as exc:
+            if not raw_mode and _TRAILER_CHECK_RE.search(str(exc)):
+                # the gzip trailer's CRC or length does not match: every byte inflated (the damage made valid but
+                # wrong deflate data), so nothing is skipped; where the damage lies is not known
+                end_damage(pos)
+                problems.append(_short(f"gzip checksum does not match ({exc}): the file was altered somewhere, so "
+                                       "what follows the damage may be wrong; documents that do not parse are listed"))
+                return out
             if damaged_at is None:
                 damaged_at, damage_reason = pos, str(exc)
             decomp, raw_mode = zlib.decompressobj(-15), True
@@ -375,13 +386,16 @@ def _read_session(p: Path) -> SessionLog:
         else:
             unlisted += 1
 
+    # a file whose gzip data is damaged was not cut while writing: its broken documents are said as damaged
+    cause = "the file is damaged" if any(p.startswith(("gzip data damaged", "gzip checksum")) for p in problems) else \
+        "the recording was cut while writing"
     cut_last = False
     yaml_chars = 0
     yaml_skipped = 0
     if partial:
         if partial.startswith("---") or "---".startswith(partial):
             note(f"document {len(documents) + 1} (line {partial_line}): truncated in its first line "
-                 "(the recording was cut while writing): skipped")
+                 f"({cause}): skipped")
         else:
             cut_last = True
 
@@ -393,12 +407,10 @@ def _read_session(p: Path) -> SessionLog:
 
         is_last = index == len(documents)
         if is_last and cut_last:
-            note(f"{where()}: truncated at line {partial_line} (the file ends mid-line: the recording was cut "
-                 "while writing): skipped")
+            note(f"{where()}: truncated at line {partial_line} (the file ends mid-line: {cause}): skipped")
             continue
         if is_last and doc_info.size is not None and len(doc_text) != doc_info.size:
-            note(f"{where()}: truncated ({len(doc_text)} of {doc_info.size} characters: the recording was cut "
-                 "while writing): skipped")
+            note(f"{where()}: truncated ({len(doc_text)} of {doc_info.size} characters: {cause}): skipped")
             continue
         if len(doc_text) > 1_000_000 and doc_text.count(",") + doc_text.count("\n") > MAX_NODES:
             note(f"{where()}: more than {MAX_NODES:,} values (limit): skipped unparsed")
