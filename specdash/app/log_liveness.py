@@ -94,7 +94,11 @@ class LogLivenessMixin:
             path, (state, detail) = self.log_path, self._log_state
             try:
                 answer = (await log_writer(self.host, path))[0] if path else WRITER_UNKNOWN
-                header = await self._piped_server_header() if answer == WRITER_UNKNOWN else None
+                # a piped server seen before stays the source once it is gone (no process writes the log then
+                # either, and "stopped" says more than the old log's last state)
+                piped_seen = getattr(self, "_piped", None) is not None
+                header = await self._piped_server_header() \
+                    if answer == WRITER_UNKNOWN or (answer == WRITER_NONE and piped_seen) else None
             except HostError:
                 answer, header = None, None  # connection trouble: the connection state says so; ask again
             if self.run_handle is not None or path != self.log_path or self._log_state != (state, detail):
