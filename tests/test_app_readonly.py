@@ -38,7 +38,8 @@ async def test_readonly_footer_and_help_do_not_advertise_mutating_keys(tmp_path)
         assert shown and not (shown & MUTATING_KEYS), shown & MUTATING_KEYS
         await pilot.press("f2")
         await pilot.press("f1")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: bool(app.screen.query("#help-body")), what="the help screen",
+                         state=lambda: type(app.screen).__name__)
         body = str(app.screen.query_one("#help-body").render())
         for description in ("Launch", "Stop", "Restart", "Benchmark", "Depth sweep", "Kill tagged"):
             assert not re.search(rf"^\s+\S+\s+{description}", body, re.M), description
