@@ -45,7 +45,8 @@ async def test_launch_onto_a_gpu_three_quarters_full_warns_with_the_figures(tmp_
         assert f"GPU 0: {used} of 81559 MiB already in use (75%)" in text
         assert "GPU 1" not in text  # a TP-1 launch uses GPU 0 only
         await pilot.press("n")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="the question answered")
+        await pilot.pause(0.3)  # a launch that wrongly ran would have started by now
         assert app.run_handle is None  # declined: nothing launched
         await pilot.press("l")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the launch question again")

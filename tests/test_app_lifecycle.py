@@ -156,8 +156,10 @@ async def test_abbreviated_port_flag_is_launched_forwarded_probed_and_benchmarke
     app = SpecdashApp(host, log_path=empty_log(tmp_path), gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
         app.builder_pane.set_command(command)
-        await pilot.pause(0.2)
-        assert any(d.code == "abbreviation" and "--port" in d.flags for d in app.builder_pane.report.diagnostics)
+        await wait_until(pilot, lambda: any(d.code == "abbreviation" and "--port" in d.flags
+                                            for d in app.builder_pane.report.diagnostics),
+                         what="the abbreviation diagnostic",
+                         state=lambda: [d.code for d in app.builder_pane.report.diagnostics])
         await pilot.press("l")
         await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
         started_groups.append(app.run_handle.pgid)

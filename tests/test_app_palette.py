@@ -4,6 +4,7 @@ as the key, and leaves out the mutating actions in a read-only session."""
 from __future__ import annotations
 
 from support.double import host_env
+from support.pilot import wait_until
 from textual.command import CommandPalette
 
 from specdash.app.main import SpecdashApp
@@ -56,14 +57,19 @@ async def test_choosing_an_entry_runs_the_key_action(tmp_path):
         await pilot.press("f3")  # away from the log: the entry must bring the log pane forward
         await pilot.pause(0.2)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.3)
-        assert isinstance(app.screen, CommandPalette)
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette",
+                         state=lambda: type(app.screen).__name__)
         await pilot.press(*"log: filter")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await pilot.pause(0.5)
+        from textual.command import CommandList
         from textual.widgets import Input, TabbedContent
 
+        commands = app.screen.query_one(CommandList)
+        await wait_until(pilot, lambda: commands.option_count > 0 and commands.highlighted is not None
+                         and "Filter" in str(commands.get_option_at_index(commands.highlighted).prompt),
+                         what="'Log: Filter' offered", state=lambda: commands.option_count)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.focused, Input), what="the filter input focused",
+                         state=lambda: app.focused)
         assert app.query_one(TabbedContent).active == "log"
         focused = app.focused
         assert isinstance(focused, Input), focused  # the log filter's input, as "/" opens it

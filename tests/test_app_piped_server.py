@@ -61,7 +61,7 @@ async def test_an_old_log_line_never_outlives_the_piped_servers_health(tmp_path,
                          state=lambda: header(app))
         assert header(app) == f"stopped (PID {proc.pid} is gone (seen with ps; its output goes to a pipe, not {old}))"
         await pilot.pause(1.0)  # further polls: the log's "ready" does not come back
-        assert app.status_bar.server_state == "stopped"
+        assert app.status_bar.server_state == "stopped", header(app)
 
 
 async def test_a_chosen_server_with_no_log_to_follow_gets_its_state_from_its_health(tmp_path, started_groups):

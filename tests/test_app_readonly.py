@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from support.double import host_env
+from support.pilot import wait_until
 from textual.widgets._footer import FooterKey
 
 from specdash.app.main import SpecdashApp
@@ -37,15 +38,17 @@ async def test_readonly_footer_and_help_do_not_advertise_mutating_keys(tmp_path)
         assert shown and not (shown & MUTATING_KEYS), shown & MUTATING_KEYS
         await pilot.press("f2")
         await pilot.press("f1")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: bool(app.screen.query("#help-body")), what="the help screen",
+                         state=lambda: type(app.screen).__name__)
         body = str(app.screen.query_one("#help-body").render())
         for description in ("Launch", "Stop", "Restart", "Benchmark", "Depth sweep", "Kill tagged"):
             assert not re.search(rf"^\s+\S+\s+{description}", body, re.M), description
         assert re.search(r"^\s+/\s+Filter", body, re.M)  # the help still lists the other keys
         await pilot.press("escape")
         await pilot.press("l")
-        await pilot.pause(0.1)
-        assert any("Read-only session: launching a server is disabled" in str(n.message) for n in app._notifications)
+        await wait_until(pilot, lambda: any("Read-only session: launching a server is disabled" in str(n.message)
+                                            for n in app._notifications),
+                         what="the read-only notice", state=lambda: [str(n.message) for n in app._notifications])
         assert app.run_handle is None
 
 
@@ -62,8 +65,9 @@ async def test_f12_saves_a_screenshot_under_the_state_dir_and_shows_its_path(tmp
     app = await _console(tmp_path, readonly=True)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("f12")
-        await pilot.pause(0.2)
-        shots = list((tmp_path / "state" / "screenshots").glob("*.svg"))
+        shot_dir = tmp_path / "state" / "screenshots"
+        await wait_until(pilot, lambda: any(p.stat().st_size for p in shot_dir.glob("*.svg")), what="the screenshot")
+        shots = list(shot_dir.glob("*.svg"))
         assert len(shots) == 1 and "specdash" in shots[0].read_text()
         assert (shots[0].stat().st_mode & 0o777) == 0o600
         assert any(f"Screenshot saved: {shots[0]}" == str(n.message) for n in app._notifications)

@@ -172,9 +172,10 @@ async def check_replay(path, live) -> None:
         app.player.seek(app.player.duration_s)
         await wait_until(pilot, lambda: app.player.at_end and app.log_pane.view.line_count == live["log_lines"],
                          what="replayed to the end")
-        await pilot.pause(0.2)
-        assert sorted(f.kind for f in app.log_pane.analyzer.findings) == live["findings"]
-        assert gpu_rows(app.gpu_pane) == live["gpu"]
+        await wait_until(pilot, lambda: sorted(f.kind for f in app.log_pane.analyzer.findings) == live["findings"]
+                         and gpu_rows(app.gpu_pane) == live["gpu"], what="the recorded findings and GPU rows",
+                         state=lambda: (sorted(f.kind for f in app.log_pane.analyzer.findings),
+                                        gpu_rows(app.gpu_pane)))
         assert app.builder_pane.command == live["command"]
         bench = app.query_one(BenchPane)
         assert [r.name for r in bench.sweep_result.rows()] == live["sweep_rows"]

@@ -124,7 +124,8 @@ async def test_keys_pause_step_and_jump_to_findings(tmp_path):
 
         app.player.seek(app.player.duration_s)
         await wait_until(pilot, lambda: view.line_count == len(DEMO_LOG), what="end")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: app.gpu_pane.processes == (), what="the last GPU sample",
+                         state=lambda: app.gpu_pane.processes)
         assert app.gpu_pane.processes == ()  # the last sample: memory released after the kill
         assert "released" in str(app.gpu_pane.query_one("#gpu-status").render())
 
@@ -193,7 +194,8 @@ async def test_replay_is_read_only_kill_and_launch_are_refused(tmp_path):
         app.gpu_pane.focus()
         await pilot.press("K")
         await pilot.press("l")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: sum("Read-only session:" in n.message for n in app._notifications) >= 2,
+                         what="both read-only notices", state=lambda: [n.message for n in app._notifications])
         messages = [n.message for n in app._notifications]
         assert any("Read-only session: killing is disabled" in m for m in messages)
         assert any("Read-only session: launching a server is disabled" in m for m in messages)
@@ -222,7 +224,9 @@ async def test_damaged_file_replays_what_is_readable_and_says_what_was_skipped(t
         await pilot.pause()
         app.player.seek(app.player.duration_s)
         await wait_until(pilot, lambda: app.log_pane.view.line_count == readable_lines, what="readable lines")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: any(word in str(app.query_one("#replay-notes").render())
+                                            for word in ("bad YAML", "end")),
+                         what="the replay notes", state=lambda: str(app.query_one("#replay-notes").render()))
         notes = str(app.query_one("#replay-notes").render())
         assert "bad YAML" in notes or "end" in notes
         assert any("bad YAML" in n for n in app.notices)
@@ -347,7 +351,8 @@ async def test_replay_help_is_plain_text_lists_quit_and_f_keys_and_follows_the_k
     async with app.run_test(size=(100, 80)) as pilot:
         await pilot.pause(0.2)
         await pilot.press("f1")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: bool(app.screen.query("#help-body")), what="the help screen",
+                         state=lambda: type(app.screen).__name__)
         body = str(app.screen.query_one("#help-body").render())
         assert "[b]" not in body and "[/b]" not in body and "[/]" not in body
         rows = {line.split()[0]: " ".join(line.split()[1:]) for line in body.splitlines() if line.startswith("  ")}
@@ -356,8 +361,9 @@ async def test_replay_help_is_plain_text_lists_quit_and_f_keys_and_follows_the_k
         assert rows["ctrl+g"] == "Seek" and "g" not in rows
         assert rows["p"] == "Pause/resume" and rows["["] == "Step back" and rows["-"] == "Slower"
         await pilot.press("escape")
-        await pilot.pause(0.1)
-        assert [str(t.label) for t in app.query("ContentTab")][:3] == ["F2 Log", "F6 Launch builder", "F4 Benchmarks"]
+        tabs = ["F2 Log", "F6 Launch builder", "F4 Benchmarks"]
+        await wait_until(pilot, lambda: [str(t.label) for t in app.query("ContentTab")][:3] == tabs,
+                         what="the tab labels", state=lambda: [str(t.label) for t in app.query("ContentTab")])
 
 
 async def test_replayed_orphan_row_shows_its_recorded_parent(tmp_path):

@@ -50,10 +50,12 @@ async def test_a_discovered_server_is_said_not_launched_here_and_x_r_b_say_their
         await wait_until(pilot, lambda: app.bench_pane is not None and "not launched from here" in app.bench_pane.status,
                          what="the bench pane's idle line")
         await pilot.press("b")
-        await pilot.pause(0.2)
-        assert f"the followed server (PID {proc.pid}) was not launched from here: x, r, b and S act only" \
-            in app.bench_pane.status
-        assert "not launched from here" in screen_text(app)
+        refusal = f"the followed server (PID {proc.pid}) was not launched from here: x, r, b and S act only"
+        await wait_until(pilot, lambda: refusal in app.bench_pane.status, what="b's refusal",
+                         state=lambda: app.bench_pane.status)
+        await pilot.pause()
+        await wait_until(pilot, lambda: "not launched from here" in screen_text(app), what="the refusal on screen",
+                         state=lambda: screen_text(app))
         assert not app.bench_pane.results
     assert proc.poll() is None  # still running: nothing here stopped it
 

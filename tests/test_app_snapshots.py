@@ -156,7 +156,8 @@ async def test_80x24_keeps_the_log_readable_and_the_footer_whole(tmp_path, monke
         await pilot.pause(0.2)
         diagnostics = app.builder_pane.query_one("#builder-diagnostics")
         diagnostics.focus()
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: diagnostics.has_focus and diagnostics.region.height >= 4,
+                         what="the focused diagnostics laid out", state=lambda: diagnostics.region)
         region = diagnostics.region
         screen = app.screen.region
         assert region.height >= 4 and screen.contains(region.x, region.y) and region.bottom <= screen.bottom

@@ -35,8 +35,8 @@ def _toasts(app) -> list[str]:
 
 async def _type_into(pilot, widget) -> None:
     widget.focus()
-    await pilot.pause(0.05)
-    assert widget.has_focus or (isinstance(widget, Select) and widget.has_focus_within)
+    await wait_until(pilot, lambda: widget.has_focus or (isinstance(widget, Select) and widget.has_focus_within),
+                     what=f"focus on {widget!r}", state=lambda: pilot.app.focused)
     await _burst(pilot, TYPED)
 
 

@@ -352,11 +352,13 @@ async def test_80x24_console_f4_after_a_sweep_shows_the_sweep_not_only_the_runs(
         screen = screen_text(app)
         assert "chain-5   227.4      2.04x    3.25        ok" in screen and "workload: short-chat" not in screen
         await pilot.press(*["down"] * 12)
-        await pilot.pause(0.2)
-        assert "recommended: chain-5" in screen_text(app)
+        await pilot.pause()
+        await wait_until(pilot, lambda: "recommended: chain-5" in screen_text(app), what="the recommendation",
+                         state=lambda: screen_text(app))
         await pilot.press(*["up"] * 30)
-        await pilot.pause(0.2)
-        assert "workload: short-chat" in screen_text(app)
+        await pilot.pause()
+        await wait_until(pilot, lambda: "workload: short-chat" in screen_text(app), what="the controls",
+                         state=lambda: screen_text(app))
 
 
 async def test_an_unstable_sweep_says_why_and_m_measures_only_the_unstable_configs_again(state_dir):

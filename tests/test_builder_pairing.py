@@ -3,9 +3,8 @@ safetensors header are read over the host, and the section says which layers SGL
 
 from __future__ import annotations
 
-import asyncio
-
 from support.pairing import eagle3_tensors, load, write_model_dir
+from support.pilot import wait_until
 from textual.app import App, ComposeResult
 
 from specdash.app.builder.pane import BuilderPane
@@ -34,12 +33,8 @@ async def test_pairing_section_explains_the_kimi_field_case(tmp_path):
         pane = app.query_one(BuilderPane)
         pane.host = LocalHost()
         pane.set_command(command + " ")  # a change re-runs validation and the pairing check
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 30
-        while pane.pairing_report is None and loop.time() < deadline:
-            await pilot.pause(0.1)
+        await wait_until(pilot, lambda: pane.pairing_report is not None, what="the pairing check")
         report = pane.pairing_report
-        assert report is not None, "pairing check did not run"
         assert report.captured_boundaries == [3, 31, 59]
         assert report.has_errors
         view = app.query_one("#builder-pairing", PairingView)

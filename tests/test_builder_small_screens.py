@@ -49,9 +49,11 @@ async def test_after_esc_the_override_and_its_fix_are_whole_and_typed_to_effecti
         assert sum(c.get_render_width(table) for c in table.ordered_columns) <= table.scrollable_content_region.width
         info = next(d for d in validate_command(OVERRIDE_16, "0.5.9").diagnostics if d.severity == "info")
         await pilot.press("down")  # the next finding, whole too (a word was once cut at the box's edge)
-        await pilot.pause(0.3)
-        rows = joined(screen_lines(app, table.scrollable_content_region))
-        assert " ".join(f"{info.code}: {info.message}".split()) in rows, rows
+        await pilot.pause()
+        whole = " ".join(f"{info.code}: {info.message}".split())
+        await wait_until(pilot, lambda: whole in joined(screen_lines(app, table.scrollable_content_region)),
+                         what="the next finding, whole",
+                         state=lambda: joined(screen_lines(app, table.scrollable_content_region)))
         for line in lines:  # nothing runs into the pane's right border
             assert len(line) <= pane.region.width
 
@@ -69,8 +71,11 @@ async def test_the_wrapped_rows_follow_a_resize_back_to_one_line_each(tmp_path, 
         await pilot.press("down")  # a moved cursor once left the finding column at its header's width (7)
         await pilot.pause(0.3)
         await pilot.resize_terminal(160, 48)
-        await pilot.pause(0.5)
+        await pilot.pause()
         table = pane.query_one("#builder-diagnostics")
+        await wait_until(pilot, lambda: any("OVERRIDE  draft-tokens-adjusted: --speculative-num-draft-tokens 16 -> 2:"
+                                            " with topk 1" in row for row in screen_lines(app, table.region)),
+                         what="one line per finding at 160x48", state=lambda: screen_lines(app, table.region))
         rows = screen_lines(app, table.region)
         # a big screen: one line per finding, the finding column as wide as the box (not the 80x24 width)
         assert any("OVERRIDE  draft-tokens-adjusted: --speculative-num-draft-tokens 16 -> 2: with topk 1" in row
@@ -82,8 +87,9 @@ async def test_the_wrapped_rows_follow_a_resize_back_to_one_line_each(tmp_path, 
         await pilot.pause(0.5)
         pane.query_one("#builder-command").focus()
         await pilot.press("escape", "up")
-        await pilot.pause(0.4)
-        assert "fix (ctrl+f): set --speculative-num-steps" in joined(screen_lines(app, pane.region))
+        await pilot.pause()
+        await wait_until(pilot, lambda: "fix (ctrl+f): set --speculative-num-steps" in joined(screen_lines(app, pane.region)),
+                         what="the fix hint after the resize back", state=lambda: joined(screen_lines(app, pane.region)))
 
 
 async def test_the_sglang_field_names_the_release_the_title_names(tmp_path):
@@ -95,9 +101,12 @@ async def test_the_sglang_field_names_the_release_the_title_names(tmp_path):
         await pilot.press("f3")
         await wait_until(pilot, lambda: app.builder_pane is not None and app.builder_pane.sglang_version,
                          what="the detected SGLang release")
-        await pilot.pause(0.3)
+        await pilot.pause()
         pane = app.builder_pane
         version = pane.sglang_version
+        await wait_until(pilot, lambda: f"SGLang {version} (" in str(pane.border_title)
+                         and f"sglang {version} (detected)" in joined(screen_lines(app, pane.query_one("#builder-form").region)),
+                         what="the release in title and field", state=lambda: str(pane.border_title))
         assert f"SGLang {version} (" in str(pane.border_title)
         form = joined(screen_lines(app, pane.query_one("#builder-form").region))
         assert f"sglang {version} (detected)" in form, form
@@ -106,6 +115,9 @@ async def test_the_sglang_field_names_the_release_the_title_names(tmp_path):
         field = pane.query_one("#f-version")
         field.focus()
         await pilot.press(*"0.5.9")
-        await pilot.pause(0.3)
+        await pilot.pause()
+        await wait_until(pilot, lambda: "SGLang 0.5.9 (" in str(pane.border_title)
+                         and "sglang 0.5.9" in joined(screen_lines(app, pane.query_one("#builder-form").region)),
+                         what="the typed release in title and field", state=lambda: str(pane.border_title))
         assert "SGLang 0.5.9 (" in str(pane.border_title)
         assert "sglang 0.5.9" in joined(screen_lines(app, pane.query_one("#builder-form").region))

@@ -57,7 +57,9 @@ async def test_replay_footer_fits_and_keeps_the_panes_keys(tmp_path, monkeypatch
     app = _app(tmp_path)
     async with app.run_test(size=size) as pilot:
         await PANES[pane](pilot)
-        await pilot.pause(0.2)
+        await pilot.pause()
+        await wait_until(pilot, lambda: all(label in footer_row(app) for label in MUST_SHOW[pane]),
+                         what=f"the {pane} pane's footer", state=lambda: footer_row(app))
         row = assert_whole(app, size[0])
         for label in MUST_SHOW[pane]:
             assert label in row, (label, row)
@@ -89,7 +91,9 @@ async def test_live_log_footer_at_80_columns_keeps_stop_and_says_the_rest_is_in_
         for label in ("K Kill tagged/focused", "space Tag", "x Stop", "r Restart", "f1 Help"):
             assert label in row, (label, row)
         await pilot.resize_terminal(160, 48)
-        await pilot.pause(0.3)
+        await pilot.pause()
+        await wait_until(pilot, lambda: "All keys" not in footer_row(app), what="the 160-column footer",
+                         state=lambda: footer_row(app))
         row = assert_whole(app, 160)
         assert "f1 Help" in row and "r Restart" in row and "All keys" not in row, row
 
@@ -133,13 +137,18 @@ async def test_log_status_line_at_80_columns_keeps_the_findings_count_whole(tmp_
         pane = app.log_pane
         pane.own_lines_hidden = 12
         pane._update_status()
-        await pilot.pause(0.2)
+        await pilot.pause()
         status = pane.query_one("#log-status")
+        await wait_until(pilot, lambda: "12 own polling hidden" in screen_lines(app, status.region)[0],
+                         what="the status line", state=lambda: screen_lines(app, status.region)[0])
         row = screen_lines(app, status.region)[0].rstrip()
         assert row.startswith("following · ") and row.endswith("findings (F shows)"), row
         assert "12 own polling hidden" in row, row
         await pilot.resize_terminal(160, 48)
-        await pilot.pause(0.3)
+        await pilot.pause()
+        wide = "lines received · 12 lines of specdash's own polling hidden"
+        await wait_until(pilot, lambda: wide in screen_lines(app, status.region)[0], what="the 160-column status line",
+                         state=lambda: screen_lines(app, status.region)[0])
         row = screen_lines(app, status.region)[0]
         assert "lines received · 12 lines of specdash's own polling hidden" in row, row
 

@@ -55,7 +55,10 @@ async def test_80x24_f5_shows_process_rows_under_the_over_total_note(tmp_path, m
         await pilot.press("f5")
         await pilot.pause(0.3)
         app.clear_notifications()
-        await pilot.pause(0.1)
+        await pilot.pause()
+        await wait_until(pilot, lambda: len([line for line in screen_text(app).splitlines()
+                                             if "30656" in line or "31001" in line]) == 2,
+                         what="both process rows on screen", state=lambda: screen_text(app))
         screen = screen_text(app)
         assert "more than its 81559 MiB total" in screen  # the note is still there (it scrolls on its own) ...
         rows = [line for line in screen.splitlines() if "30656" in line or "31001" in line]
@@ -75,15 +78,19 @@ async def test_K_refuses_when_the_focused_row_is_not_on_screen(tmp_path):
             pane = app.query_one(GpuPane)
             pane.set_server_pgids({server.pid})
             await wait_until(pilot, lambda: len(pane.processes) == 2, what="two processes")
-            await pilot.pause(0.2)
+            await pilot.pause()
+            await wait_until(pilot, lambda: "GPU 0" in screen_text(app), what="the pane drawn",
+                             state=lambda: screen_text(app))
+            await pilot.pause(0.2)  # a process row that wrongly fitted would be drawn by now
             assert str(server.pid) not in screen_text(app) and not pane.cursor_row_on_screen()
             await pilot.press("K")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: any("not on screen" in str(n.message) for n in app._notifications),
+                             what="K's refusal", state=lambda: [str(n.message) for n in app._notifications])
             assert not isinstance(app.screen, KillConfirmScreen)
-            assert any("not on screen" in str(n.message) for n in app._notifications)
             await pilot.resize_terminal(80, 24)
-            await pilot.pause(0.3)
-            assert str(server.pid) in screen_text(app) and pane.cursor_row_on_screen()
+            await pilot.pause()
+            await wait_until(pilot, lambda: str(server.pid) in screen_text(app) and pane.cursor_row_on_screen(),
+                             what="the focused row on screen", state=lambda: screen_text(app))
             await pilot.press("K")  # the same row, now seen: the confirmation names it
             await wait_until(pilot, lambda: isinstance(app.screen, KillConfirmScreen), what="the confirmation")
             assert f"PID {server.pid}" in screen_text(app)

@@ -69,7 +69,9 @@ async def _launch_and_check(host, run_dir: pathlib.Path, started_groups) -> None
         deadline = time.monotonic() + 20
         while not _children(handle.leader_pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.3)
+        seen_from = watch.samples
+        while watch.samples < seen_from + 3 and time.monotonic() < deadline + 20:  # ps looked while it ran
+            time.sleep(0.05)
     assert watch.samples > 0
     assert watch.seen == []
     # the server got its environment

@@ -68,9 +68,14 @@ async def test_lines_are_classified_and_the_app_hears_state_and_findings(app):
         pane.feed(lines[:40])
         await pilot.pause()
         pane.feed(lines[40:])
-        await pilot.pause(0.4)
         view = pane.view
+        await wait_until(pilot, lambda: view.row_count == len(lines), what="every line",
+                         state=lambda: view.row_count)
         assert view.row_count == len(lines)
+        # the state and finding messages reach the app after the rows: wait for the fixture's last state
+        await wait_until(pilot, lambda: app.states and app.states[-1][0] == "crashed"
+                         and len(app.added) == len(pane.analyzer.findings), what="the app hearing every state",
+                         state=lambda: ([s for s, _ in app.states], len(app.added), len(pane.analyzer.findings)))
         rows = {view.text_at_row(r): view.kind_at_row(r) for r in range(view.row_count)}
         assert rows["speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1"] is LineKind.override
         assert rows["AssertionError"] is LineKind.error
@@ -238,7 +243,9 @@ async def test_marker_and_reset(app):
         assert view.row_count == 1 and view.text_at_row(0).startswith("── log truncated")
         view.set_filter("")
         pane.reset("other.log")
-        await pilot.pause(0.4)
+        await wait_until(pilot, lambda: view.row_count == 0 and pane.border_title == "other.log"
+                         and app.query_one(FindingsPanel).option_count == 0, what="the reset",
+                         state=lambda: (view.row_count, pane.border_title, app.query_one(FindingsPanel).option_count))
         assert view.row_count == 0 and pane.border_title == "other.log"
         assert pane.analyzer.findings == [] and app.query_one(FindingsPanel).option_count == 0
         pane.feed(["[2025-04-02 09:14:55] The server is fired up and ready to roll!"])
@@ -400,19 +407,23 @@ async def test_Z_wraps_long_lines_and_jumps_still_land_on_their_line(app):
             return [view.render_line(y).text.rstrip() for y in range(view.size.height)]
 
         await pilot.press("Z")
-        await pilot.pause(0.2)
-        assert view.wrap and "wrapped (Z)" in status_text(app)
+        await wait_until(pilot, lambda: view.wrap and "wrapped (Z)" in status_text(app), what="wrapping",
+                         state=lambda: status_text(app))
+        await pilot.pause()
         assert view.virtual_size.width <= view.size.width  # nothing to scroll sideways
         await pilot.press("E")  # previous error (from the bottom): the RuntimeError line, all of it on screen
-        await pilot.pause(0.2)
+        await pilot.pause()
+        await wait_until(pilot, lambda: any(row.startswith("RuntimeError: word0") for row in screen_rows()),
+                         what="the error line on screen", state=screen_rows)
         rows = screen_rows()
         start = next(i for i, row in enumerate(rows) if row.startswith("RuntimeError: word0"))
         joined = "".join(rows[start:start + 5])
         assert "THE-END" in joined and joined.startswith(long_tail[:60])
         assert view.cursor is not None and view.text_at_row(view.cursor_row()) == long_tail
         await pilot.press("Z")
-        await pilot.pause(0.2)
-        assert not view.wrap and "wrapped" not in status_text(app)
+        await wait_until(pilot, lambda: not view.wrap and "wrapped" not in status_text(app), what="unwrapping",
+                         state=lambda: status_text(app))
+        await pilot.pause()
         rows = screen_rows()
         assert any(row.startswith("RuntimeError: word0") for row in rows)
         assert not any("THE-END" in row for row in rows)  # one row per line again: the end is off to the right

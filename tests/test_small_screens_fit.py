@@ -4,6 +4,7 @@ the header bar fit the screen, read off the rendered screen itself (not off widg
 from __future__ import annotations
 
 import pytest
+from support.pilot import wait_until
 from test_app_snapshots import _app, _at_the_end
 
 from specdash.app.modals.confirm import ConfirmScreen
@@ -46,7 +47,10 @@ async def test_a_confirmation_fits_the_screen_with_all_its_text_and_both_buttons
     async with app.run_test(size=size) as pilot:
         await _at_the_end(pilot)
         app.push_screen(ConfirmScreen("Restart the server?", details, yes_label=yes, no_label=no))
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: bool(app.screen.query("#confirm-dialog"))
+                         and app.screen.query_one("#confirm-dialog").region.area > 0, what="the dialog laid out",
+                         state=lambda: type(app.screen).__name__)
+        await pilot.pause()
         dialog = app.screen.query_one("#confirm-dialog")
         screen = app.screen.region
         assert dialog.region.x >= 0 and dialog.region.right <= screen.right
@@ -88,8 +92,14 @@ async def test_the_builder_at_160x48_shows_the_overridden_row_first_in_typed_to_
         await _at_the_end(pilot)
         await pilot.press("f3")
         app.builder_pane.set_command(OVERRIDE_16)
-        await pilot.pause(0.3)
+        await pilot.pause()
         table = app.builder_pane.query_one("#builder-effective")
+
+        def table_rows() -> list[list[str]]:
+            return [line.replace("│", " ").split() for line in screen_lines(app, table.region)[1:-1]]
+
+        await wait_until(pilot, lambda: ["num_draft_tokens", "16", "2"] in table_rows(), what="typed->effective",
+                         state=table_rows)
         rows = [line.replace("│", " ").split() for line in screen_lines(app, table.region)[1:-1]]
         assert ["field", "typed", "effective"] == rows[0]
         assert ["num_draft_tokens", "16", "2"] == rows[1]
@@ -110,7 +120,9 @@ async def test_the_header_keeps_the_server_state_and_cuts_only_its_detail(tmp_pa
         bar = app.status_bar
         bar.host_name = "replay: gpu-demo (SGLang test double)"
         bar.server_state, bar.server_detail = "crashed", CRASH
-        await pilot.pause(0.2)
+        await pilot.pause()
+        await wait_until(pilot, lambda: "server: crashed (launch failed" in screen_lines(app)[0],
+                         what="the crashed header", state=lambda: screen_lines(app)[0])
         header = screen_lines(app)[0].rstrip()
         assert "● connected" in header and "server: crashed (launch failed" in header
         if size == (160, 48):  # the mode without the replay clock, which the replay bar at the bottom shows

@@ -81,8 +81,13 @@ async def test_the_summary_agrees_with_the_replayed_findings_panel_at_the_end(tm
     async with app.run_test(size=(160, 48)) as pilot:
         app.player.seek(app.player.duration_s)
         await wait_until(pilot, lambda: app.log_pane.view.line_count == 16, what="the end")
-        await pilot.pause(0.1)
-        panel = {f"finding     [{f.severity}] {f.message} (log line {f.line})" for f in app.log_pane.findings}
+
+        def panel_lines() -> set[str]:
+            return {f"finding     [{f.severity}] {f.message} (log line {f.line})" for f in app.log_pane.findings}
+
+        await wait_until(pilot, lambda: set(shown) <= panel_lines(), what="the summary's findings in the panel",
+                         state=panel_lines)
+        panel = panel_lines()
     assert shown and set(shown) <= panel, (shown, panel)
 
 

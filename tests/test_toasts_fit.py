@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
+from support.pilot import wait_until
 from test_app_snapshots import _app, _at_the_end
 from test_small_screens_fit import joined, screen_lines
 
@@ -32,7 +33,10 @@ async def test_a_long_notice_ends_on_screen_with_where_the_rest_is_and_help_has_
     async with app.run_test(size=size, notifications=True) as pilot:
         await _at_the_end(pilot)
         app.notify(LONG, title="Low acceptance", severity="warning", timeout=60)
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: bool(app.screen.query("Toast")), what="the toast")
+        await pilot.pause()
+        await wait_until(pilot, lambda: "(F1: whole text)" in joined(screen_lines(app, app.screen.query_one("Toast").region)),
+                         what="the toast drawn", state=lambda: screen_lines(app, app.screen.query_one("Toast").region))
         toasts = list(app.screen.query("Toast"))
         assert len(toasts) == 1
         region = toasts[0].region
@@ -45,7 +49,8 @@ async def test_a_long_notice_ends_on_screen_with_where_the_rest_is_and_help_has_
         assert " ".join(LONG.split()).startswith(kept), kept
         app.clear_notifications()
         await pilot.press("f1")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: bool(app.screen.query("#help-body")), what="the help screen",
+                         state=lambda: type(app.screen).__name__)
         body = str(app.screen.query_one("#help-body").render())
         assert "Recent notices" in body
         assert f"Low acceptance: {LONG}" in " ".join(body.split()), body[:600]
@@ -58,7 +63,10 @@ async def test_a_short_notice_is_shown_whole_without_a_pointer(tmp_path, monkeyp
     async with app.run_test(size=size, notifications=True) as pilot:
         await _at_the_end(pilot)
         app.notify("Screenshot saved: /tmp/state/screenshots/specdash-1.svg", title="Screenshot", timeout=60)
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: bool(app.screen.query("Toast")), what="the toast")
+        await pilot.pause()
+        await wait_until(pilot, lambda: "specdash-1.svg" in joined(screen_lines(app, app.screen.query_one("Toast").region)),
+                         what="the toast drawn", state=lambda: screen_lines(app, app.screen.query_one("Toast").region))
         shown = joined(screen_lines(app, app.screen.query_one("Toast").region))
         assert "Screenshot saved: /tmp/state/screenshots/specdash-1.svg" in shown
         assert "whole text" not in shown
