@@ -446,3 +446,19 @@ async def test_a_sweep_with_nothing_stable_offers_to_measure_again_or_restore(st
         await pilot.press("n")
         await pilot.pause()
         assert pane.status == "the server keeps running the sweep's last configuration"
+
+
+async def test_a_row_drawn_before_the_table_measures_it_is_redrawn_with_the_measured_widths():
+    """A busy app can draw the runs table between ``add_row`` and Textual's idle-time measurement of the new row:
+    the row must not keep the label-wide columns it was first drawn with (it used to: ``short-ch  2752.1`` under a
+    header with wider columns, the accept length cut to ``2.84 (fres``)."""
+    sweep = SweepResult.from_dict(json.loads((DATA / "sweep_result.json").read_text()))
+    async with PaneApp(None).run_test(size=(80, 24)) as pilot:
+        pane = pilot.app.query_one(BenchPane)
+        for run in sweep.points[-1].runs:
+            pane.show_run(run)
+            screen_text(pilot.app)  # drawn now, before the idle pass measures the row
+        await pilot.pause()
+        await wait_until(pilot, lambda: "batch1-latency  226.8      3.25 (per request)" in screen_text(pilot.app),
+                         what="the row drawn with the measured widths", state=lambda: screen_text(pilot.app))
+        assert "batch1-l " not in screen_text(pilot.app)

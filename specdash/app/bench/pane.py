@@ -39,6 +39,7 @@ from specdash.app.bench.render import (
     run_row,
     sweep_row,
 )
+from specdash.app.data_table import MeasuredDataTable
 from specdash.app.readonly_keys import hidden
 from specdash.app.styles import load_tcss
 from specdash.bench.acceptance import low_acceptance_warning
@@ -218,8 +219,8 @@ class BenchPane(Widget, can_focus=True):
         yield Input(placeholder="file of pasted benchmark output (enter opens it, esc closes)", id="bench-open-path")
         yield ProgressBar(total=1, show_eta=False, id="bench-progress")
         yield Static("", id="bench-live")
-        yield DataTable(id="bench-runs", cursor_type="row", zebra_stripes=True)
-        yield DataTable(id="bench-sweep", cursor_type="row", zebra_stripes=True)
+        yield MeasuredDataTable(id="bench-runs", cursor_type="row", zebra_stripes=True)
+        yield MeasuredDataTable(id="bench-sweep", cursor_type="row", zebra_stripes=True)
         yield PlotextPlot(id="bench-chart")
         yield Static("", id="bench-recommendation")
         yield Static("", id="bench-warnings")
