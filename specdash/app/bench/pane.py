@@ -26,6 +26,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, ProgressBar, Select, Static
@@ -310,7 +311,10 @@ class BenchPane(Widget, can_focus=True):
 
     def _set_status(self, text: str, error: bool = False) -> None:
         self.status = text
-        widget = self.query_one("#bench-status", Static)
+        try:
+            widget = self.query_one("#bench-status", Static)
+        except NoMatches:  # the pane is being torn down (a sweep or run worker ending as the app closes)
+            return
         widget.update(text)
         widget.set_class(error, "-error")
 
