@@ -439,13 +439,24 @@ async def test_a_sweep_with_nothing_stable_offers_to_measure_again_or_restore(st
         assert app.screen.question == "Nothing to keep yet: measure the unstable configurations again?"
         assert "differ by more than 5 % (up to 24.2 %)" in body and "other work on the machine" in body
         assert "chain-5: repeats 2225 / 2154 / 2685 output tokens/s, 23.9 % apart" in body
-        assert "Measure again (m): 3 new repeats of baseline, chain-5 (a restart each)" in body
+        assert "Measure again (y): 3 new repeats of baseline, chain-5 (a restart each)" in body
+        assert "Restore (n): the server is restarted with your command." in body
+        assert "No configuration to keep (no stable point" in body
         assert "Keep" not in body.split("Measure again")[0].split("\n")[0]
         buttons = [str(b.label) for b in app.screen.query("Button")]
-        assert buttons == ["Measure again (m)", "Restore my command (y)", "No (n)"]
-        await pilot.press("n")
-        await pilot.pause()
-        assert pane.status == "the server keeps running the sweep's last configuration"
+        assert buttons == ["Measure again (y)", "Restore my command (n)"]  # y answers the question asked
+        screen = app.screen.region
+        for button in app.screen.query("Button"):  # on screen at 80x24 however long the body
+            assert screen.contains_region(button.region), (str(button.label), button.region)
+        chosen = []
+        pane.measure_unstable_again = lambda result, original: chosen.append(("again", original))
+        pane._go_on_with = lambda command, kept: chosen.append(("restore", command, kept))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: chosen == [("again", BASE)])
+        pane._ask_keep_or_restore(busy, BASE)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-body"))
+        await pilot.press("n")  # as in the keep dialog: n restores
+        await wait_for(pilot, lambda: chosen[-1] == ("restore", BASE, False))
 
 
 async def test_a_row_drawn_before_the_table_measures_it_is_redrawn_with_the_measured_widths():

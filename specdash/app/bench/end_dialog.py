@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
-from specdash.app.modals.confirm import ConfirmScreen
+from specdash.app.modals.confirm import SCROLL_BINDINGS, ConfirmScreen
 
 KEEP, RESTORE, MORE, LEAVE = "keep", "restore", "more", "leave"
 
@@ -28,6 +28,7 @@ class SweepEndScreen(ConfirmScreen, inherit_bindings=False):
         Binding("y", "answer('yes')", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer('no')", "No", id="confirm.no"),
         Binding("m", "answer('more')", "Measure again", id="sweep.measure_again"),
+        *SCROLL_BINDINGS,
     ]
 
     def __init__(self, question: str, details: str, yes: tuple[str, str], no: tuple[str, str],

@@ -633,8 +633,9 @@ class BenchPane(Widget, can_focus=True):
                 + "\n".join(f"  {line}" for line in result.unstable_lines())
                 + ("\nThe baseline is unstable: no speedup over it can be trusted yet."
                    if base is not None and base.status == "unstable" and best is not None and best is not base else "")
-                + f"\nMeasure again (m): {repeats} new repeat{'s' if repeats != 1 else ''} of {names} (a restart "
-                  "each); the stable configurations are kept, not measured again.")
+                + f"\nMeasure again ({'y' if best is None or not best.command else 'm'}): {repeats} new "
+                  f"repeat{'s' if repeats != 1 else ''} of {names} (a restart each); the stable configurations are "
+                  "kept, not measured again.")
 
         def chose(answer: Any) -> None:  # the SweepEndScreen answer (a string)
             if answer == MORE:
@@ -647,13 +648,18 @@ class BenchPane(Widget, can_focus=True):
                 self._set_status("the server keeps running the sweep's last configuration")
 
         if best is None or not best.command:
-            question = ("Nothing to keep yet: measure the unstable configurations again?" if unstable
-                        else "Restore your launch command?")
-            details = (f"No configuration to keep: {rec.reason}.{unstable_text}\n"
+            if unstable:  # the question asked is the one y answers; n restores, as in the keep dialog
+                details = (f"No configuration to keep ({rec.reason}).{unstable_text}\n"
+                           "Restore (n): the server is restarted with your command.")
+                self.app.push_screen(SweepEndScreen("Nothing to keep yet: measure the unstable configurations again?",
+                                                    _lines(details), ("Measure again", MORE),
+                                                    ("Restore my command", RESTORE)), chose)
+                return
+            details = (f"No configuration to keep ({rec.reason}).\n"
                        "Restore (y): the server is restarted with your command. "
                        "No (n): the server keeps running the sweep's last configuration.")
-            self.app.push_screen(SweepEndScreen(question, _lines(details), ("Restore my command", RESTORE),
-                                                ("No", LEAVE), more), chose)
+            self.app.push_screen(SweepEndScreen("Restore your launch command?", _lines(details),
+                                                ("Restore my command", RESTORE), ("No", LEAVE)), chose)
             return
         details = (f"Fastest{' stable' if unstable else ''} by output tokens/s: {rec.reason}.{unstable_text}\n"
                    f"Keep (y): the builder gets {best.point.name}'s command"

@@ -10,6 +10,14 @@ from textual.widgets import Button, Static
 
 from specdash.app.styles import load_tcss
 
+#: pgup/pgdn/up/down scroll a long body (the buttons keep the focus); shared with the dialogs built on this one.
+SCROLL_BINDINGS = [
+    Binding("pagedown", "scroll_body('page_down')", show=False),
+    Binding("pageup", "scroll_body('page_up')", show=False),
+    Binding("down", "scroll_body('down')", show=False),
+    Binding("up", "scroll_body('up')", show=False),
+]
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """Asks ``question`` (title) with ``details`` (markup) below; ``y`` confirms, ``n``/``esc`` cancels."""
@@ -18,6 +26,7 @@ class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+        *SCROLL_BINDINGS,
     ]
 
     def __init__(self, question: str, details: str = "", yes_label: str = "Yes", no_label: str = "Cancel") -> None:
@@ -39,3 +48,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
+
+    def action_scroll_body(self, how: str) -> None:
+        """Scroll the body (``page_down``, ``page_up``, ``down``, ``up``); nothing when there is none."""
+        for body in self.query("#confirm-scroll"):
+            getattr(body, f"scroll_{how}")(animate=False)
