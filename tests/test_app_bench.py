@@ -5,7 +5,7 @@ recommendation."""
 from __future__ import annotations
 
 from support.double import empty_log, harness, host_env
-from support.pilot import benchmark_from_the_bench_pane, wait_until
+from support.pilot import benchmark_from_the_bench_pane, launch_until_ready, wait_until
 
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.confirm import ConfirmScreen
@@ -19,12 +19,7 @@ async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, started_g
     port = harness.free_port()
     app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
-        app.builder_pane.set_command(harness.launch_command(port))
-        await pilot.pause(0.2)
-        await pilot.press("l")
-        await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
-        started_groups.append(app.run_handle.pgid)
-        await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready")
+        await launch_until_ready(pilot, app, started_groups, harness.launch_command(port))
         bench = app.bench_pane
         result = await benchmark_from_the_bench_pane(pilot, app, port, num_requests=4, concurrency=2, output_len=32)
         assert result.completed == 4 and result.errors == 0

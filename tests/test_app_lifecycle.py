@@ -6,7 +6,7 @@ from __future__ import annotations
 import pathlib
 
 from support.double import empty_log, harness, host_env
-from support.pilot import benchmark_from_the_bench_pane, wait_until
+from support.pilot import benchmark_from_the_bench_pane, launch_until_ready, wait_until
 
 from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.log.findings_panel import FindingsPanel
@@ -25,12 +25,7 @@ async def test_launch_follow_ready_then_stop(tmp_path, started_groups):
     port = harness.free_port()
     app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
     async with app.run_test(size=(160, 48)) as pilot:
-        app.builder_pane.set_command(harness.launch_command(port))
-        await pilot.pause(0.2)
-        await pilot.press("l")
-        await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
-        started_groups.append(app.run_handle.pgid)
-        await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready")
+        await launch_until_ready(pilot, app, started_groups, harness.launch_command(port))
         assert app.log_path == app.run_handle.log_path  # the log pane follows the new run's file
         await wait_until(pilot, lambda: "fired up and ready to roll" in log_text(app), what="ready line in log")
         assert "speculative_num_draft_tokens is adjusted" in log_text(app)

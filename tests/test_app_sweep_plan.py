@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from support.double import empty_log, harness, host_env
-from support.pilot import wait_until
+from support.pilot import launch_until_ready, wait_until
 from textual.widgets import Static
 
 from specdash.app.main import SpecdashApp
@@ -38,12 +38,7 @@ def dialog_shown(app) -> bool:
 
 
 async def launched(pilot, app, started_groups, port: int) -> None:
-    app.builder_pane.set_command(harness.launch_command(port))
-    await pilot.pause(0.2)
-    await pilot.press("l")
-    await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
-    started_groups.append(app.run_handle.pgid)
-    await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready")
+    await launch_until_ready(pilot, app, started_groups, harness.launch_command(port))
     await wait_until(pilot, lambda: app.log_pane.analyzer.startup.time_to_ready_s is not None, what="start-up timed")
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.double import harness, host_env
-from support.pilot import screen_text, wait_until
+from support.pilot import launch_until_ready, screen_text, wait_until
 from textual.widgets import DataTable, Static
 
 from specdash.app.main import SpecdashApp
@@ -54,12 +54,7 @@ async def test_sweep_plan_lines_table_fills_in_and_a_cancelled_sweep_names_what_
     given.write_text("")
     app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(given), gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
-        app.builder_pane.set_command(harness.launch_command(port))
-        await pilot.pause(0.2)
-        await pilot.press("l")
-        await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
-        started_groups.append(app.run_handle.pgid)
-        await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready")
+        await launch_until_ready(pilot, app, started_groups, harness.launch_command(port))
         original = app.builder_pane.command
         bench = app.bench_pane
         bench.sweep_definition = TWO_POINTS

@@ -34,3 +34,14 @@ async def benchmark_from_the_bench_pane(pilot, app, port: int, **overrides):
 def screen_text(app) -> str:
     """The characters of the app's current screen, one line per terminal row (what the user sees, no styles)."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def launch_until_ready(pilot, app, started_groups, command: str) -> None:
+    """Put ``command`` in the builder, press ``l``, note the run's process group in ``started_groups`` (ended at
+    teardown) and wait until the header says ``ready``."""
+    app.builder_pane.set_command(command)
+    await pilot.pause(0.2)
+    await pilot.press("l")
+    await wait_until(pilot, lambda: app.run_handle is not None, what="launch")
+    started_groups.append(app.run_handle.pgid)
+    await wait_until(pilot, lambda: app.status_bar.server_state == "ready", what="ready")
