@@ -344,10 +344,11 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                                      "start specdash with --pid PID or --log PATH")
                     return None
                 pid = summaries[0].process.pid if len(summaries) == 1 else await self.push_screen_wait(
-                    ServerChooserScreen(self.host.name, summaries))
+                    ServerChooserScreen(self.host.name, summaries, alive=self._servers_alive))
             elif len(mine) > 1:
                 summaries = await summarize_servers(self.host, mine)
-                pid = await self.push_screen_wait(ServerChooserScreen(self.host.name, summaries))
+                pid = await self.push_screen_wait(ServerChooserScreen(self.host.name, summaries,
+                                                                      alive=self._servers_alive))
             if pid is None and (self.server_port is not None or len(mine) > 1):
                 self._log_marker(f"{len(mine)} SGLang servers run here and none was chosen; start specdash with "
                                  "--pid PID, --server-port PORT or --log PATH")
@@ -372,6 +373,12 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         message = getattr(found, "explanation", None) or "no running SGLang server found"
         self._log_marker(f"{message}; start specdash with --log PATH to follow a file")
         return None
+
+    async def _servers_alive(self, procs: list) -> set[int]:
+        """The PIDs of ``procs`` (listed by the server chooser) still running (HostError when the host is gone)."""
+        from specdash.logs.discover import still_running
+
+        return await still_running(self.host, procs)
 
     def followed_elsewhere_text(self) -> str:
         """The scope of x, r, b and S while the followed server was discovered, not launched from this console
