@@ -291,6 +291,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                 pass
         self.run_handle = runs[0]
         self._server_alive = True
+        self._expect_config(runs[0])  # the run's recorded command: a server_args line saying otherwise is a finding
         if self.gpu_pane is not None:
             self.gpu_pane.set_server_pgids({runs[0].pgid})
         self._poll_server()

@@ -226,6 +226,18 @@ class LogPane(Widget):
         other speculative values becomes a warning finding ("the server runs X, the command predicted Y")."""
         self._predicted = (log_path, dict(predicted))
 
+    def _history_line(self, number: int, text: str) -> None:
+        """A history line the bulk reader did not analyse inline (see :meth:`feed_history_bytes`): the known-issue
+        scanner sees it, and a ``server_args=`` line is checked against the launched command's prediction (a
+        re-attached server's start-up is in the history of a long log)."""
+        text = text.rstrip("\r")
+        self.known_issues.feed(number, text)
+        if self._predicted is not None and "server_args=" in text:
+            line = LogParser().feed(text)
+            if line.kind is LineKind.server_args and line.info:
+                line.number = number
+                self._check_launch(line)
+
     def _check_launch(self, line: Any) -> None:
         assert self._predicted is not None
         mismatches = config_mismatches(self._predicted[1], line.info)
@@ -278,9 +290,8 @@ class LogPane(Widget):
         if reader is None:
             from specdash.sglang.known_issues import KNOWN_ISSUES
 
-            feed_issue = self.known_issues.feed
             reader = history.reader = BulkReader(
-                self.analyzer, on_line=lambda number, text: feed_issue(number, text.rstrip("\r")),
+                self.analyzer, on_line=self._history_line,
                 watch=(pattern.needle for entry in KNOWN_ISSUES for pattern in entry.logs))
         reader.feed(block)
         history.index.add_block(block, offset)
