@@ -45,6 +45,15 @@ from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
 
 
+def _port_of(found: Any) -> int | None:
+    """The HTTP port of the discovered server ``found`` (:class:`specdash.logs.discover.DiscoveredLog`) as SGLang's
+    argparse reads its command line (``--port``, else 30000); None when its command line is not a launch command."""
+    from specdash.logs.discover import summary_of
+
+    proc = next((c for c in getattr(found, "candidates", ()) if c.pid == found.pid), None)
+    return summary_of(proc, "").port if proc is not None else None
+
+
 class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTabs, App):
     """The console. ``host`` is any Host (local, SSH, replay); ``log_path`` the server log to follow on it
     (None: discover the running server's log); ``readonly`` disables every mutating action."""
@@ -90,6 +99,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         #: PID of the followed server when it was discovered on the host, not launched from this console (x, r, b
         #: and S act only on a server launched here): None otherwise
         self.followed_pid: int | None = None
+        #: the followed (not launched here) server's HTTP port, when its command line says it (b benchmarks it)
+        self.followed_port: int | None = None
         self.host_python = python
         self.configured_sglang_version = sglang_version
         #: binding id -> keys, from config.yaml's keymap section (the help screen shows these keys)
@@ -191,6 +202,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if bench is not None and "bench" not in self._wired:
             self._wired.add("bench")
             bench.followed_elsewhere = self.followed_elsewhere_text()
+            if self.followed_pid is not None and self.followed_port is not None and self.run_handle is None:
+                self._connect_followed_bench(self.followed_pid, self.followed_port)
             log_pane = self.log_pane
             bench.attach(
                 restart_server=self.restart_for_sweep,
@@ -358,11 +371,14 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             found = await discover_server_log(self.host, pid=pid)
         if getattr(found, "pid", None):
             self.followed_pid = found.pid
+            self.followed_port = _port_of(found)
             self._read_command_line(found.pid)
         path = getattr(found, "path", None)
         if path:
             self.followed_pid = getattr(found, "pid", None) or None
             self._say_followed_elsewhere()
+            if self.followed_pid is not None and self.followed_port is not None:
+                self._connect_followed_bench(self.followed_pid, self.followed_port)
             if pane is not None and pane.is_attached:
                 try:
                     # the note first: a narrow pane cuts the title's end
@@ -383,11 +399,34 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
 
     def followed_elsewhere_text(self) -> str:
         """The scope of x, r, b and S while the followed server was discovered, not launched from this console
-        (plain text), else ""."""
+        (plain text), else "". ``b`` benchmarks it when its port is known (a benchmark does not change the server);
+        x, r and S (which restarts the server) stay with a server launched here."""
         if self.followed_pid is None or self.run_handle is not None:
             return ""
-        return (f"the followed server (PID {self.followed_pid}) was not launched from here: x, r, b and S act only "
-                "on a server launched from this console (l)")
+        if self.followed_port is not None:
+            return (f"the followed server (PID {self.followed_pid}) was not launched from here: b benchmarks it (a "
+                    "benchmark does not change the server); x, r and S act only on a server launched from this "
+                    "console (l): S restarts the server for each configuration")
+        return (f"the followed server (PID {self.followed_pid}) was not launched from here and its port is not "
+                "known: x, r, b and S act only on a server launched from this console (l); benchmark it with "
+                "specdash bench --url http://127.0.0.1:PORT")
+
+    @work(group="bench-url", exclusive=True)
+    async def _connect_followed_bench(self, pid: int, port: int) -> None:
+        """Point the bench pane at the followed server's port (through an SSH forward for a remote host), so ``b``
+        benchmarks it; nothing happens once a server launched here took its place."""
+        bench = self.bench_pane
+        if bench is None or self.run_handle is not None or self.followed_pid != pid:
+            return
+        try:
+            url = await self.host.forward_port(port)
+        except Exception:  # noqa: BLE001 - b then says how to benchmark it from the command line
+            self.followed_port = None
+            self._say_followed_elsewhere()
+            return
+        if self.run_handle is None and self.followed_pid == pid:
+            bench.server_url = url
+            bench.server_address = f"{self.host.name}:{port}"
 
     def _say_followed_elsewhere(self) -> None:
         bench = self._deferred_panes.get("bench")
