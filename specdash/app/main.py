@@ -87,8 +87,11 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                  known_hosts: str | None = None, gpu_interval_s: float = 2.0, theme: str | None = None,
                  keymap: dict[str, str] | None = None, python: str = "python3",
                  sglang_version: str | None = None, server_pid: int | None = None,
-                 server_port: int | None = None) -> None:
+                 server_port: int | None = None, launch_command: str | None = None) -> None:
         super().__init__()
+        #: the launch command ``connect --command FILE`` gave: the builder starts from it (before a followed
+        #: server's command)
+        self.given_command = launch_command or None
         #: which server to follow when several run (connect --pid / --server-port); neither: the user picks
         self.server_pid, self.server_port = server_pid, server_port
         #: the file --log named: the log pane can always go back to it (key o) after a launch switched it
@@ -262,11 +265,12 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             self.watch_piped_server()  # the header from the server itself while its log is not its output
 
     def _offer_followed_command(self) -> None:
-        """Put the followed server's launch command in the builder when the builder is built and still empty."""
+        """Put the given (``connect --command``) or else the followed server's launch command in the builder when
+        the builder is built and still empty."""
         builder = self._deferred_panes.get("builder")
-        if builder is not None and "builder" in self._wired and self.followed_command and not (builder.command or
-                                                                                               "").strip():
-            builder.set_command(self.followed_command)
+        command = self.given_command or self.followed_command
+        if builder is not None and "builder" in self._wired and command and not (builder.command or "").strip():
+            builder.set_command(command)
 
     def _follow_command_of(self, command: str | None) -> None:
         self.followed_command = command or None
