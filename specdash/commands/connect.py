@@ -66,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     server.add_argument("--server-port", type=int, metavar="PORT", help="follow the SGLang server listening on this "
                         "HTTP port (its --port) when several run on the host")
     parser.add_argument("--command", metavar="FILE", help="start the launch builder (F3) with the launch command in "
-                        "FILE, a file on this machine (as you would paste it: env pairs and continuation lines allowed)")
+                        "FILE, a file on this machine (as you would paste it: env pairs, continuation lines)")
     parser.add_argument("-p", "--port", type=int, metavar="PORT", help="SSH port (overrides TARGET and ssh config)")
     parser.add_argument("-i", "--identity", metavar="IDENTITY_FILE", help="private key file for SSH")
     parser.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default ~/.ssh/known_hosts)")
