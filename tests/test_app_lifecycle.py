@@ -198,3 +198,17 @@ async def test_the_mismatch_finding_is_raised_again_after_re_attaching(tmp_path,
         assert finding.line > 0 and "the command predicted 4" in screen_text(again)
         if tail_first_bytes is not None:
             assert again.log_pane.history is not None  # the server_args line was in the history
+
+
+async def test_the_try_local_command_on_the_default_double_raises_no_false_mismatch(tmp_path, started_groups):
+    """The command tools/try_local.sh offers (topk 1, draft tokens 8) on the double's default scenario: the double
+    rewrites the draft tokens to steps + 1 as SGLang does, which is what specdash predicted: no mismatch finding."""
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "default")), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await launch_until_ready(pilot, app, started_groups, harness.launch_command(harness.free_port()))
+        await wait_until(pilot, lambda: "speculative_num_draft_tokens=4," in log_text(app), what="server_args line",
+                         state=lambda: log_text(app)[-2000:])
+        assert "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1" in log_text(app)
+        await pilot.pause(0.3)
+        assert not [f for f in app.log_pane.findings if f.kind == "launch_mismatch"]
+        assert "the command predicted" not in screen_text(app)
