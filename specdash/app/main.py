@@ -392,7 +392,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                     pass
             return found.path
         message = getattr(found, "explanation", None) or "no running SGLang server found"
-        self._log_marker(f"{message}; start specdash with --log PATH to follow a file")
+        self._log_marker(message if "--log PATH" in message else f"{message}; start specdash with --log PATH to "
+                         "follow a file")
         return None
 
     async def _servers_alive(self, procs: list) -> set[int]:

@@ -85,6 +85,10 @@ class HistoryProgress:
         return min(99, self.done_bytes * 100 // self.total_bytes)
 
 
+#: a marker line is never cut narrower than this many cells (a view not laid out yet reads 0 wide)
+MARKER_MIN_WIDTH = 30
+
+
 class LogPane(Widget):
     """The log pane. ``history``: where start-up durations are remembered (default: the user state dir);
     ``host``: the host name, part of the start-up history key."""
@@ -408,8 +412,15 @@ class LogPane(Widget):
             self._dirty = True
 
     def marker(self, text: str) -> None:
-        """Insert a visually distinct marker line, e.g. ``── reconnected ──``."""
-        self.view.append_marker(text)
+        """Insert a visually distinct marker line, e.g. ``── reconnected ──``; a text wider than the view (beside
+        the findings panel, or at 80 columns) takes several marker lines, cut at words, so none of it is hidden."""
+        import textwrap
+
+        width = self.view.scrollable_content_region.width or self.view.size.width
+        lines = textwrap.wrap(text, width=max(MARKER_MIN_WIDTH, width - 1), subsequent_indent="  ",
+                              break_on_hyphens=False) if width and len(text) >= width else [text]
+        for line in lines or [text]:
+            self.view.append_marker(line)
         self._update_status()
 
     def server_gone(self) -> None:
