@@ -116,7 +116,7 @@ async def test_a_server_that_exits_before_the_pick_is_not_followed(tmp_path):
                              what="the pick refused", state=lambda: screen_text(app))
             assert isinstance(app.screen, ServerChooserScreen) and chosen == []
             assert f"exited · PID {procs[0].pid}" in screen_text(app)
-            assert "1 SGLang servers run on local (1 listed have exited)" in screen_text(app)
+            assert "1 SGLang server runs on local (1 listed have exited)" in screen_text(app)
             _highlight(options, procs[1].pid)
             await pilot.press("enter")
             await wait_until(pilot, lambda: chosen == [procs[1].pid], what="the running one chosen")

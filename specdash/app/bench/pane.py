@@ -311,7 +311,7 @@ class BenchPane(Widget, can_focus=True):
             return "no server yet - b benchmarks it once one is running; S runs the depth sweep"
         if self.followed_elsewhere:
             return (f"server {self.server_text()}, followed (not launched from here) - b: benchmark the selected "
-                    f"workload; {FOLLOWED_NO_SWEEP}")
+                    "workload; S is off (it restarts the server)")
         note = getattr(self, "_cancel_note", "")  # a cancelled sweep stays said when the server changes under it
         return f"{note}server {self.server_text()} - b: benchmark the selected workload, S: depth sweep"
 

@@ -55,7 +55,8 @@ class ServerChooserScreen(ModalScreen[int | None]):
     def _title(self) -> str:
         running = len(self.summaries) - len(self.exited)
         gone = f" ({len(self.exited)} listed have exited)" if self.exited else ""
-        return f"{running} SGLang servers run on {markup(self.host_name)}{gone}: which one to follow?"
+        servers = "1 SGLang server runs" if running == 1 else f"{running} SGLang servers run"
+        return f"{servers} on {markup(self.host_name)}{gone}: which one to follow?"
 
     def compose(self) -> ComposeResult:
         with Vertical(id="chooser-dialog"):
