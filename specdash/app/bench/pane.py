@@ -661,7 +661,7 @@ class BenchPane(Widget, can_focus=True):
             self.app.push_screen(SweepEndScreen("Restore your launch command?", _lines(details),
                                                 ("Restore my command", RESTORE), ("No", LEAVE)), chose)
             return
-        details = (f"Fastest{' stable' if unstable else ''} by output tokens/s: {rec.reason}.{unstable_text}\n"
+        details = (f"By output tokens/s: {rec.reason}.{unstable_text}\n"
                    f"Keep (y): the builder gets {best.point.name}'s command"
                    f"{'' if best.command == serving else ' and the server is restarted with it'}.\n"
                    "Restore (n): the server is restarted with your original command.")
@@ -764,7 +764,9 @@ class BenchPane(Widget, can_focus=True):
             widget.set_class(True, "-none")
         else:
             rec = result.recommendation()
-            widget.update(f"recommended: {rec.reason}" if rec.name else f"no recommendation: {rec.reason}")
+            # a point no faster than the baseline beyond noise is named, never "recommended" as a speedup
+            widget.update(f"no recommendation: {rec.reason}" if rec.name is None else
+                          rec.reason if rec.beats_baseline is False else f"recommended: {rec.reason}")
             widget.set_class(rec.name is None, "-none")
         warnings = sorted({p.warning for p in result.points if p.warning})
         self.query_one("#bench-warnings", Static).update("\n".join(warnings))
