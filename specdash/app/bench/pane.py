@@ -448,6 +448,14 @@ class BenchPane(Widget, can_focus=True):
         self.startup_seconds = startup_seconds
         self.use_command(command, flag_release)
 
+    def set_gpu_name(self, name: str | None) -> None:
+        """The GPU the followed server runs on as the sampler shows it (:func:`specdash.bench.gpu_name.run_gpu_name`;
+        None: not known), stored with the next results as ``effective_config["gpu_name"]``."""
+        if name:
+            self.effective_config["gpu_name"] = name
+        else:
+            self.effective_config.pop("gpu_name", None)
+
     def use_command(self, command: str | None, flag_release: str | None) -> None:
         """The launch command the sweep edits per point (the builder's, ``None``: none yet) and the flag-table
         release whose argparse reads it (``None``: the newest)."""
