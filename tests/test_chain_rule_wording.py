@@ -41,13 +41,11 @@ def test_validate_and_scan_offer_the_same_two_choices(tmp_path, capsys):
     scanned = scan_fix(tmp_path, capsys)
     # before: validate "set --speculative-num-steps 15 (a chain of 15 draft steps)" and scan "set
     # --speculative-num-draft-tokens to --speculative-num-steps + 1, or raise --speculative-eagle-topk"
-    assert fix == "fix: set --speculative-num-steps 15 (a chain of 15 draft steps, 16 tokens verified)"
-    assert override.endswith("If a 16-token tree was intended, raise --speculative-eagle-topk above 1 instead "
-                             "(a tree needs topk > 1)")
+    assert fix == "fix: set --speculative-num-steps 15 (a chain of 15 draft steps)"
+    assert override.endswith("If a 16-token tree was intended, raise --speculative-eagle-topk above 1 instead")
     assert scanned == ("fix: set --speculative-num-steps to the number of draft tokens wanted - 1 (a chain of "
-                       "num_steps draft steps, num_steps + 1 tokens verified); if a tree of "
-                       "--speculative-num-draft-tokens tokens was intended, raise --speculative-eagle-topk above 1 "
-                       "instead (a tree needs topk > 1)")
+                       "num_steps draft steps); if a tree of --speculative-num-draft-tokens tokens was intended, "
+                       "raise --speculative-eagle-topk above 1 instead")
     # the same choice first in both, the same tree alternative in both
     assert fix.startswith("fix: set --speculative-num-steps ") and scanned.startswith("fix: set --speculative-num-steps ")
     assert "was intended, raise --speculative-eagle-topk above 1 instead" in override
@@ -60,8 +58,7 @@ def test_validate_and_scan_offer_the_same_two_choices(tmp_path, capsys):
 def test_the_override_detail_reads_right(capsys, draft, phrase):
     override, fix = override_and_fix(validate_lines(capsys, draft))
     assert f"{phrase} was intended" in override  # before: "If a 8-token tree was intended"
-    assert fix == f"fix: set --speculative-num-steps {draft - 1} (a chain of {draft - 1} draft steps, {draft} " \
-                  "tokens verified)"
+    assert fix == f"fix: set --speculative-num-steps {draft - 1} (a chain of {draft - 1} draft steps)"
 
 
 def test_article_over_1_to_100():

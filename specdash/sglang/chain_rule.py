@@ -28,20 +28,19 @@ DRAFT_FLAG = "--speculative-num-draft-tokens"
 
 
 def chain_fix(draft: int | None, steps_flag: str = STEPS_FLAG) -> str:
-    """The chain choice: ``set --speculative-num-steps 15 (a chain of 15 draft steps, 16 tokens verified)`` for
+    """The chain choice: ``set --speculative-num-steps 15 (a chain of 15 draft steps)`` for
     ``draft`` typed draft tokens (> 1); with ``draft`` None (not known, e.g. from a log) the same in general terms.
     ``steps_flag``: the spelling the user typed (an accepted abbreviation), default the full flag."""
     if draft is None or draft < 2:
-        return (f"set {steps_flag} to the number of draft tokens wanted - 1 (a chain of num_steps draft steps, "
-                "num_steps + 1 tokens verified)")
-    return f"set {steps_flag} {draft - 1} (a chain of {draft - 1} draft steps, {draft} tokens verified)"
+        return f"set {steps_flag} to the number of draft tokens wanted - 1 (a chain of num_steps draft steps)"
+    return f"set {steps_flag} {draft - 1} (a chain of {draft - 1} draft steps)"
 
 
 def tree_alternative(draft: int | None, topk_flag: str = TOPK_FLAG, draft_flag: str = DRAFT_FLAG) -> str:
-    """The tree choice: ``if a 16-token tree was intended, raise --speculative-eagle-topk above 1 instead (a tree
-    needs topk > 1)``; with ``draft`` None, a tree of ``--speculative-num-draft-tokens`` tokens."""
+    """The tree choice: ``if a 16-token tree was intended, raise --speculative-eagle-topk above 1 instead``; with
+    ``draft`` None, a tree of ``--speculative-num-draft-tokens`` tokens."""
     size = f"{with_article(draft)}-token tree" if draft is not None else f"a tree of {draft_flag} tokens"
-    return f"if {size} was intended, raise {topk_flag} above 1 instead (a tree needs topk > 1)"
+    return f"if {size} was intended, raise {topk_flag} above 1 instead"
 
 
 def general_fix() -> str:
