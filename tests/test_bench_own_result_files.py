@@ -159,3 +159,22 @@ def test_fuzz_a_hand_edited_run_file_never_gives_a_traceback(tmp_path, monkeypat
                  ["bench", "import", "--json", "--no-save", str(path)]):
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             assert main(args) in (0, 1, 2)
+
+
+def test_an_imported_record_file_by_path(tmp_path):
+    from support.bench_outputs import sglang_bench_serving
+
+    pasted = tmp_path / "bench.txt"
+    pasted.write_text(sglang_bench_serving(duration=10.0, max_concurrency=8))
+    assert specdash("bench", "import", str(pasted), state=tmp_path / "a").returncode == 0
+    (record,) = (tmp_path / "a" / "bench").glob("imported-*.json")
+    state = tmp_path / "b"
+    first = specdash("bench", "import", str(record), state=state)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines()[0] == f"{record}: a benchmark record specdash imported"
+    assert f"(sglang bench_serving, line 2 of {pasted}): " in first.stdout
+    assert first.stdout.splitlines()[-1] == f"stored as {record.stem} (see 'specdash bench list')"
+    again = json.loads(specdash("bench", "import", "--json", str(record), state=state).stdout)
+    assert again["already_stored"] == record.stem and again["saved"] == []
+    compared = specdash("bench", "compare", str(record), str(pasted), state=state)
+    assert compared.returncode == 0 and compared.stdout.startswith(f"A: {record} (sglang bench_serving)\n")

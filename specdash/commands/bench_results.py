@@ -138,7 +138,7 @@ def _import_own(args: argparse.Namespace, own) -> int:
     if args.json:
         item = own.item
         json.dump({"specdash_result": str(own.path), "already_stored": already, "saved": [saved] if saved else [],
-                   "result": item.summary_json() if isinstance(item, RunResult) else item.to_dict()},
+                   "result": item.summary_json() if isinstance(item, RunResult) else item.to_run_dict()},
                   sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
         return 1 if failed else 0
@@ -150,6 +150,11 @@ def _import_own(args: argparse.Namespace, own) -> int:
             out.append(format_summary(own.item))
         except (TypeError, ValueError, KeyError, AttributeError) as exc:  # a hand-edited file: say so, go on
             out.append(f"(its settings cannot be shown: {type(exc).__name__})")
+    else:
+        record = own.item
+        rate = record.metrics.get("output_tokens_per_s")
+        out.append(f"{record.title()} ({record.tool}, line {record.line} of {record.settings.get('source_file')})"
+                   + (f": {rate:.1f} output tokens/s" if isinstance(rate, float) else ""))
     if already is not None:
         out.append(f"already stored as {already} (see 'specdash bench list'): not stored again")
     elif saved:
