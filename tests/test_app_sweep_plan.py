@@ -5,8 +5,11 @@ configuration (the builder gets its command and the server runs it) or restores 
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from support.double import empty_log, harness, host_env
+from support.guard import guard
 from support.pilot import launch_until_ready, wait_until
 from textual.widgets import Static
 
@@ -123,9 +126,9 @@ async def test_x_or_r_during_the_sweep_cancels_it_cleanly(tmp_path, started_grou
             return (len(runs) == expected_runs and [run.pgid for run in alive] == [app.run_handle.pgid]
                     and app.run_handle.command == original and app.status_bar.server_state == "ready")
 
-        for _ in range(600):  # nothing left running untracked: only the server the header shows (r) or none (x)
-            if await settled():
-                break
+        deadline = asyncio.get_running_loop().time() + guard(60)
+        # nothing left running untracked: only the server the header shows (r) or none (x)
+        while not await settled() and asyncio.get_running_loop().time() < deadline:
             await pilot.pause(0.1)
         assert await settled(), (runs, app.status_bar.server_state)
         assert not isinstance(app.screen, ConfirmScreen)  # no keep/restore question after a cancel
