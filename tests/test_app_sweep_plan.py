@@ -81,7 +81,7 @@ async def test_S_shows_the_plan_asks_and_ends_with_keep_or_restore(tmp_path, sta
         rec = result.recommendation()
         assert rec.name is not None, rec.reason
         best = result.point(rec.name)
-        assert question.startswith(f"Keep {rec.name}?") and "Fastest by output tokens/s" in question
+        assert question.startswith(f"Keep {rec.name}?") and "By output tokens/s: " in question
         await pilot.press("y")
         await wait_until(pilot, lambda: app.builder_pane.command == best.command, what="builder shows the kept")
         await wait_until(pilot, lambda: app.run_handle.command == best.command and not bench.running,

@@ -292,6 +292,23 @@ async def test_80x24_a_finished_sweep_is_scrolled_into_view_and_up_scrolls_back(
         assert "recommended: chain-5" in screen_text(pilot.app)
 
 
+async def test_a_sweep_whose_fastest_is_within_the_baselines_noise_recommends_nothing_as_a_speedup():
+    from specdash.bench.stats import repeat_spread
+
+    sweep = SweepResult.from_dict(json.loads((DATA / "sweep_result.json").read_text()))
+    base = sweep.point("baseline")
+    base.status, base.throughput = "unstable", repeat_spread([190.0, 260.0, 205.0])
+    async with PaneApp(None).run_test(size=(160, 48)) as pilot:
+        await show_stored_sweep(pilot, sweep)
+        shown = str(pilot.app.query_one("#bench-recommendation", Static).render())
+        assert shown.startswith("no configuration is faster than the baseline beyond its noise; the fastest stable "
+                                "is chain-5 (5 draft tokens, 227.4 output tokens/s")
+        assert "recommended:" not in shown  # before: "recommended: chain-5 (...) is the fastest stable config"
+        table = pilot.app.query_one("#bench-sweep", DataTable)
+        notes = [str(cell) for i in range(table.row_count) for cell in table.get_row_at(i)]
+        assert any("within noise of the baseline" in note for note in notes)
+
+
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
 async def test_sweep_chart_shows_a_few_percent_as_different_bar_heights(size):
     async with PaneApp(None).run_test(size=size) as pilot:
@@ -404,7 +421,11 @@ async def test_an_unstable_sweep_says_why_and_m_measures_only_the_unstable_confi
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-body"))
             body = str(app.screen.query_one("#confirm-body", Static).render())
             assert app.screen.question == "Keep chain-5?"
-            assert "Fastest stable by output tokens/s: chain-5" in body
+            # one phrasing (was "Fastest stable by output tokens/s: chain-5 (...) is the fastest stable config");
+            # chain-5 is within the unstable baseline's noise: not called a speedup
+            assert "By output tokens/s: no configuration is faster than the baseline beyond its noise; the fastest " \
+                   "stable is chain-5" in body
+            assert "Fastest" not in body and "is the fastest stable config" not in body
             assert "a baseline that was unstable (not a reliable ratio)" in body
             assert "baseline: repeats 2644 / 2136 / 2128 output tokens/s, 24.2 % apart (their noise allows 5.0 %)" in body
             assert "The baseline is unstable: no speedup over it can be trusted yet." in body
