@@ -33,7 +33,13 @@ def _shown_rows(app, widget_ids: list[str]) -> dict[str, str]:
 
 async def _assert_notice_hides_no_status_line(app, pilot, status_ids: list[str], must_show: list[str]) -> None:
     app.query_one("#gpu-status", Static).update(KILLED)
-    await pilot.pause(0.3)
+
+    def all_shown() -> bool:
+        shown = _shown_rows(app, status_ids)
+        return set(must_show) <= set(shown) and ("#gpu-status" not in must_show or KILLED[:30] in shown["#gpu-status"])
+
+    await wait_until(pilot, all_shown, what="the status lines on screen", state=lambda: screen_text(app))
+    await pilot.pause(0.2)
     before = _shown_rows(app, status_ids)
     assert set(must_show) <= set(before), (before, screen_text(app))
     assert any(KILLED[:30] in row for row in before.values()) == ("#gpu-status" in before), before
