@@ -74,9 +74,9 @@ async def test_at_80x24_the_chooser_shows_its_keys_and_marks_a_server_that_exite
     app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.5)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ServerChooserScreen), what="the server chooser")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: "enter follows the highlighted server · esc follows none" in screen_text(app),
+                         what="the key hint on screen", state=lambda: screen_text(app))
         text = screen_text(app)
-        assert "enter follows the highlighted server · esc follows none" in text, text
         assert f"PID {first[0].pid} · port {first[1]}" in " ".join(text.split()), text
         harness.kill_group(first[0].pid)  # the server exits while the list is open
         await wait_until(pilot, lambda: f"exited · PID {first[0].pid}" in screen_text(app),
