@@ -306,3 +306,18 @@ async def test_topk_1_draft_tokens_are_rewritten_as_sglang_does(tmp_path, starte
     assert info["speculative_num_draft_tokens"] == shown and info["speculative_num_steps"] == 3
     adjusted = "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1"
     assert log.count(adjusted) == (1 if warned else 0)
+
+
+async def test_a_launch_without_speculation_logs_no_speculative_warning(tmp_path, started_groups):
+    """A sweep's baseline (no --speculative-algorithm) on a scenario scripting the EAGLE warnings: SGLang prints them
+    only inside its speculative block, so neither they nor the adjusted draft tokens appear."""
+    env = harness.double_env(tmp_path, "fast")  # scripts the overlap and the draft-tokens warnings
+    host = LocalHost(env=env)
+    port = harness.free_port()
+    handle = await launch(host, harness.launch_command(port, spec=False))
+    started_groups.append(handle.pgid)
+    status = await wait_for_state(host, handle, READY, timeout_s=20, poll_s=0.1)
+    assert status.state is ServerState.READY, status.describe()
+    log = pathlib.Path(handle.log_path).read_text()
+    assert "server_args=ServerArgs(" in log
+    assert "Overlap scheduler is disabled" not in log and "is adjusted to speculative_num_steps" not in log

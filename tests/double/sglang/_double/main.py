@@ -141,7 +141,10 @@ class Launcher:
     def startup(self) -> None:
         sc, args, log = self.scenario, self.args, self.log
         for warning in sc["warnings"]:
-            log.warning(str(warning))
+            # SGLang prints its speculative warnings (overlap scheduler off, draft tokens adjusted) only inside the
+            # speculative block of ServerArgs: a launch without --speculative-algorithm (a sweep's baseline) has none
+            if self.speculative or "speculative" not in str(warning).lower():
+                log.warning(str(warning))
         adjusted = "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1"
         if self.rewrites and adjusted not in [str(w) for w in sc["warnings"]]:
             log.warning(adjusted)
