@@ -121,3 +121,22 @@ async def test_kill_dialog_says_pid_alone_and_points_at_x_then_quit_names_the_se
         await wait_until(pilot, lambda: handle.log_path in str(again.log_pane.border_title), what="log path title")
         assert f"re-attached, PGID {handle.pgid}" in str(again.log_pane.border_title)
         assert "not launched from here" not in screen_text(again)
+
+
+def test_without_a_known_port_b_names_the_benchmark_command(tmp_path):
+    """A followed server whose command line gives no port (a renamed ``sglang::`` process): x, r, b and S stay with
+    a server launched here and the line names the CLI that benchmarks a server by URL (its real flag: --url)."""
+    import argparse
+
+    from specdash.commands import bench as bench_command
+
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=None)
+    app.followed_pid, app.followed_port = 4242, None
+    text = app.followed_elsewhere_text()
+    assert text.startswith("the followed server (PID 4242) was not launched from here and its port is not known")
+    assert text.endswith("benchmark it with specdash bench --url http://127.0.0.1:PORT")
+    parser = argparse.ArgumentParser()
+    bench_command.add_arguments(parser)
+    assert parser.parse_args(["--url", "http://127.0.0.1:30000"]).url == "http://127.0.0.1:30000"
+    app.followed_port = 30000
+    assert "b benchmarks it (a benchmark does not change the server); x, r and S act only" in app.followed_elsewhere_text()
