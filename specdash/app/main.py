@@ -16,6 +16,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
+from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from specdash.app.deferred_tabs import (
@@ -43,6 +44,13 @@ from specdash.app.typing_focus import key_blocked, typing_widget
 from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, HostKeyChanged, HostKeyUnknown
 from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
+
+
+class _MainScreen(Screen):
+    """The console's screen. Its first focus goes straight to the log view, the pane the console opens on: the
+    first frame shows the log pane's keys, and no second focus change restyles the screen after it."""
+
+    AUTO_FOCUS = "#log-view"
 
 
 class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTabs, App):
@@ -114,6 +122,9 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         self._wired: set[str] = set()
 
     # -- layout -----------------------------------------------------------------------------------
+    def get_default_screen(self) -> Screen:
+        return _MainScreen(id="_default")
+
     def compose(self) -> ComposeResult:
         self._status_bar = StatusBar(self.host.name, id="status")
         yield self._status_bar
