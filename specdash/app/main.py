@@ -136,7 +136,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                 for tab_id, label, *_ in DEFERRED_TABS:  # their panes are mounted later (specdash.app.deferred_tabs)
                     yield TabPane(self.key_label(f"app.tab_{tab_id}", label), id=tab_id)
             gpus = GpuPane(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly,
-                           sample=self.gpu_sampling)
+                           sample=self.gpu_sampling, sample_on_mount=False)  # started by start_gpu_sampling
             gpus.title_prefix = self.key_label("app.focus_gpus", "")
             yield gpus
         yield KeyFooter(show_command_palette=False)
@@ -230,6 +230,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         apply_streaming_gc_policy()  # no full-collection pauses every few seconds under a busy log
         self.call_after_refresh(self._focus_inside, self.query_one(TabbedContent).get_pane("log"))
         self.set_timer(DEFERRED_BUILD_AFTER_S, self.start_deferred_build)
+        self.set_timer(DEFERRED_BUILD_AFTER_S, self.start_gpu_sampling)  # unless the log's first lines come sooner
         self.status_bar.connection = self.host.status
         if self.configured_sglang_version and self.log_pane is not None:
             self.log_pane.set_sglang_version(self.configured_sglang_version)  # known issues keyed to the release
@@ -240,6 +241,14 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if self.host.status.state is ConnState.CONNECTED:  # connected before the console opened (connect's check)
             self.record_connection(self.host.status)
         self.start_session()
+
+    def start_gpu_sampling(self) -> None:
+        """Start the GPU pane's sampling (once): after the log's first lines are painted, or
+        :data:`DEFERRED_BUILD_AFTER_S` after mount, whichever comes first, so its host commands (container, user,
+        process table, nvidia-smi or NVML) do not delay the log."""
+        gpus = self.gpu_pane
+        if gpus is not None:
+            gpus.start_sampling()
 
     def _on_host_state(self, status: ConnectionStatus) -> None:
         self.status_bar.connection = status
@@ -488,6 +497,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                     if first_batch:  # painted with the next frame, not one sync interval later
                         first_batch = False
                         pane.view.sync_now()
+                        self.call_after_refresh(self.start_gpu_sampling)
                     if history_at and (event.end_offset >= size or len(event.lines) < follower.max_batch_lines):
                         # the tail is read (a batch short of full: caught up): analyse the history once it is painted
                         pane.view.sync_now()
