@@ -119,6 +119,9 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         self.init_deferred_tabs()
         self.notice_log = NoticeLog()  # the recent notices, whole, for the help screen
         self._session_connected = False  # start_session connected: the deferred panes may be wired to the host
+        #: (path, start, end offset) of a log's last lines put on the first frame (:meth:`_show_tail_now`), until
+        #: the follower takes over at the end offset
+        self._tail_shown: tuple[str, int, int] | None = None
         self._wired: set[str] = set()
 
     # -- layout -----------------------------------------------------------------------------------
@@ -240,6 +243,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         self.start_recording_hooks()
         if self.host.status.state is ConnState.CONNECTED:  # connected before the console opened (connect's check)
             self.record_connection(self.host.status)
+        self._show_tail_now()
         self.start_session()
 
     def start_gpu_sampling(self) -> None:
@@ -447,7 +451,11 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if pane is not None and reset:
             pane.reset(path)
         self.log_path = path
-        self.workers.cancel_group(self, "history")
+        shown = self._tail_shown
+        if reset or (shown is not None and shown[0] != path):
+            self._tail_shown = None  # the lines on screen are gone: the follower reads the file afresh
+        if self._tail_shown is None:  # (else its history analysis, started with the first frame, goes on)
+            self.workers.cancel_group(self, "history")
         self._follow(path)
 
     #: Bytes of a log shown at once when it is opened (its last lines: a few screenfuls); the bytes before are the
@@ -458,42 +466,33 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
 
     @work(group="follow", exclusive=True)
     async def _follow(self, path: str) -> None:
-        from specdash.hosts.tail import (
-            LogFollower,
-            TailLines,
-            TailMarker,
-            TailPartial,
-            lines_before,
-            read_range,
-            recent_start_offset,
-        )
+        from specdash.hosts.tail import LogFollower, TailLines, TailMarker, TailPartial, recent_start_offset
 
         pane = self.log_pane
+        shown, self._tail_shown = self._tail_shown, None
         start = size = 0
-        if self.TAIL_FIRST_BYTES > 0:
-            try:
-                size = await self.host.file_size(path) or 0
-                start = await recent_start_offset(self.host, path, self.TAIL_FIRST_BYTES, size=size)
-            except HostError:
-                start = 0  # the follower reports what is wrong with the file
-            if start >= size:  # the last 256 KiB hold no line start (one huge last line): read it all
-                start = 0
-        if start > 0 and pane is not None:
-            host = self.host
-            pane.earlier_reader = lambda offset: lines_before(host, path, offset)
-            pane.range_reader = lambda first, last: read_range(host, path, first, last)
-            pane.start_history(start)
-            self.record_marker(f"history: bytes 0-{start} of {path} analysed in place, not recorded")
-        history_at = start  # analysed once the first lines of the tail are painted
-        first_batch = True
-        async with LogFollower(self.host, path, start_offset=start) as follower:
+        if shown is not None and shown[0] == path:  # its last lines are on screen already (read before the first frame)
+            start, resume = shown[1], shown[2]
+            history_at, first_batch = 0, False
+        else:
+            if self.TAIL_FIRST_BYTES > 0:
+                try:
+                    size = await self.host.file_size(path) or 0
+                    start = await recent_start_offset(self.host, path, self.TAIL_FIRST_BYTES, size=size)
+                except HostError:
+                    start = 0  # the follower reports what is wrong with the file
+                if start >= size:  # the last 256 KiB hold no line start (one huge last line): read it all
+                    start = 0
+            if start > 0 and pane is not None:
+                self._open_history(pane, path, start)
+            resume = history_at = start  # the history is analysed once the first lines of the tail are painted
+            first_batch = True
+        async with LogFollower(self.host, path, start_offset=resume) as follower:
             async for event in follower:
                 if pane is None:
                     continue
                 if isinstance(event, TailLines):
-                    texts = [line.decode("utf-8", "replace").rstrip("\r") for line in event.lines]
-                    self.record_log_batch(texts, event.offsets, path)
-                    pane.feed(texts)
+                    self._show_lines(pane, event, path)
                     if first_batch:  # painted with the next frame, not one sync interval later
                         first_batch = False
                         pane.view.sync_now()
@@ -503,8 +502,6 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                         pane.view.sync_now()
                         self.call_after_refresh(self._analyse_history, path, history_at)
                         history_at = 0
-                    if not self._deferred_build_started:  # the first lines get painted, then the hidden tabs
-                        self.set_timer(LOG_PAINTED_AFTER_S, self.start_deferred_build)
                 elif isinstance(event, TailMarker):
                     self.record_marker(event.text)
                     self._log_marker(event.text)
@@ -512,6 +509,50 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                     text = event.text.decode("utf-8", "replace")
                     self.record_partial(text, path)
                     pane.partial(text)
+
+    def _open_history(self, pane: LogPane, path: str, start: int) -> None:
+        """The lines shown start at byte ``start`` of ``path``: the bytes before are its history (scroll-back
+        readers, progress; analysed by :meth:`_analyse_history`)."""
+        from specdash.hosts.tail import lines_before, read_range
+
+        host = self.host
+        pane.earlier_reader = lambda offset: lines_before(host, path, offset)
+        pane.range_reader = lambda first, last: read_range(host, path, first, last)
+        pane.start_history(start)
+        self.record_marker(f"history: bytes 0-{start} of {path} analysed in place, not recorded")
+
+    def _show_lines(self, pane: LogPane, event: Any, path: str) -> None:
+        """A :class:`TailLines` batch of ``path``: recorded and fed to the log pane; the first lines of a log get
+        the hidden tabs built once they are painted."""
+        texts = [line.decode("utf-8", "replace").rstrip("\r") for line in event.lines]
+        self.record_log_batch(texts, event.offsets, path)
+        pane.feed(texts)
+        if not self._deferred_build_started:  # the first lines get painted, then the hidden tabs
+            self.set_timer(LOG_PAINTED_AFTER_S, self.start_deferred_build)
+
+    def _show_tail_now(self) -> None:
+        """On a LocalHost with ``--log``: the log's last lines go on the first frame, read here before it (no
+        subprocess, no wait for the follower's first batch); the follower then starts where they end, and the
+        history before them is analysed once they are painted. Nothing happens when the file cannot be read this
+        way (:func:`specdash.hosts.tail.read_tail_here`): the follower shows it as before."""
+        pane, path = self.log_pane, self.log_path
+        if not (path and pane is not None and self.host.is_local and self.TAIL_FIRST_BYTES > 0
+                and self.host.status.state is ConnState.CONNECTED):
+            return
+        from specdash.hosts.tail import read_tail_here
+
+        got = read_tail_here(path, self.TAIL_FIRST_BYTES)
+        if got is None:
+            return
+        start, lines = got
+        if start > 0:
+            self._open_history(pane, path, start)
+        self._show_lines(pane, lines, path)
+        pane.view.sync_now()
+        self._tail_shown = (path, start, lines.end_offset)
+        self.call_after_refresh(self.start_gpu_sampling)
+        if start > 0:
+            self.call_after_refresh(self._analyse_history, path, start)
 
     @work(group="history", exclusive=True)
     async def _analyse_history(self, path: str, end: int) -> None:

@@ -150,6 +150,48 @@ async def recent_start_offset(host: Host, path: str, window_bytes: int = 256 * 1
     return start + int(text)
 
 
+def read_tail_here(path: str, window_bytes: int = 256 * 1024) -> tuple[int, TailLines] | None:
+    """The last complete lines of ``path``, a regular file on this machine, read now: no subprocess and no await,
+    so a console on a LocalHost can put them on its first frame. ``(start, lines)``: ``start`` is the offset
+    :func:`recent_start_offset` gives for ``window_bytes`` (0 when the file is no bigger), ``lines`` the complete
+    lines from there (:class:`TailLines`; ``end_offset`` is just past the last newline: an unfinished last line is
+    left for the follower). None when there is nothing to show this way: the file is missing, unreadable or not a
+    regular file, holds no complete line, or its last ``window_bytes`` hold no line start (read it all instead)."""
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO named like the log must not block the console
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        size = info.st_size
+        if size > window_bytes:
+            data = os.pread(fd, window_bytes, size - window_bytes)
+            first = data.find(b"\n") + 1
+            if not first or first == len(data):  # no line starts in the window
+                return None
+            start, data = size - window_bytes + first, data[first:]
+        else:
+            start, data = 0, os.pread(fd, size, 0)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    cut = data.rfind(b"\n") + 1
+    if not cut:
+        return None
+    lines = data[:cut - 1].split(b"\n")
+    offsets, position = [], start
+    for line in lines:
+        offsets.append(position)
+        position += len(line) + 1
+    return start, TailLines(lines, position, offsets)
+
+
 #: Characters of base64 per frame when a byte range is read (a multiple of 4: every frame decodes on its own;
 #: 384 KiB of the file per frame, well under LocalHost.stream's 1 MiB line limit).
 RANGE_FRAME_CHARS = 4 * 131072
