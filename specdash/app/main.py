@@ -47,10 +47,18 @@ from specdash.text.display import markup
 
 
 class _MainScreen(Screen):
-    """The console's screen. Its first focus goes straight to the log view, the pane the console opens on: the
-    first frame shows the log pane's keys, and no second focus change restyles the screen after it."""
+    """The console's screen. Nothing is focused before the first frame (Textual would focus the tabs, then
+    :meth:`SpecdashApp.on_mount` moves the focus to the log view): a focus change restyles every widget of the
+    pane, which the first frame and the log's first lines do not wait for; the log view gets the focus right
+    after it."""
 
-    AUTO_FOCUS = "#log-view"
+    AUTO_FOCUS = ""
+
+    def on_screen_resume(self) -> None:
+        # runs before Textual's own handler, which draws the frame: what waits for the first frame runs after it
+        app = self.app
+        if isinstance(app, SpecdashApp) and not app._first_frame_shown:
+            self.call_later(app.first_frame_shown)
 
 
 class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTabs, App):
@@ -122,6 +130,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         #: (path, start, end offset) of a log's last lines put on the first frame (:meth:`_show_tail_now`), until
         #: the follower takes over at the end offset
         self._tail_shown: tuple[str, int, int] | None = None
+        self._first_frame_shown = False  # the main screen's first frame is drawn (see after_first_frame)
+        self._after_first_frame: list[Any] = []
         self._wired: set[str] = set()
 
     # -- layout -----------------------------------------------------------------------------------
@@ -231,7 +241,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
 
     def on_mount(self) -> None:
         apply_streaming_gc_policy()  # no full-collection pauses every few seconds under a busy log
-        self.call_after_refresh(self._focus_inside, self.query_one(TabbedContent).get_pane("log"))
+        log_tab = self.query_one(TabbedContent).get_pane("log")
+        self.after_first_frame(lambda: self._focus_inside(log_tab))  # (see _MainScreen)
         self.set_timer(DEFERRED_BUILD_AFTER_S, self.start_deferred_build)
         self.set_timer(DEFERRED_BUILD_AFTER_S, self.start_gpu_sampling)  # unless the log's first lines come sooner
         self.status_bar.connection = self.host.status
@@ -243,8 +254,25 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         self.start_recording_hooks()
         if self.host.status.state is ConnState.CONNECTED:  # connected before the console opened (connect's check)
             self.record_connection(self.host.status)
-        self._show_tail_now()
-        self.start_session()
+        if self._show_tail_now():  # the log is on the first frame: the host's commands wait until it is drawn
+            self.after_first_frame(self.start_session)
+        else:
+            self.start_session()
+
+    def after_first_frame(self, callback: Any) -> None:
+        """Call ``callback()`` once the first frame is drawn (now when it is): work the first frame does not show
+        (host commands, workers) does not delay it."""
+        if self._first_frame_shown:
+            callback()
+        else:
+            self._after_first_frame.append(callback)
+
+    def first_frame_shown(self) -> None:
+        """The main screen drew its first frame: run what waited for it (:meth:`after_first_frame`)."""
+        self._first_frame_shown = True
+        waiting, self._after_first_frame = self._after_first_frame, []
+        for callback in waiting:
+            callback()
 
     def start_gpu_sampling(self) -> None:
         """Start the GPU pane's sampling (once): after the log's first lines are painted, or
@@ -530,29 +558,31 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if not self._deferred_build_started:  # the first lines get painted, then the hidden tabs
             self.set_timer(LOG_PAINTED_AFTER_S, self.start_deferred_build)
 
-    def _show_tail_now(self) -> None:
+    def _show_tail_now(self) -> bool:
         """On a LocalHost with ``--log``: the log's last lines go on the first frame, read here before it (no
         subprocess, no wait for the follower's first batch); the follower then starts where they end, and the
         history before them is analysed once they are painted. Nothing happens when the file cannot be read this
-        way (:func:`specdash.hosts.tail.read_tail_here`): the follower shows it as before."""
+        way (:func:`specdash.hosts.tail.read_tail_here`): the follower shows it as before. True when the lines
+        were shown."""
         pane, path = self.log_pane, self.log_path
         if not (path and pane is not None and self.host.is_local and self.TAIL_FIRST_BYTES > 0
                 and self.host.status.state is ConnState.CONNECTED):
-            return
+            return False
         from specdash.hosts.tail import read_tail_here
 
         got = read_tail_here(path, self.TAIL_FIRST_BYTES)
         if got is None:
-            return
+            return False
         start, lines = got
         if start > 0:
             self._open_history(pane, path, start)
         self._show_lines(pane, lines, path)
         pane.view.sync_now()
         self._tail_shown = (path, start, lines.end_offset)
-        self.call_after_refresh(self.start_gpu_sampling)
+        self.after_first_frame(self.start_gpu_sampling)
         if start > 0:
-            self.call_after_refresh(self._analyse_history, path, start)
+            self.after_first_frame(lambda: self._analyse_history(path, start))
+        return True
 
     @work(group="history", exclusive=True)
     async def _analyse_history(self, path: str, end: int) -> None:
