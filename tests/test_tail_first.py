@@ -366,3 +366,46 @@ def test_the_tail_read_here_is_nothing_for_what_is_not_a_regular_file(tmp_path):
     fifo = tmp_path / "fifo.log"
     os.mkfifo(fifo)
     assert read_tail_here(str(fifo)) is None  # (and it does not block waiting for a writer)
+
+
+class CommandHost(LocalHost):
+    """This machine, read the way a remote host is: through the host command (not in place)."""
+
+    is_local = False
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"bc", b"\n", b"\r\n", b"\xff", b"x" * 5000, b"line of text "]), max_size=300),
+       st.integers(min_value=0, max_value=2000), st.integers(min_value=0, max_value=400_000))
+def test_a_range_read_in_place_gives_the_blocks_the_host_command_gives(tmp_path_factory, parts, start, length):
+    import specdash.hosts.tail as tail
+
+    path = tmp_path_factory.mktemp("range") / "server.log"
+    path.write_bytes(b"".join(parts))
+
+    async def blocks(host):
+        return [item async for item in tail.read_range_bytes(host, str(path), start, start + length)]
+
+    async def both():
+        return await blocks(LocalHost()), await blocks(CommandHost())
+
+    here, there = asyncio.run(both())
+    assert here == there
+
+
+async def test_a_range_read_in_place_in_small_chunks_gives_the_blocks_the_host_command_gives(tmp_path, monkeypatch):
+    import specdash.hosts.tail as tail
+
+    log, lines = big_log(tmp_path, decode_lines=3000)
+    size = log.stat().st_size
+    there = [item async for item in tail.read_range_bytes(CommandHost(), str(log), 100, size - 7)]
+    monkeypatch.setattr(tail, "RANGE_FRAME_CHARS", 4 * 1000)  # many chunks, lines across their edges
+    here = [item async for item in tail.read_range_bytes(LocalHost(), str(log), 100, size - 7)]
+    assert b"".join(block for _, block in here) == b"".join(block for _, block in there) == log.read_bytes()[100:-7]
+    assert all(block.endswith(b"\n") for _, block in here[:-1]) and len(here) > 100
+    assert [offset for offset, _ in here] == [100 + sum(len(b) for _, b in here[:i]) for i in range(len(here))]
+    assert await alist(tail.read_range_bytes(LocalHost(), str(tmp_path / "missing.log"), 0, 100)) == []
+
+
+async def alist(items) -> list:
+    return [item async for item in items]

@@ -185,9 +185,9 @@ class LogPane(Widget):
 
     def feed(self, lines: list[str]) -> None:
         """Add decoded lines (no trailing newline), as a batch, in stream order. While the history above them is
-        being analysed (:meth:`start_history`) they are shown at once and analysed after the history."""
-        """Add decoded lines (no trailing newline), as a batch, in stream order. The access-log lines of specdash's
-        own status poll (:mod:`specdash.logs.own_traffic`) are left out and counted in the status line."""
+        being analysed (:meth:`start_history`) they are shown at once and analysed after the history. The
+        access-log lines of specdash's own status poll (:mod:`specdash.logs.own_traffic`) are left out and counted
+        in the status line."""
         lines, own = without_own_lines(lines)
         if own:
             self.own_lines_hidden += own
@@ -559,7 +559,8 @@ class LogPane(Widget):
             text = f"[b]{count} finding{'s' if count != 1 else ''}[/b] (F shows)"
             parts.append((1, text, text))
         status = self.query_one("#log-status", Static)
-        status.update(fit_status(parts, status.size.width or self.size.width or 10_000))
+        # one row, the pane's width (its size never changes with its text): no layout pass for each update
+        status.update(fit_status(parts, status.size.width or self.size.width or 10_000), layout=False)
 
     def on_log_view_follow_changed(self, event: LogView.FollowChanged) -> None:
         event.stop()
