@@ -44,6 +44,18 @@ def _cursors_that_do_not_blink():
     Input._toggle_cursor, TextArea._toggle_cursor_blink_visible = saved
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _toasts_that_do_not_expire():
+    """Toasts stay until the test ends: Textual removes a toast after its timeout in wall-clock seconds, so whether a
+    test still saw a notification (``app._notifications``) or a toast on screen would depend on machine speed."""
+    from textual.notifications import Notification
+
+    saved = Notification.time_left
+    Notification.time_left = property(lambda self: 1e6)  # type: ignore[method-assign,assignment]
+    yield
+    Notification.time_left = saved  # type: ignore[method-assign]
+
+
 @pytest.fixture(scope="session")
 def sshd_server(tmp_path_factory):
     """A real OpenSSH sshd on 127.0.0.1 (see tests/sshd.py: :class:`SshdServer`), started once per session and

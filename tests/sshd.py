@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import psutil
+from support.guard import guard
 
 SSHD = "/usr/sbin/sshd"
 SSH_KEYGEN = shutil.which("ssh-keygen") or "/usr/bin/ssh-keygen"
@@ -164,7 +165,7 @@ class SshdServer:
             [SSHD, "-D", "-e", "-f", str(self.sshd_config)],
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
         )
-        deadline = time.monotonic() + timeout_s
+        deadline = time.monotonic() + guard(timeout_s)
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
                 raise RuntimeError(f"sshd exited with {self._proc.returncode}: {self.log_tail()}")

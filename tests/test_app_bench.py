@@ -25,6 +25,12 @@ async def test_b_benchmarks_the_launched_server_and_S_sweeps(tmp_path, started_g
         assert result.completed == 4 and result.errors == 0
         assert result.output_tokens_per_s > 0
         assert result.ttft_ms.p50 is not None and result.ttft_ms.p50 > 0
+        # what the console knows is recorded with the run: the GPU from the sampler, the rate (all at once)
+        from specdash.bench.comparable import comparable_key, group_text
+
+        key = comparable_key(result)
+        assert key["GPU"] == "NVIDIA H100 80GB HBM3" and key["request rate"] == "inf"
+        assert "not stated" not in group_text(key)  # before: "not stated: request rate, GPU"
 
         # a two-point sweep: baseline and a topk-1 chain, each on a freshly restarted server
         bench.sweep_definition = SweepDefinition(points=(

@@ -109,7 +109,7 @@ def test_bench_list_ranks_only_within_groups_of_comparable_results(tmp_path):
     groups = out.split("\n\n")[1:]
     assert len(groups) == 2 and out.startswith("2 groups of comparable results")
     eight = next(g for g in groups if "concurrency 8," in g.splitlines()[0]).splitlines()
-    assert eight[0] == ("group: api sglang, concurrency 8, request rate inf, measured by sglang bench_serving; "
+    assert eight[0] == ("group: api sglang, concurrency 8, request rate inf (all at once), measured by sglang bench_serving; "
                         "not stated: model, workload, output length, GPU")
     assert [line.split()[:2] for line in eight[3:5]] == [["1=", "572.90"], ["1=", "568.89"]]
     sixteen = next(g for g in groups if "concurrency 16," in g.splitlines()[0]).splitlines()

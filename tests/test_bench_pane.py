@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.guard import guard
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
 
@@ -46,7 +47,7 @@ class PaneApp(App):
 
 
 async def wait_for(pilot, predicate, timeout_s: float = 15.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout_s
+    deadline = asyncio.get_running_loop().time() + guard(timeout_s)
     while not predicate():
         assert asyncio.get_running_loop().time() < deadline, "condition not reached"
         await pilot.pause(0.05)
@@ -64,7 +65,13 @@ async def test_b_benchmarks_the_server_and_shows_the_figures(state_dir):
         async with app.run_test(size=(160, 48)) as pilot:
             pane = app.query_one(BenchPane)
             await pilot.press("b")
-            await wait_for(pilot, lambda: pane.results and not pane.running)
+
+            def live() -> str:
+                return str(app.query_one("#bench-live", Static).render())
+
+            # the run's end reaches the table, the live line, the status and the saved file's message in turn
+            await wait_for(pilot, lambda: pane.results and not pane.running and app.finished
+                           and "benchmark done" in pane.status and "4/4 requests" in live())
             result = pane.results[0]
             assert result.completed == 4 and not result.partial
             assert result.accept_length == pytest.approx(10 / 3)
@@ -73,10 +80,9 @@ async def test_b_benchmarks_the_server_and_shows_the_figures(state_dir):
             assert cells["Workload"] == "short-chat" and cells["API"] == "generate" and cells["OK/failed"] == "4/0"
             assert cells["Accept len"] == "3.33 (per request)"
             tok_s = cells["out tok/s"]
-            live = str(app.query_one("#bench-live", Static).render())
-            assert "4/4 requests" in live
+            assert "4/4 requests" in live()
             # the live line, the table and the saved JSON show one figure: tokens (3 per chunk here), not chunks
-            assert f"{result.total_output_tokens} tokens · {tok_s} output tokens/s" in live
+            assert f"{result.total_output_tokens} tokens · {tok_s} output tokens/s" in live()
             saved = json.loads(app.finished[0].path.read_text())
             assert saved["total_output_tokens"] == result.total_output_tokens
             assert f"{saved['output_tokens_per_s']:.1f}" == tok_s
@@ -90,10 +96,12 @@ async def test_esc_cancels_and_keeps_a_partial_result():
         app = PaneApp(server.url)
         async with app.run_test(size=(160, 48)) as pilot:
             pane = app.query_one(BenchPane)
-            pane.bench_overrides["num_requests"] = 8
+            pane.bench_overrides["num_requests"] = 40  # ~10 s at concurrency 2: the cancel comes long before the end
             await pilot.press("b")
             await wait_for(pilot, lambda: pane.running)
-            await pilot.pause(0.6)  # the first two requests (~0.47 s) finished
+            # the first two requests finished (the live line counts finished requests)
+            await wait_for(pilot, lambda: any(f"{n}/40 requests" in str(app.query_one("#bench-live", Static).render())
+                                              for n in range(2, 40)))
             await pilot.press("escape")
             await wait_for(pilot, lambda: pane.results and not pane.running)
             result = pane.results[0]
@@ -284,6 +292,23 @@ async def test_80x24_a_finished_sweep_is_scrolled_into_view_and_up_scrolls_back(
         assert "recommended: chain-5" in screen_text(pilot.app)
 
 
+async def test_a_sweep_whose_fastest_is_within_the_baselines_noise_recommends_nothing_as_a_speedup():
+    from specdash.bench.stats import repeat_spread
+
+    sweep = SweepResult.from_dict(json.loads((DATA / "sweep_result.json").read_text()))
+    base = sweep.point("baseline")
+    base.status, base.throughput = "unstable", repeat_spread([190.0, 260.0, 205.0])
+    async with PaneApp(None).run_test(size=(160, 48)) as pilot:
+        await show_stored_sweep(pilot, sweep)
+        shown = str(pilot.app.query_one("#bench-recommendation", Static).render())
+        assert shown.startswith("no configuration is faster than the baseline beyond its noise; the fastest stable "
+                                "is chain-5 (5 draft tokens, 227.4 output tokens/s")
+        assert "recommended:" not in shown  # before: "recommended: chain-5 (...) is the fastest stable config"
+        table = pilot.app.query_one("#bench-sweep", DataTable)
+        notes = [str(cell) for i in range(table.row_count) for cell in table.get_row_at(i)]
+        assert any("within noise of the baseline" in note for note in notes)
+
+
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
 async def test_sweep_chart_shows_a_few_percent_as_different_bar_heights(size):
     async with PaneApp(None).run_test(size=size) as pilot:
@@ -396,7 +421,11 @@ async def test_an_unstable_sweep_says_why_and_m_measures_only_the_unstable_confi
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-body"))
             body = str(app.screen.query_one("#confirm-body", Static).render())
             assert app.screen.question == "Keep chain-5?"
-            assert "Fastest stable by output tokens/s: chain-5" in body
+            # one phrasing (was "Fastest stable by output tokens/s: chain-5 (...) is the fastest stable config");
+            # chain-5 is within the unstable baseline's noise: not called a speedup
+            assert "By output tokens/s: no configuration is faster than the baseline beyond its noise; the fastest " \
+                   "stable is chain-5" in body
+            assert "Fastest" not in body and "is the fastest stable config" not in body
             assert "a baseline that was unstable (not a reliable ratio)" in body
             assert "baseline: repeats 2644 / 2136 / 2128 output tokens/s, 24.2 % apart (their noise allows 5.0 %)" in body
             assert "The baseline is unstable: no speedup over it can be trusted yet." in body

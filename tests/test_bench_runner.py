@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from support.guard import guard
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_server import BenchServerProcess, expected  # noqa: E402
@@ -212,7 +213,7 @@ async def test_cancel_keeps_finished_requests_and_marks_the_run_partial():
         # the runner reports, not by how long a request takes on this machine
         runner.on_progress = lambda p: runner.cancel() if (p.phase == "running" and p.done >= 2
                                                             and p.output_tokens > 6 * p.done) else None
-        result = await asyncio.wait_for(runner.run(), 10)
+        result = await asyncio.wait_for(runner.run(), guard(10))
     assert result.partial
     assert result.completed >= 2
     assert any(r.partial and r.error == "cancelled" for r in result.requests)

@@ -336,3 +336,26 @@ async def test_unstable_points_are_measured_again_from_the_checkpoint_and_stable
     checkpoint.unlink()
     with pytest.raises(SweepError, match="checkpoint is gone"):
         await SweepRunner(definition, BASE, fake.restart, bench_settings(), checkpoint, remeasure={"baseline"}).run()
+
+
+def test_a_config_within_noise_of_the_baseline_is_named_but_not_called_a_speedup():
+    # as the demo sweep: the baseline's repeats spread wide (unstable); chain-16 is the fastest stable config but
+    # within the baseline's noise, so no configuration is shown faster than the baseline
+    result = sweep_of(point("baseline", 0, [1100, 900, 880]), point("chain-16", 16, [1044, 1046, 1048]),
+                      point("chain-5", 5, [957, 958, 960]))
+    rec = result.recommendation()
+    note = next(r for r in result.rows() if r.name == "chain-16").note
+    assert note == "within noise of the baseline"
+    assert rec.name == "chain-16" and rec.beats_baseline is False
+    assert rec.reason.startswith("no configuration is faster than the baseline beyond its noise; the fastest stable "
+                                 "is chain-16 (16 draft tokens, 1046.0 output tokens/s, 1.09x a baseline that was "
+                                 "unstable (not a reliable ratio))")
+    assert "is the fastest stable config" not in rec.reason
+    # beyond the baseline's noise it is a speedup, said once
+    faster = sweep_of(point("baseline", 0, [900, 902]), point("chain-16", 16, [1044, 1046]))
+    rec = faster.recommendation()
+    assert rec.beats_baseline is True
+    assert rec.reason == "chain-16 (16 draft tokens, 1045.0 output tokens/s, 1.16x baseline) is the fastest stable config"
+    # a stable baseline within noise of the fastest wins the tie: leave speculation off (unchanged)
+    assert sweep_of(point("baseline", 0, [1000, 1001]), point("chain-5", 5, [1002, 1003])).recommendation().name == \
+        "baseline"

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from sshd import fingerprint, free_port
+from support.guard import guard
 
 from specdash.session.reader import read_session
 from specdash.session.recorder import Recorder
@@ -57,7 +58,7 @@ def run_console(args: list[str], env: dict[str, str], wait_for: bytes | None, ti
     output = b""
     pressed = answered = False
     try:
-        deadline = time.monotonic() + timeout_s
+        deadline = time.monotonic() + guard(timeout_s)
         while time.monotonic() < deadline:
             ready, _, _ = select.select([master], [], [], 0.1)
             if ready:

@@ -8,6 +8,7 @@ import pathlib
 
 import pytest
 from support.gpu import FakeGpuState, pid_alive, reap_group, spawn_holder, spawn_orphans
+from support.guard import guard
 from textual.app import App, ComposeResult
 from textual.command import CommandInput, CommandList, CommandPalette
 
@@ -41,7 +42,7 @@ class PaneApp(App):
 
 
 async def wait_for(pilot, predicate, timeout_s: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout_s
+    deadline = asyncio.get_running_loop().time() + guard(timeout_s)
     while not predicate():
         assert asyncio.get_running_loop().time() < deadline, "condition not reached"
         await pilot.pause(0.05)

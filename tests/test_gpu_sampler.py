@@ -7,6 +7,7 @@ import os
 import shlex
 
 from support.gpu import FakeGpuState, reap_group, spawn_holder
+from support.guard import guard
 
 from specdash.gpu.sampler import make_sampler
 from specdash.hosts.base import HostError
@@ -107,7 +108,7 @@ async def test_falls_back_to_one_command_per_tick_when_streaming_fails(tmp_path)
 async def test_local_host_without_nvml_uses_nvidia_smi(tmp_path):
     state = FakeGpuState(tmp_path / "gpu.json", gpus=1)
     sampler = make_sampler(LocalHost(env=state.env()), interval_s=0.1)
-    snap = await asyncio.wait_for(sampler.sample_once(), 30)
+    snap = await asyncio.wait_for(sampler.sample_once(), guard(30))
     await sampler.close()
     if snap.source == "nvml":  # a machine with a real GPU: NVML answered
         assert snap.error is None or snap.gpus == ()

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+from support.guard import guard
+
 from specdash.hosts.base import ConnState
 from specdash.hosts.local import LocalHost
 
@@ -19,7 +21,7 @@ async def _running(pattern: str) -> list[str]:
 
 
 async def _wait_gone(pattern: str, timeout_s: float = 5) -> None:
-    deadline = time.monotonic() + timeout_s
+    deadline = time.monotonic() + guard(timeout_s)
     while await _running(pattern):
         assert time.monotonic() < deadline, await _running(pattern)
         await asyncio.sleep(0.1)

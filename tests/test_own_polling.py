@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support.double import harness
+from support.pilot import wait_until
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
@@ -114,14 +115,21 @@ async def test_the_log_pane_hides_our_access_lines_and_counts_them():
         pane.feed([ours[0], users, ours[1]])
         pane.feed([ours[2]])  # a batch of our lines only
         pane.feed([generate])
-        await pilot.pause()
-        shown = [pane.view.text_at_row(r) for r in range(pane.view.row_count)]
-        assert shown == [users, generate]
-        status = str(app.query_one("#log-status", Static).render())
-        assert "3 lines of specdash's own polling hidden" in status
+
+        def shown() -> list[str]:
+            return [pane.view.text_at_row(r) for r in range(pane.view.row_count)]
+
+        def status() -> str:
+            return str(app.query_one("#log-status", Static).render())
+
+        await wait_until(pilot, lambda: len(shown()) >= 2 and "3 lines of specdash's own polling" in status(),
+                         what="the fed lines",
+                         state=lambda: (shown(), status()))
+        assert shown() == [users, generate]
+        assert "3 lines of specdash's own polling hidden" in status()
         pane.reset("other.log")
-        await pilot.pause()
-        assert "own polling" not in str(app.query_one("#log-status", Static).render())
+        await wait_until(pilot, lambda: "own polling" not in status(), what="the status after a reset",
+                         state=status)
 
 
 async def test_ready_stays_ready_when_request_lines_push_the_ready_line_out_of_the_tail(tmp_path, started_groups):

@@ -31,7 +31,7 @@ def test_summary_prints_timeline_of_findings_configs_and_results():
     assert "00:00:03  finding     [error] server crashed: bare AssertionError" in out
     assert "num_draft_tokens=2" in out and "16 -> 2" in out
     assert "1,843.2 output tokens/s" in out and "accept length 2.71 (per request)" in out
-    assert "recommendation: d5" in out and "speedup x1.62" in out
+    assert "result: d5" in out and "speedup x1.62" in out
     assert "71200 -> 0 MiB" in out
     assert "hf_" not in out and "sk-live" not in out  # the file holds no secrets to print
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from support.guard import guard
 
 from specdash.session.events import FindingEvent, MarkerEvent, UnknownEvent
 from specdash.session.reader import SessionLog
@@ -156,7 +157,7 @@ async def test_real_clock_pause_wakes_the_generator():
     await asyncio.sleep(0.05)
     assert seen == ["a", "late"]
     player.close()
-    await asyncio.wait_for(task, 1.0)
+    await asyncio.wait_for(task, guard(1.0))
 
 
 async def test_replay_host_is_read_only():

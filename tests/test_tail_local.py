@@ -7,6 +7,7 @@ import os
 import time
 from pathlib import Path
 
+from support.guard import guard
 from support.tail import collect_until as _collect_until
 from support.tail import lines_of as _lines
 
@@ -110,7 +111,7 @@ async def test_aclose_ends_the_iteration_of_a_waiting_consumer(tmp_path):
     await asyncio.sleep(0.3)
     started = time.monotonic()
     await follower.aclose()
-    assert await asyncio.wait_for(consumer, 5) == []
+    assert await asyncio.wait_for(consumer, guard(5)) == []
     assert time.monotonic() - started < 5
     result = await host.run("ps -ww -eo args=")
     assert str(log) not in result.stdout.replace("ps -ww -eo args=", "")

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.guard import guard
 
 from specdash.hosts.base import ConnState
 from specdash.hosts.local import LocalHost
@@ -29,7 +30,7 @@ async def _follower_processes(path: str) -> list[str]:
 
 
 async def _wait_for(predicate, timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
+    deadline = time.monotonic() + guard(timeout_s)
     while not predicate():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
@@ -57,7 +58,7 @@ class Collector:
 
     async def close(self) -> None:
         await self.follower.aclose()
-        await asyncio.wait_for(self.task, 5)
+        await asyncio.wait_for(self.task, guard(5))
 
 
 @pytest.mark.parametrize("how", ["sshd killed", "link frozen"])
@@ -208,6 +209,6 @@ async def test_closing_the_host_ends_the_follow_with_a_stopped_marker(sshd, tmp_
     collector = Collector(LogFollower(host, str(log)))
     await _wait_for(lambda: len(collector.lines) == 1, 10, "the first line")
     await host.close()
-    await asyncio.wait_for(collector.task, 5)  # the iteration ended by itself
+    await asyncio.wait_for(collector.task, guard(5))  # the iteration ended by itself
     assert collector.markers == ["stopped: closed"]
     await _wait_for_no_followers(str(log))

@@ -6,7 +6,8 @@
 #
 #   tools/suite_under_load.sh PYTHON [RUNS]      e.g. tools/suite_under_load.sh /tmp/venv310/bin/python 3
 #
-# Prints one line per run (exit status, passed/failed counts, seconds) and exits non-zero if any run failed.
+# Prints one line per run (exit status, passed/failed counts, seconds) and exits non-zero if any run failed; the whole
+# output of a failed run is kept in SUITE_OUT_DIR when that is set (default: only its FAILED lines are printed).
 # The busy loops are started here and stopped by their PIDs (never by name).
 set -uo pipefail
 python=${1:?usage: tools/suite_under_load.sh PYTHON [RUNS]}
@@ -32,7 +33,14 @@ for i in $(seq 1 "$runs"); do
     summary=$(printf '%s\n' "$out" | grep -E '^[0-9]+ (passed|failed)|passed|failed' | tail -1)
     warnings=$(printf '%s\n' "$out" | grep -c 'Event loop is closed')
     echo "run $i/$runs: rc $rc, $summary, $(( $(date +%s) - start )) s, 'Event loop is closed' lines: $warnings"
-    [ "$rc" -eq 0 ] || { failed=1; printf '%s\n' "$out" | grep -E '^(FAILED|ERROR)' | head -20; }
+    if [ "$rc" -ne 0 ]; then
+        failed=1
+        printf '%s\n' "$out" | grep -E '^(FAILED|ERROR)' | head -20
+        if [ -n "${SUITE_OUT_DIR:-}" ]; then
+            mkdir -p "$SUITE_OUT_DIR" && printf '%s\n' "$out" > "$SUITE_OUT_DIR/run-$i.out"
+            echo "whole output: $SUITE_OUT_DIR/run-$i.out"
+        fi
+    fi
 done
 "$python" --version
 exit "$failed"

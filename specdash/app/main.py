@@ -645,6 +645,14 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
 
     def on_gpu_pane_sampled(self, message) -> None:
         self.record_gpu_sample(message)
+        bench = self.bench_pane
+        if bench is not None:  # the GPU a benchmark runs on, for its result file (bench list groups by it)
+            from specdash.bench.gpu_name import run_gpu_name
+
+            view, handle = message.view, self.run_handle
+            used = {p.gpu_index for p in view.processes if p.gpu_index is not None
+                    and (p.pgid == handle.pgid if handle is not None else p.process_class == "server")}
+            bench.set_gpu_name(run_gpu_name(view.snapshot.gpus, used))
 
     def on_gpu_pane_kill_finished(self, message) -> None:
         self.record_kill(message)

@@ -298,11 +298,14 @@ class ReplayApp(SpecdashApp):
         elif isinstance(event, SweepEvent):
             bench = self.bench_pane
             data = event.sweep
+            said = event.recommendation
             if bench is not None and isinstance(data, dict) and data:
                 from specdash.bench.sweep import SweepResult
 
-                bench.show_sweep(SweepResult.from_dict(data))
-            self.last_event = f"{at} depth sweep: {event.recommendation}"
+                sweep = SweepResult.from_dict(data)
+                bench.show_sweep(sweep)
+                said = sweep.recommendation().reason  # as the pane says it (the recorded text may be older)
+            self.last_event = f"{at} depth sweep: {said}"
         elif isinstance(event, ConnectionEvent):
             self._recorded_connection = f"recorded connection: {event.state}" + (
                 f" ({event.detail})" if event.detail else "")

@@ -12,6 +12,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+#: The request rate of a run that sends every request at once (bench_serving's ``--request-rate inf``).
+ALL_AT_ONCE = float("inf")
+
 #: The fields of :func:`comparable_key`, in the order they are shown.
 FIELDS: tuple[str, ...] = ("model", "workload", "api", "concurrency", "request rate", "output length", "GPU",
                            "measured by")
@@ -38,7 +41,10 @@ def comparable_key(item: object) -> dict[str, Any]:
             "workload": _first(s, "workload"),
             "api": _first(s, "api"),
             "concurrency": _first(s, "concurrency") or _first(c, "concurrency"),
-            "request rate": _first(s, "request_rate"),
+            # specdash's runner sends every request at once when no rate is set (BenchSettings.request_rate None):
+            # bench_serving's "inf"
+            "request rate": (ALL_AT_ONCE if "request_rate" in s and s["request_rate"] is None
+                             else _first(s, "request_rate")),
             "output length": _first(s, "output_len"),
             "GPU": _first(c, "gpu_name", "gpu"),
             "measured by": "specdash bench",
@@ -72,10 +78,12 @@ def _plain(value: Any) -> Any:
 def group_text(key: dict[str, Any]) -> str:
     """One line naming a group: the stated fields, then the unknown ones (``"model m, workload chat, ...;
     not stated: GPU"``)."""
-    def shown(value: Any) -> str:
+    def shown(field: str, value: Any) -> str:
+        if field == "request rate" and value == "inf":
+            return "inf (all at once)"
         return f"{value:g}" if isinstance(value, float) else str(value)
 
-    stated = [f"{field} {shown(key[field])}" for field in FIELDS if key.get(field) is not None]
+    stated = [f"{field} {shown(field, key[field])}" for field in FIELDS if key.get(field) is not None]
     unknown = [field for field in FIELDS if key.get(field) is None]
     text = ", ".join(stated) or "nothing stated"
     if unknown:

@@ -17,7 +17,8 @@ Rules (ours, after vLLM's tune_speculative_k and SGLang's bench_speculative):
 * recommendation = the fastest stable point; points within noise of it tie (:func:`specdash.bench.difference.judge`:
   difference <= the larger of the two points' repeat ranges, at least ``tie_floor_pct`` % of the fastest; with a
   single repeat per point the single-run floor of 5 %), and a tie goes to the smaller depth (the baseline counts
-  as depth 0).
+  as depth 0). A speculative point that is not faster than the baseline beyond noise is never called a speedup:
+  the reason says "no configuration is faster than the baseline beyond its noise" and names the fastest stable one.
 """
 
 from __future__ import annotations
@@ -319,10 +320,14 @@ class SweepRow:
 
 @dataclasses.dataclass(frozen=True)
 class Recommendation:
-    """``name``: the recommended point (None when nothing stable was measured); ``reason``: one line."""
+    """``name``: the fastest stable point, the one to keep (None when nothing stable was measured); ``reason``: one
+    line; ``beats_baseline``: True when that point is faster than the measured baseline beyond noise, False when it
+    is not (``reason`` then says "no configuration is faster than the baseline beyond its noise"), None when there
+    is no measured baseline to compare with or the point is the baseline itself."""
 
     name: str | None
     reason: str
+    beats_baseline: bool | None = None
 
 
 @dataclasses.dataclass
@@ -371,9 +376,7 @@ class SweepResult:
                 notes.append(f"unstable: repeats differ by {p.throughput.range_pct:.1f} %")  # type: ignore[union-attr]
             if p.earlier_values:
                 notes.append(f"measured again (the earlier repeats {_values(p.earlier_values)} were unstable)")
-            if (p.point.speculative and p.throughput and base is not None and base.throughput
-                    and judge("output_tokens_per_s", Measure.of_repeats(base.throughput),
-                              Measure.of_repeats(p.throughput)).verdict == "within noise"):
+            if self.versus_baseline(p) == "within noise":
                 notes.append("within noise of the baseline")  # its speedup is not shown to be real
             if p.rejected:
                 notes.append(f"{len(p.rejected)} run(s) rejected for failed requests")
@@ -399,6 +402,17 @@ class SweepResult:
                 )
             )
         return rows
+
+    def versus_baseline(self, p: PointResult) -> str:
+        """How speculative point ``p`` compares with the measured baseline by mean output tokens/s: ``"B"`` (``p``
+        faster beyond noise), ``"A"`` (slower beyond noise), ``"within noise"``, or ``""`` (``p`` is the baseline,
+        not measured, or no baseline was measured). One rule (:func:`specdash.bench.difference.judge`) for the
+        table's note and the recommendation."""
+        base = self.baseline()
+        if not p.point.speculative or not p.throughput or base is None or not base.throughput:
+            return ""
+        return judge("output_tokens_per_s", Measure.of_repeats(base.throughput),
+                     Measure.of_repeats(p.throughput)).verdict
 
     def _reference(self) -> PointResult | None:
         """The stable speculative point with an accept length and the most draft tokens (fits the model)."""
@@ -456,23 +470,26 @@ class SweepResult:
             if base.status != "ok" and chosen is not base:  # the ratio's denominator is itself not trusted
                 speed = f"{rate:.1f} output tokens/s, {rate / base.throughput.mean:.2f}x a baseline that was " \
                         f"{base.status} (not a reliable ratio)"
+        named = f"{chosen.point.name} ({chosen.point.depth} draft tokens, {speed})"
+        tie = f"ties with the fastest {fastest.point.name} within noise; the smaller depth wins the tie"
+        beats = None
         if not chosen.point.speculative:
             reason = (
                 f"baseline ({speed}): no speculative config beats it beyond noise - leave speculation off, or try a "
                 "better draft / smaller batch"
             )
-        elif chosen is fastest:
-            reason = f"{chosen.point.name} ({chosen.point.depth} draft tokens, {speed}) is the fastest stable config"
+        elif self.versus_baseline(chosen) in ("within noise", "A"):  # not a speedup: say so, still name it
+            beats = False
+            reason = (f"no configuration is faster than the baseline beyond its noise; the fastest stable is {named}"
+                      + (f" ({tie})" if chosen is not fastest else ""))
         else:
-            reason = (
-                f"{chosen.point.name} ({chosen.point.depth} draft tokens, {speed}) ties with the fastest "
-                f"{fastest.point.name} within noise; the smaller depth wins the tie"
-            )
+            beats = True if base is not None and base.throughput else None
+            reason = f"{named} is the fastest stable config" if chosen is fastest else f"{named} {tie}"
         if chosen.point.speculative and base and base.throughput and base.status != "ok" \
                 and base.throughput.mean >= rate:
             reason += (f"; but it is slower than the baseline's {base.throughput.mean:.1f} output tokens/s, which was "
                        f"not stable ({base.status}) - rerun the baseline before trusting this")
-        return Recommendation(chosen.point.name, reason)
+        return Recommendation(chosen.point.name, reason, beats)
 
     def to_dict(self) -> dict:
         """JSON-ready dict (the checkpoint / result file)."""

@@ -2,12 +2,15 @@
 
 * ``import``: find benchmark outputs in a text (:func:`specdash.bench.imported.find_results`), print each record
   with what is known and unknown, recomputed figures, findings and the depth ranking; store the records beside
-  specdash's own runs (``--no-save`` to only read). Exit 1 when nothing was found.
+  specdash's own runs (``--no-save`` to only read). Exit 1 when nothing was found. A result file specdash saved
+  (``run-*.json``, from this or another state folder) is stored as it is, unless the store already holds it
+  (then its id is named and nothing is stored twice).
 * ``list``: stored runs and imported records in groups of comparable results (same model, workload, API,
   concurrency, ...), each group ranked by output throughput with shared ranks within noise (never by accept
   length).
-* ``compare A B``: A and B are stored ids (see ``list``), files of pasted output (``FILE`` or ``FILE:LINE`` to pick
-  the record of that line), or launch commands (a file holding one, or the command text itself). Results are
+* ``compare A B``: A and B are stored ids (see ``list``), result files specdash saved (the path the console prints
+  after a benchmark), files of pasted output (``FILE`` or ``FILE:LINE`` to pick the record of that line), or launch
+  commands (a file holding one, or the command text itself). Results are
   compared figure by figure, commands flag by flag.
 
 Errors a user can cause (a missing file, an unknown id, nothing comparable) are one line and exit 2.
@@ -26,14 +29,16 @@ def add_actions(parser: argparse.ArgumentParser) -> None:
     """Register ``import``, ``list`` and ``compare`` under ``specdash bench``."""
     sub = parser.add_subparsers(dest="bench_action", metavar="ACTION")
     imp = sub.add_parser("import", help="read pasted benchmark output (bench_serving, bench_speculative, vLLM bench "
-                                        "serve, tables, one-line reports) into stored results")
+                                        "serve, tables, one-line reports), or a result file specdash saved, into "
+                                        "stored results")
     imp.add_argument("file", metavar="FILE", help="text file, or - for standard input")
     imp.add_argument("--no-save", action="store_true", help="only print; do not store the records")
     imp.add_argument("--json", action="store_true", help="print the results as JSON")
     lst = sub.add_parser("list", help="stored runs and imported results, ranked by output throughput")
     lst.add_argument("--json", action="store_true", help="print JSON")
     cmp_ = sub.add_parser("compare", help="compare two results or two launch commands side by side")
-    cmp_.add_argument("a", metavar="A", help="stored id, FILE[:LINE] of pasted output, or a launch command / file")
+    cmp_.add_argument("a", metavar="A", help="stored id, a result file specdash saved, FILE[:LINE] of pasted output, "
+                                             "or a launch command / file")
     cmp_.add_argument("b", metavar="B", help="the same for the other side")
     cmp_.add_argument("--json", action="store_true", help="print JSON")
 
@@ -65,6 +70,9 @@ def _import(args: argparse.Namespace) -> int:
     from specdash.bench.imported.report import result_text
     from specdash.text.display import clean
 
+    own = _own_result_file(args.file)
+    if own is not None:
+        return _import_own(args, own)
     results = find_results(_read_text(args.file))
     saved: list[str] = []
     save_failed = False
@@ -92,6 +100,67 @@ def _import(args: argparse.Namespace) -> int:
             sys.stdout.write(f"\nstored {len(saved)} record{'s' if len(saved) != 1 else ''} (see 'specdash bench "
                              "list')\n")
     return 0 if results and not save_failed else 1
+
+
+def _own_result_file(name: str):
+    """``name`` read as one of specdash's own result files (:func:`specdash.bench.store.read_result_file`), or
+    None (standard input, not that shape). Raises UsageError for an unreadable or damaged one."""
+    from specdash.bench.store import read_result_file
+    from specdash.cli import UsageError
+
+    if name == "-" or not Path(name).is_file():
+        return None
+    try:
+        return read_result_file(Path(name))
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _import_own(args: argparse.Namespace, own) -> int:
+    """``bench import`` of a result file specdash saved (here or on another machine): say what it holds, store a
+    copy unless the store already has it (then say which id), never a duplicate."""
+    from specdash.bench.results import RunResult
+    from specdash.bench.store import store_result_file, stored_copy
+    from specdash.commands.bench import format_summary
+    from specdash.text.display import clean
+
+    already = stored_copy(own)
+    saved: str | None = None
+    failed = False
+    if already is None and not args.no_save:
+        try:
+            saved = store_result_file(own).stem
+        except OSError as exc:
+            sys.stderr.write(f"specdash bench import: result not saved: {exc.strerror or exc}\n")
+            failed = True
+    if args.json:
+        item = own.item
+        json.dump({"specdash_result": str(own.path), "already_stored": already, "saved": [saved] if saved else [],
+                   "result": item.summary_json() if isinstance(item, RunResult) else item.to_run_dict()},
+                  sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+        return 1 if failed else 0
+    kind = "a benchmark result saved by specdash" if isinstance(own.item, RunResult) else \
+        "a benchmark record specdash imported"
+    out = [f"{own.path}: {kind}"]
+    if isinstance(own.item, RunResult):
+        try:
+            out.append(format_summary(own.item))
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:  # a hand-edited file: say so, go on
+            out.append(f"(its settings cannot be shown: {type(exc).__name__})")
+    else:
+        record = own.item
+        rate = record.metrics.get("output_tokens_per_s")
+        out.append(f"{record.title()} ({record.tool}, line {record.line} of {record.settings.get('source_file')})"
+                   + (f": {rate:.1f} output tokens/s" if isinstance(rate, float) else ""))
+    if already is not None:
+        out.append(f"already stored as {already} (see 'specdash bench list'): not stored again")
+    elif saved:
+        out.append(f"stored as {saved} (see 'specdash bench list')")
+    sys.stdout.write(clean("\n".join(out), newlines=True) + "\n")
+    return 1 if failed else 0
 
 
 def _row(name: str, item: object) -> dict:
@@ -219,6 +288,12 @@ def _operand(text: str):
     path, line = text, None
     if not Path(text).exists() and ":" in text and text.rsplit(":", 1)[1].isdigit():
         path, line = text.rsplit(":", 1)[0], int(text.rsplit(":", 1)[1])
+    own = _own_result_file(path) if line is None else None
+    if own is not None:  # a result file specdash saved (a run-*.json from this or another state folder)
+        if isinstance(own.item, RunResult):
+            return "result", side_of_run(path, own.item)
+        assert isinstance(own.item, ImportedRecord)
+        return "result", side_of_record(f"{path} ({own.item.tool})", own.item)
     if path == "-" or Path(path).is_file():
         body = _read_text(path)
         records = [r for res in find_results(body) for r in res.records if r.metrics]

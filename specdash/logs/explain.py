@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from specdash.sglang import chain_rule
+
 
 @dataclasses.dataclass(frozen=True)
 class Explanation:
@@ -23,14 +25,14 @@ class Explanation:
 # ---- silent rewrites (SGLang server_args.py) -------------------------------------------------------------------
 _OVERRIDES: tuple[tuple[str, Explanation], ...] = (
     (
-        "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1",
+        chain_rule.LOG_PHRASE,
         Explanation(
             "num_draft_tokens overridden: set to num_steps + 1 because topk == 1",
             "With --speculative-eagle-topk 1 the draft is a chain, so SGLang ignores the "
-            "--speculative-num-draft-tokens "
-            "you gave and verifies num_steps + 1 tokens (server_args, v0.4.10+). A larger tree needs topk > 1.",
+            "--speculative-num-draft-tokens you gave and verifies num_steps + 1 tokens (server_args). A larger tree "
+            "needs topk > 1.",
             "--speculative-num-draft-tokens",
-            "set --speculative-num-draft-tokens to --speculative-num-steps + 1, or raise --speculative-eagle-topk",
+            chain_rule.general_fix(),
         ),
     ),
     (

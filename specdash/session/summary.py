@@ -46,6 +46,20 @@ def _percentiles(result: dict[str, Any], key: str) -> str | None:
     return None
 
 
+def _sweep_result(data: Any) -> str | None:
+    """The sweep's result line computed again from the recorded sweep (``SweepEvent.sweep``), as the replayed bench
+    pane shows it (:meth:`specdash.bench.sweep.SweepResult.recommendation`); None when the recording has no
+    readable sweep (older or hand-edited files: the recorded text is shown instead)."""
+    if not isinstance(data, dict) or not data:
+        return None
+    from specdash.bench.sweep import SweepResult
+
+    try:
+        return SweepResult.from_dict(data).recommendation().reason
+    except Exception:  # noqa: BLE001 - a hostile or older recording: fall back to the recorded text
+        return None
+
+
 def _bench_line(result: dict[str, Any]) -> str:
     parts = [f"{_num(result.get('output_tokens_per_s'))} output tokens/s"]
     if "requests_per_s" in result:
@@ -107,8 +121,9 @@ def _entry(event: Event, last: LastVersion | None = None) -> list[str]:
             lines.append(f"config: {config}")
         return lines
     if isinstance(event, SweepEvent):
+        # the baseline is the sweep's point without speculation (SweepResult.baseline): say so, not its label twice
         lines = [f"sweep       {len(event.points)} configs" + (f", workload {event.workload}" if event.workload else "")
-                 + (f", baseline {event.baseline}" if event.baseline else "")]
+                 + (f"; baseline: no speculation (config \"{event.baseline}\")" if event.baseline else "")]
         for point in event.points:
             if not isinstance(point, dict):
                 continue
@@ -120,8 +135,9 @@ def _entry(event: Event, last: LastVersion | None = None) -> list[str]:
             if point.get("stable") is False:
                 text += ", UNSTABLE"
             lines.append(text)
-        if event.recommendation:
-            lines.append(f"recommendation: {event.recommendation}")
+        result = _sweep_result(event.sweep) or event.recommendation
+        if result:
+            lines.append(f"result: {result}")
         return lines
     if isinstance(event, KillEvent):
         from specdash.gpu.kill import describe_targets

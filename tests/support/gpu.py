@@ -18,6 +18,8 @@ import subprocess
 import sys
 import time
 
+from support.guard import guard
+
 FAKES_BIN = pathlib.Path(__file__).resolve().parent.parent / "fakes" / "bin"
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data" / "gpu"
 
@@ -121,7 +123,7 @@ def reap_group(pgid: int) -> None:
 
 def poll_until(predicate, timeout_s: float = 5.0) -> bool:
     """Poll ``predicate`` every 20 ms until true or ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
+    deadline = time.monotonic() + guard(timeout_s)
     while time.monotonic() < deadline:
         if predicate():
             return True

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
+from support.guard import guard
+
 
 async def wait_until(pilot, predicate, timeout_s: float = 30.0, what: str = "condition", step_s: float = 0.1,
                      state=None) -> None:
     """Let the app run (``pilot.pause``) until ``predicate()`` is true; AssertionError naming ``what`` after
     ``timeout_s`` seconds (with ``state()``, a callable returning a string, appended: what was seen instead)."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
+    deadline = loop.time() + guard(timeout_s)
     while not predicate():
         if loop.time() > deadline:
             seen = f" (seen: {state()})" if state is not None else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from specdash.hosts.tail import LogFollower, TailLines
+from support.guard import guard
 
 
 async def collect_until(follower: LogFollower, predicate, timeout_s: float = 10) -> list:
@@ -16,7 +17,7 @@ async def collect_until(follower: LogFollower, predicate, timeout_s: float = 10)
             if predicate(events):
                 return
 
-    await asyncio.wait_for(run(), timeout_s)
+    await asyncio.wait_for(run(), guard(timeout_s))
     return events
 
 

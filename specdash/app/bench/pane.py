@@ -448,6 +448,14 @@ class BenchPane(Widget, can_focus=True):
         self.startup_seconds = startup_seconds
         self.use_command(command, flag_release)
 
+    def set_gpu_name(self, name: str | None) -> None:
+        """The GPU the followed server runs on as the sampler shows it (:func:`specdash.bench.gpu_name.run_gpu_name`;
+        None: not known), stored with the next results as ``effective_config["gpu_name"]``."""
+        if name:
+            self.effective_config["gpu_name"] = name
+        else:
+            self.effective_config.pop("gpu_name", None)
+
     def use_command(self, command: str | None, flag_release: str | None) -> None:
         """The launch command the sweep edits per point (the builder's, ``None``: none yet) and the flag-table
         release whose argparse reads it (``None``: the newest)."""
@@ -661,7 +669,7 @@ class BenchPane(Widget, can_focus=True):
             self.app.push_screen(SweepEndScreen("Restore your launch command?", _lines(details),
                                                 ("Restore my command", RESTORE), ("No", LEAVE)), chose)
             return
-        details = (f"Fastest{' stable' if unstable else ''} by output tokens/s: {rec.reason}.{unstable_text}\n"
+        details = (f"By output tokens/s: {rec.reason}.{unstable_text}\n"
                    f"Keep (y): the builder gets {best.point.name}'s command"
                    f"{'' if best.command == serving else ' and the server is restarted with it'}.\n"
                    "Restore (n): the server is restarted with your original command.")
@@ -764,7 +772,9 @@ class BenchPane(Widget, can_focus=True):
             widget.set_class(True, "-none")
         else:
             rec = result.recommendation()
-            widget.update(f"recommended: {rec.reason}" if rec.name else f"no recommendation: {rec.reason}")
+            # a point no faster than the baseline beyond noise is named, never "recommended" as a speedup
+            widget.update(f"no recommendation: {rec.reason}" if rec.name is None else
+                          rec.reason if rec.beats_baseline is False else f"recommended: {rec.reason}")
             widget.set_class(rec.name is None, "-none")
         warnings = sorted({p.warning for p in result.points if p.warning})
         self.query_one("#bench-warnings", Static).update("\n".join(warnings))

@@ -242,8 +242,9 @@ class BuilderPane(Widget):
         """Cells of the finding column when findings wrap (small screen), else None (one line each, cut)."""
         if not self.small_screen:
             return None
-        # the list's content width (inside its border); before its first layout, the page's less that border
-        width = self.query_one("#builder-diagnostics", DataTable).size.width or self.scrollable_content_region.width - 2
+        # the list's content width (inside its border and the pane's): from the terminal width, as the typed ->
+        # effective columns, so the wrap does not depend on whether a layout pass ran before the first render
+        width = self.app.size.width - 8
         # severity column 8 + 2 padding, the finding's 2 padding, the list's vertical scrollbar 2
         return max(20, width - 14)
 

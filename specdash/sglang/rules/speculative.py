@@ -10,6 +10,7 @@ values are what SGLang would hold at that point.
 
 from __future__ import annotations
 
+from specdash.sglang import chain_rule
 from specdash.sglang.architectures import (
     MTP_NO_WARNING,
     auto_triple,
@@ -438,13 +439,11 @@ def _eagle_family(ctx: Context, algo: str) -> None:
     if p.at_least("0.4.7") and topk == 1 and draft != steps + 1:
         fix = None
         if draft is not None and draft - 1 > 0 and draft != steps + 1:
-            fix = ctx.fix(f"set {steps_opt} {draft - 1} (a chain of {draft - 1} draft steps)",
-                          ctx.set_edit("speculative_num_steps", draft - 1))
-        why = ("with topk 1 the draft is a chain, so SGLang verifies num_steps + 1 tokens (log: "
-               "'speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk "
-               "== 1')")
+            fix = ctx.fix(chain_rule.chain_fix(draft, steps_opt), ctx.set_edit("speculative_num_steps", draft - 1))
+        why = f"{chain_rule.WHY} (log: '{chain_rule.LOG_LINE}')"
         if draft is not None and draft > steps + 1:
-            why += f". If a {draft}-token tree was intended, topk must be > 1"
+            alternative = chain_rule.tree_alternative(draft, topk_opt, draft_opt)
+            why += f". {alternative[0].upper()}{alternative[1:]}"
         ctx.override("draft-tokens-adjusted", "speculative_num_draft_tokens", steps + 1, why, fix,
                      flags=(draft_opt, topk_opt, steps_opt))
         draft = steps + 1
