@@ -50,15 +50,19 @@ class _MainScreen(Screen):
     """The console's screen. Nothing is focused before the first frame (Textual would focus the tabs, then
     :meth:`SpecdashApp.on_mount` moves the focus to the log view): a focus change restyles every widget of the
     pane, which the first frame and the log's first lines do not wait for; the log view gets the focus right
-    after it."""
+    after it. From then on Textual's auto focus applies as usual."""
 
-    AUTO_FOCUS = ""
+    AUTO_FOCUS = ""  # until the first frame is drawn (then None: the app's)
 
     def on_screen_resume(self) -> None:
         # runs before Textual's own handler, which draws the frame: what waits for the first frame runs after it
         app = self.app
         if isinstance(app, SpecdashApp) and not app._first_frame_shown:
             self.call_later(app.first_frame_shown)
+
+    def first_frame_shown(self) -> None:
+        """Textual's auto focus (the app's selector) applies from now on, e.g. when a modal closes."""
+        self.AUTO_FOCUS = None  # type: ignore[misc,assignment]  # this screen's own value (Textual reads it so)
 
 
 class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTabs, App):
@@ -270,6 +274,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
     def first_frame_shown(self) -> None:
         """The main screen drew its first frame: run what waited for it (:meth:`after_first_frame`)."""
         self._first_frame_shown = True
+        if isinstance(self.screen, _MainScreen):
+            self.screen.first_frame_shown()
         waiting, self._after_first_frame = self._after_first_frame, []
         for callback in waiting:
             callback()
