@@ -409,3 +409,25 @@ async def test_a_range_read_in_place_in_small_chunks_gives_the_blocks_the_host_c
 
 async def alist(items) -> list:
     return [item async for item in items]
+
+
+async def test_while_the_history_is_analysed_the_panels_move_with_each_whole_percent_not_with_the_clock(tmp_path):
+    from specdash.app.log.findings_panel import FindingsPanel
+
+    log, lines = big_log(tmp_path)
+    app = GatedApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)  # the test feeds the history itself
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.log_pane
+        await wait_until(pilot, lambda: "history: 0 % analysed" in status_text(app), what="progress in the status")
+        history = pane.history
+        data = log.read_bytes()[:history.total_bytes]
+        below_one = data.rindex(b"\n", 0, history.total_bytes // 100) + 1  # whole lines, under 1 % of the history
+        pane.feed_history_bytes(data[:below_one], 0, below_one)
+        assert pane.analyzer.findings  # the start-up's first findings are analysed ...
+        await pilot.pause(0.8)  # ... and three timer ticks later not drawn: the history is still at 0 %
+        panel = app.query_one(FindingsPanel)
+        assert panel.option_count == 0 and "history: 0 % analysed" in status_text(app)
+        two = data.rindex(b"\n", 0, history.total_bytes // 50) + 1
+        pane.feed_history_bytes(data[below_one:two], below_one, two)  # past 1 %: drawn at the next tick
+        await wait_until(pilot, lambda: panel.option_count == len(pane.findings), what="the findings so far")
+        assert "history: 1 % analysed" in status_text(app)

@@ -76,6 +76,8 @@ class HistoryProgress:
     display_parser: LogParser = dataclasses.field(default_factory=LogParser)
     #: the bulk reader of :meth:`LogPane.feed_history_bytes` (made at its first block)
     reader: BulkReader | None = None
+    #: the :attr:`percent` the panels last showed (they move with the analysis, see LogPane._refresh_panels)
+    shown_percent: int | None = None
 
     @property
     def percent(self) -> int:
@@ -483,6 +485,13 @@ class LogPane(Widget):
 
     def _refresh_panels(self) -> None:
         self._panels_at = time.monotonic()
+        history = self._progress
+        if history is not None and not history.finished and not history.abandoned:
+            # while the history is analysed the panels move with it, one step per whole percent, not with the
+            # clock: on a busy machine the analysis takes longer and timed redraws would cost CPU for each second
+            if history.percent == history.shown_percent:
+                return
+            history.shown_percent = history.percent
         bar = self.query_one(StartupBar)
         if self.analyzer.startup.active:  # the ETA counts down and a silent phase turns into a stall between lines
             bar.update_from(self.analyzer.startup, self.analyzer.live_stall(bar.silent_s()))
