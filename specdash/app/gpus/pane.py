@@ -220,12 +220,20 @@ class GpuPane(Widget, can_focus=False):
                                 self.user = await current_user(self.host)
                             except HostError as exc:
                                 self._set_status(f"cannot tell the remote user: {exc}")
+                        pgids = self._server_pgids
                         try:
-                            view = await inspect_host(self.host, snapshot, self.user or "", self._server_pgids,
+                            view = await inspect_host(self.host, snapshot, self.user or "", pgids,
                                                       container=self.container)
                         except HostError as exc:
                             self._set_status(f"process table unavailable: {exc}")
                             continue
+                        if self._server_pgids != pgids:
+                            # the server crashed or stopped (or one was launched) while this sample was inspected:
+                            # classify it with the groups as they are now, never show a crashed server's orphans
+                            # as "server" until the next sample
+                            view = build_view(view.snapshot, view.table, view.user, self._server_pgids,
+                                              holders=view.holders, holders_error=view.holders_error,
+                                              container=view.container)
                         self._show(view)
                         self.post_message(self.Sampled(view))
                 return
