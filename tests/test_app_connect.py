@@ -90,3 +90,28 @@ async def test_connect_local_without_driver_shows_no_gpu_as_a_state(tmp_path, mo
         await wait_until(pilot, lambda: gpus.view is not None, what="GPU sample")
         assert gpus.view.snapshot.error
         assert "driver" in gpus.view.snapshot.error.lower()
+
+
+async def test_gpu_sampling_starts_after_the_logs_first_lines_are_painted(tmp_path, monkeypatch):
+    """The GPU pane's first sample (container, user, process table, nvidia-smi: host commands) starts once the log's
+    first lines are on screen, so it does not delay them; then the GPUs show as usual."""
+    from specdash.app.gpus.pane import GpuPane
+    from specdash.hosts.local import LocalHost
+
+    log = tmp_path / "server.log"
+    log.write_text("\n".join(DEMO_LOG) + "\n")
+    state = FakeGpuState(tmp_path / "gpu.json", gpus=2)
+    app = SpecdashApp(LocalHost(env=state.env()), log_path=str(log), gpu_interval_s=0.5)
+    lines_at_first_sample: list[int] = []
+    run_sampler = GpuPane.run_sampler
+
+    def recording_start(pane):
+        lines_at_first_sample.append(app.log_pane.view.line_count)
+        return run_sampler(pane)
+
+    monkeypatch.setattr(GpuPane, "run_sampler", recording_start)
+    async with app.run_test(size=(160, 48)) as pilot:
+        gpus = app.gpu_pane
+        await wait_until(pilot, lambda: gpus.view is not None, what="GPU sample")
+        assert lines_at_first_sample == [len(DEMO_LOG)]
+        assert len(gpus.view.snapshot.gpus) == 2

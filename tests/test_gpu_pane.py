@@ -228,3 +228,36 @@ async def test_no_running_server_line_stays_after_the_server_is_stopped(tmp_path
     finally:
         reap_group(holder.pid)
         holder.wait()
+
+
+async def test_a_sample_inspected_while_the_server_crashes_shows_its_workers_as_orphans(tmp_path, monkeypatch):
+    """The server crashed (the app clears its process groups) while a sample was being inspected with the old
+    groups: the pane shows the sample as things are now (orphans), not the crashed server's workers as ``server``
+    until the next sample (a kill dialog opened in between offered a ``server`` with no crashed-server clean-up)."""
+    from specdash.app.gpus import pane as pane_module
+
+    pgid, pids = spawn_orphans(1)
+    try:
+        state = FakeGpuState(tmp_path / "gpu.json", gpus=1)
+        state.add_process(pids[0], 0, 3000)
+        real_inspect = pane_module.inspect_host
+        crash_during = asyncio.Event()
+
+        async def inspect_while_crashing(host, snapshot, user, server_pgids, **kwargs):
+            view = await real_inspect(host, snapshot, user, server_pgids, **kwargs)
+            if crash_during.is_set() and server_pgids:
+                crash_during.clear()
+                app.gpu_pane.set_server_pgids(set())  # the app's poll saw the crash meanwhile
+            return view
+
+        monkeypatch.setattr(pane_module, "inspect_host", inspect_while_crashing)
+        app = PaneApp(LocalHost(env=state.env()))
+        async with app.run_test(size=(160, 48)) as pilot:
+            pane = app.query_one(GpuPane)
+            pane.set_server_pgids({pgid})
+            await wait_for(pilot, lambda: [p.process_class for p in pane.processes] == ["server"])
+            crash_during.set()
+            await wait_for(pilot, lambda: not crash_during.is_set())
+            assert [p.process_class for p in pane.processes] == ["orphan"]
+    finally:
+        reap_group(pgid)

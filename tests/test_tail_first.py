@@ -18,7 +18,7 @@ from support.pilot import wait_until
 import specdash.app.main as app_main
 from specdash.app.main import SpecdashApp
 from specdash.hosts.local import LocalHost
-from specdash.hosts.tail import lines_before, read_range
+from specdash.hosts.tail import lines_before, read_range, read_tail_here, recent_start_offset
 from specdash.logs.analyzer import LogAnalyzer
 from specdash.logs.line_index import LineIndex
 
@@ -287,3 +287,147 @@ def test_line_index_from_blocks_of_bytes_equals_the_index_from_line_offsets(line
         by_blocks.add_block(data[start:offsets[last] if last < len(lines) else len(data)], start)
     assert (by_blocks.entries, by_blocks.step, by_blocks.lines) == (by_offsets.entries, by_offsets.step,
                                                                     by_offsets.lines)
+
+
+class FirstFrameApp(GatedApp):
+    """Notes what the log view holds when the first frame has been drawn."""
+
+    at_first_frame: tuple[int, str] | None = None
+
+    def first_frame_shown(self) -> None:
+        view = self.log_pane.view
+        self.at_first_frame = (view.line_count, view.text_at_row(view.row_count - 1) if view.row_count else "")
+        super().first_frame_shown()
+
+
+async def test_on_this_machine_the_last_lines_are_on_the_first_frame_and_the_follower_goes_on_after_them(tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text("\n".join(DEMO_LOG) + "\nstill being writ")  # the last line is not finished yet
+    app = FirstFrameApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: app.at_first_frame is not None, what="the first frame")
+        assert app.at_first_frame == (len(DEMO_LOG), DEMO_LOG[-1])  # every whole line, analysed
+        pane, view = app.log_pane, app.log_pane.view
+        assert pane.history is None and pane.analyzer.lines == len(DEMO_LOG)
+        with log.open("a") as out:  # the line is finished, one more comes: each shown once, after the others
+            out.write("ten\n[2025-08-12 16:05:50] one more line\n")
+        await wait_until(pilot, lambda: view.line_count == len(DEMO_LOG) + 2, what="the new lines")
+        await pilot.pause(0.5)  # (the follower polls every 0.2 s: nothing else comes)
+        assert [view.text_at_row(r) for r in range(view.row_count)] == \
+            DEMO_LOG + ["still being written", "[2025-08-12 16:05:50] one more line"]
+        assert pane.analyzer.lines == len(DEMO_LOG) + 2
+
+
+async def test_on_this_machine_a_big_logs_tail_is_on_the_first_frame_and_its_history_analysed_behind(tmp_path):
+    log, lines = big_log(tmp_path)
+    app = FirstFrameApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: app.at_first_frame is not None, what="the first frame")
+        shown, last = app.at_first_frame
+        assert last == lines[-1] and 0 < shown < len(lines) // 2
+        pane, view = app.log_pane, app.log_pane.view
+        assert pane.history is not None and not pane.history.finished and pane.analyzer.lines == 0
+        app.gate.set()
+        await wait_until(pilot, lambda: pane.history.finished, what="history analysed")
+        whole = LogAnalyzer()
+        whole.feed_many(lines)
+        assert pane.analyzer.summary() == whole.summary()
+        assert view.first_number == len(lines) - view.line_count + 1
+        assert [view.text_at_row(r) for r in range(view.row_count)] == lines[-view.line_count:]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"bc", b"\n", b"\r\n", b"\xff", b"line of text "]), max_size=40),
+       st.integers(min_value=1, max_value=64))
+def test_the_tail_read_here_starts_where_the_followers_tail_starts_and_holds_its_whole_lines(tmp_path_factory, parts,
+                                                                                            window):
+    path = tmp_path_factory.mktemp("tail") / "server.log"
+    data = b"".join(parts)
+    path.write_bytes(data)
+    got = read_tail_here(str(path), window)
+    start = asyncio.run(recent_start_offset(LocalHost(), str(path), window))
+    if start >= len(data) or b"\n" not in data[start:]:  # the window holds no line start, or no whole line
+        assert got is None
+        return
+    assert got is not None
+    first, tail = got
+    assert first == start
+    end = data.rindex(b"\n") + 1
+    assert tail.end_offset == end
+    assert tail.lines == data[start:end - 1].split(b"\n")
+    assert all(data[o:].startswith(line + b"\n") for o, line in zip(tail.offsets, tail.lines, strict=True))
+
+
+def test_the_tail_read_here_is_nothing_for_what_is_not_a_regular_file(tmp_path):
+    import os
+
+    assert read_tail_here(str(tmp_path / "missing.log")) is None
+    assert read_tail_here(str(tmp_path)) is None  # a directory
+    fifo = tmp_path / "fifo.log"
+    os.mkfifo(fifo)
+    assert read_tail_here(str(fifo)) is None  # (and it does not block waiting for a writer)
+
+
+class CommandHost(LocalHost):
+    """This machine, read the way a remote host is: through the host command (not in place)."""
+
+    is_local = False
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"bc", b"\n", b"\r\n", b"\xff", b"x" * 5000, b"line of text "]), max_size=300),
+       st.integers(min_value=0, max_value=2000), st.integers(min_value=0, max_value=400_000))
+def test_a_range_read_in_place_gives_the_blocks_the_host_command_gives(tmp_path_factory, parts, start, length):
+    import specdash.hosts.tail as tail
+
+    path = tmp_path_factory.mktemp("range") / "server.log"
+    path.write_bytes(b"".join(parts))
+
+    async def blocks(host):
+        return [item async for item in tail.read_range_bytes(host, str(path), start, start + length)]
+
+    async def both():
+        return await blocks(LocalHost()), await blocks(CommandHost())
+
+    here, there = asyncio.run(both())
+    assert here == there
+
+
+async def test_a_range_read_in_place_in_small_chunks_gives_the_blocks_the_host_command_gives(tmp_path, monkeypatch):
+    import specdash.hosts.tail as tail
+
+    log, lines = big_log(tmp_path, decode_lines=3000)
+    size = log.stat().st_size
+    there = [item async for item in tail.read_range_bytes(CommandHost(), str(log), 100, size - 7)]
+    monkeypatch.setattr(tail, "RANGE_FRAME_CHARS", 4 * 1000)  # many chunks, lines across their edges
+    here = [item async for item in tail.read_range_bytes(LocalHost(), str(log), 100, size - 7)]
+    assert b"".join(block for _, block in here) == b"".join(block for _, block in there) == log.read_bytes()[100:-7]
+    assert all(block.endswith(b"\n") for _, block in here[:-1]) and len(here) > 100
+    assert [offset for offset, _ in here] == [100 + sum(len(b) for _, b in here[:i]) for i in range(len(here))]
+    assert await alist(tail.read_range_bytes(LocalHost(), str(tmp_path / "missing.log"), 0, 100)) == []
+
+
+async def alist(items) -> list:
+    return [item async for item in items]
+
+
+async def test_while_the_history_is_analysed_the_panels_move_with_each_whole_percent_not_with_the_clock(tmp_path):
+    from specdash.app.log.findings_panel import FindingsPanel
+
+    log, lines = big_log(tmp_path)
+    app = GatedApp(LocalHost(), log_path=str(log), gpu_interval_s=3600)  # the test feeds the history itself
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.log_pane
+        await wait_until(pilot, lambda: "history: 0 % analysed" in status_text(app), what="progress in the status")
+        history = pane.history
+        data = log.read_bytes()[:history.total_bytes]
+        below_one = data.rindex(b"\n", 0, history.total_bytes // 100) + 1  # whole lines, under 1 % of the history
+        pane.feed_history_bytes(data[:below_one], 0, below_one)
+        assert pane.analyzer.findings  # the start-up's first findings are analysed ...
+        await pilot.pause(0.8)  # ... and three timer ticks later not drawn: the history is still at 0 %
+        panel = app.query_one(FindingsPanel)
+        assert panel.option_count == 0 and "history: 0 % analysed" in status_text(app)
+        two = data.rindex(b"\n", 0, history.total_bytes // 50) + 1
+        pane.feed_history_bytes(data[below_one:two], below_one, two)  # past 1 %: drawn at the next tick
+        await wait_until(pilot, lambda: panel.option_count == len(pane.findings), what="the findings so far")
+        assert "history: 1 % analysed" in status_text(app)

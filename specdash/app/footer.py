@@ -69,10 +69,32 @@ def fit_keys(items: Sequence[tuple[str, int]], width: int) -> list[int]:
 
 class KeyFooter(Footer):
     """The app's footer: the pane's keys that fit, then ``f1 All keys`` when some were left out (see module doc).
-    Recomposes when the bindings, its width or its compact style change. ``shown_ids``: the binding ids (or
-    actions, for a binding without id) in the row now."""
+    Recomposes when the bindings, its width or its compact style change, and only then: Textual asks for a
+    recompose on every bindings signal (a focus change, a screen resume, any ``refresh_bindings``; three come within
+    a few frames at start-up with the same keys), each one rebuilding every key widget. ``shown_ids``: the binding
+    ids (or actions, for a binding without id) in the row now."""
 
     shown_ids: list[str] = []
+    _shown: object = None  # what the last recompose was made from (see _inputs)
+
+    def _inputs(self) -> object:
+        """What :meth:`compose` reads: the active bindings with their state, the width and the compact style (None:
+        the bindings are not ready, nothing to compare)."""
+        if not self._bindings_ready:
+            return None
+        try:
+            active = self.screen.active_bindings
+        except Exception:  # noqa: BLE001 - no screen (being removed): let Footer decide
+            return object()  # never equal: recompose
+        return (tuple((binding, enabled, tooltip) for _node, binding, enabled, tooltip in active.values()),
+                self.size.width or self.app.size.width, self.compact)
+
+    async def recompose(self) -> None:
+        inputs = self._inputs()
+        if inputs is not None and inputs == self._shown and self.children:
+            return  # the same keys at the same width: the row on screen is already this
+        self._shown = inputs
+        await super().recompose()
 
     def on_resize(self) -> None:
         if self.is_attached:

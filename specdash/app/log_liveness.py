@@ -63,6 +63,8 @@ class LogLivenessMixin:
     #: the server discovery chose to follow (None: none chosen)
     followed_pid: int | None = None
 
+    after_first_frame: Any  # the app's (SpecdashApp.after_first_frame)
+
     def log_state_changed(self, state: str, detail: str) -> None:
         """The log pane read a new state: show it, and check that a server still writes the log."""
         self._log_state = (state, detail)
@@ -71,7 +73,7 @@ class LogLivenessMixin:
         self.status_bar.server_state = state
         self.status_bar.server_detail = detail
         if state in (ServerState.STARTING, ServerState.READY, ServerState.CRASHED):
-            self._watch_log_writer()
+            self.after_first_frame(self._watch_log_writer)  # (its host commands do not delay the first frame)
 
     def watch_piped_server(self) -> None:
         """No log to follow for the chosen server (its output goes to a pipe): the header follows its health."""

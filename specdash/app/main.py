@@ -16,6 +16,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
+from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from specdash.app.deferred_tabs import (
@@ -52,6 +53,25 @@ def _port_of(found: Any) -> int | None:
 
     proc = next((c for c in getattr(found, "candidates", ()) if c.pid == found.pid), None)
     return summary_of(proc, "").port if proc is not None else None
+
+
+class _MainScreen(Screen):
+    """The console's screen. Nothing is focused before the first frame (Textual would focus the tabs, then
+    :meth:`SpecdashApp.on_mount` moves the focus to the log view): a focus change restyles every widget of the
+    pane, which the first frame and the log's first lines do not wait for; the log view gets the focus right
+    after it. From then on Textual's auto focus applies as usual."""
+
+    AUTO_FOCUS = ""  # until the first frame is drawn (then None: the app's)
+
+    def on_screen_resume(self) -> None:
+        # runs before Textual's own handler, which draws the frame: what waits for the first frame runs after it
+        app = self.app
+        if isinstance(app, SpecdashApp) and not app._first_frame_shown:
+            self.call_later(app.first_frame_shown)
+
+    def first_frame_shown(self) -> None:
+        """Textual's auto focus (the app's selector) applies from now on, e.g. when a modal closes."""
+        self.AUTO_FOCUS = None  # type: ignore[misc,assignment]  # this screen's own value (Textual reads it so)
 
 
 class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTabs, App):
@@ -125,9 +145,17 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         self.init_deferred_tabs()
         self.notice_log = NoticeLog()  # the recent notices, whole, for the help screen
         self._session_connected = False  # start_session connected: the deferred panes may be wired to the host
+        #: (path, start, end offset) of a log's last lines put on the first frame (:meth:`_show_tail_now`), until
+        #: the follower takes over at the end offset
+        self._tail_shown: tuple[str, int, int] | None = None
+        self._first_frame_shown = False  # the main screen's first frame is drawn (see after_first_frame)
+        self._after_first_frame: list[Any] = []
         self._wired: set[str] = set()
 
     # -- layout -----------------------------------------------------------------------------------
+    def get_default_screen(self) -> Screen:
+        return _MainScreen(id="_default")
+
     def compose(self) -> ComposeResult:
         self._status_bar = StatusBar(self.host.name, id="status")
         yield self._status_bar
@@ -139,7 +167,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                 for tab_id, label, *_ in DEFERRED_TABS:  # their panes are mounted later (specdash.app.deferred_tabs)
                     yield TabPane(self.key_label(f"app.tab_{tab_id}", label), id=tab_id)
             gpus = GpuPane(self.host, interval_s=self.gpu_interval_s, readonly=self.readonly,
-                           sample=self.gpu_sampling)
+                           sample=self.gpu_sampling, sample_on_mount=False)  # started by start_gpu_sampling
             gpus.title_prefix = self.key_label("app.focus_gpus", "")
             yield gpus
         yield KeyFooter(show_command_palette=False)
@@ -233,8 +261,10 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
 
     def on_mount(self) -> None:
         apply_streaming_gc_policy()  # no full-collection pauses every few seconds under a busy log
-        self.call_after_refresh(self._focus_inside, self.query_one(TabbedContent).get_pane("log"))
+        log_tab = self.query_one(TabbedContent).get_pane("log")
+        self.after_first_frame(lambda: self._focus_inside(log_tab))  # (see _MainScreen)
         self.set_timer(DEFERRED_BUILD_AFTER_S, self.start_deferred_build)
+        self.set_timer(DEFERRED_BUILD_AFTER_S, self.start_gpu_sampling)  # unless the log's first lines come sooner
         self.status_bar.connection = self.host.status
         if self.configured_sglang_version and self.log_pane is not None:
             self.log_pane.set_sglang_version(self.configured_sglang_version)  # known issues keyed to the release
@@ -244,7 +274,35 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         self.start_recording_hooks()
         if self.host.status.state is ConnState.CONNECTED:  # connected before the console opened (connect's check)
             self.record_connection(self.host.status)
-        self.start_session()
+        if self._show_tail_now():  # the log is on the first frame: the host's commands wait until it is drawn
+            self.after_first_frame(self.start_session)
+        else:
+            self.start_session()
+
+    def after_first_frame(self, callback: Any) -> None:
+        """Call ``callback()`` once the first frame is drawn (now when it is): work the first frame does not show
+        (host commands, workers) does not delay it."""
+        if self._first_frame_shown:
+            callback()
+        else:
+            self._after_first_frame.append(callback)
+
+    def first_frame_shown(self) -> None:
+        """The main screen drew its first frame: run what waited for it (:meth:`after_first_frame`)."""
+        self._first_frame_shown = True
+        if isinstance(self.screen, _MainScreen):
+            self.screen.first_frame_shown()
+        waiting, self._after_first_frame = self._after_first_frame, []
+        for callback in waiting:
+            callback()
+
+    def start_gpu_sampling(self) -> None:
+        """Start the GPU pane's sampling (once): after the log's first lines are painted, or
+        :data:`DEFERRED_BUILD_AFTER_S` after mount, whichever comes first, so its host commands (container, user,
+        process table, nvidia-smi or NVML) do not delay the log."""
+        gpus = self.gpu_pane
+        if gpus is not None:
+            gpus.start_sampling()
 
     def _on_host_state(self, status: ConnectionStatus) -> None:
         self.status_bar.connection = status
@@ -479,7 +537,11 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if pane is not None and reset:
             pane.reset(path)
         self.log_path = path
-        self.workers.cancel_group(self, "history")
+        shown = self._tail_shown
+        if reset or (shown is not None and shown[0] != path):
+            self._tail_shown = None  # the lines on screen are gone: the follower reads the file afresh
+        if self._tail_shown is None:  # (else its history analysis, started with the first frame, goes on)
+            self.workers.cancel_group(self, "history")
         self._follow(path)
 
     #: Bytes of a log shown at once when it is opened (its last lines: a few screenfuls); the bytes before are the
@@ -490,52 +552,42 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
 
     @work(group="follow", exclusive=True)
     async def _follow(self, path: str) -> None:
-        from specdash.hosts.tail import (
-            LogFollower,
-            TailLines,
-            TailMarker,
-            TailPartial,
-            lines_before,
-            read_range,
-            recent_start_offset,
-        )
+        from specdash.hosts.tail import LogFollower, TailLines, TailMarker, TailPartial, recent_start_offset
 
         pane = self.log_pane
+        shown, self._tail_shown = self._tail_shown, None
         start = size = 0
-        if self.TAIL_FIRST_BYTES > 0:
-            try:
-                size = await self.host.file_size(path) or 0
-                start = await recent_start_offset(self.host, path, self.TAIL_FIRST_BYTES, size=size)
-            except HostError:
-                start = 0  # the follower reports what is wrong with the file
-            if start >= size:  # the last 256 KiB hold no line start (one huge last line): read it all
-                start = 0
-        if start > 0 and pane is not None:
-            host = self.host
-            pane.earlier_reader = lambda offset: lines_before(host, path, offset)
-            pane.range_reader = lambda first, last: read_range(host, path, first, last)
-            pane.start_history(start)
-            self.record_marker(f"history: bytes 0-{start} of {path} analysed in place, not recorded")
-        history_at = start  # analysed once the first lines of the tail are painted
-        first_batch = True
-        async with LogFollower(self.host, path, start_offset=start) as follower:
+        if shown is not None and shown[0] == path:  # its last lines are on screen already (read before the first frame)
+            start, resume = shown[1], shown[2]
+            history_at, first_batch = 0, False
+        else:
+            if self.TAIL_FIRST_BYTES > 0:
+                try:
+                    size = await self.host.file_size(path) or 0
+                    start = await recent_start_offset(self.host, path, self.TAIL_FIRST_BYTES, size=size)
+                except HostError:
+                    start = 0  # the follower reports what is wrong with the file
+                if start >= size:  # the last 256 KiB hold no line start (one huge last line): read it all
+                    start = 0
+            if start > 0 and pane is not None:
+                self._open_history(pane, path, start)
+            resume = history_at = start  # the history is analysed once the first lines of the tail are painted
+            first_batch = True
+        async with LogFollower(self.host, path, start_offset=resume) as follower:
             async for event in follower:
                 if pane is None:
                     continue
                 if isinstance(event, TailLines):
-                    texts = [line.decode("utf-8", "replace").rstrip("\r") for line in event.lines]
-                    self.record_log_batch(texts, event.offsets, path)
-                    pane.feed(texts)
+                    self._show_lines(pane, event, path)
                     if first_batch:  # painted with the next frame, not one sync interval later
                         first_batch = False
                         pane.view.sync_now()
+                        self.call_after_refresh(self.start_gpu_sampling)
                     if history_at and (event.end_offset >= size or len(event.lines) < follower.max_batch_lines):
                         # the tail is read (a batch short of full: caught up): analyse the history once it is painted
                         pane.view.sync_now()
                         self.call_after_refresh(self._analyse_history, path, history_at)
                         history_at = 0
-                    if not self._deferred_build_started:  # the first lines get painted, then the hidden tabs
-                        self.set_timer(LOG_PAINTED_AFTER_S, self.start_deferred_build)
                 elif isinstance(event, TailMarker):
                     self.record_marker(event.text)
                     self._log_marker(event.text)
@@ -543,6 +595,52 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                     text = event.text.decode("utf-8", "replace")
                     self.record_partial(text, path)
                     pane.partial(text)
+
+    def _open_history(self, pane: LogPane, path: str, start: int) -> None:
+        """The lines shown start at byte ``start`` of ``path``: the bytes before are its history (scroll-back
+        readers, progress; analysed by :meth:`_analyse_history`)."""
+        from specdash.hosts.tail import lines_before, read_range
+
+        host = self.host
+        pane.earlier_reader = lambda offset: lines_before(host, path, offset)
+        pane.range_reader = lambda first, last: read_range(host, path, first, last)
+        pane.start_history(start)
+        self.record_marker(f"history: bytes 0-{start} of {path} analysed in place, not recorded")
+
+    def _show_lines(self, pane: LogPane, event: Any, path: str) -> None:
+        """A :class:`TailLines` batch of ``path``: recorded and fed to the log pane; the first lines of a log get
+        the hidden tabs built once they are painted."""
+        texts = [line.decode("utf-8", "replace").rstrip("\r") for line in event.lines]
+        self.record_log_batch(texts, event.offsets, path)
+        pane.feed(texts)
+        if not self._deferred_build_started:  # the first lines get painted, then the hidden tabs
+            self.set_timer(LOG_PAINTED_AFTER_S, self.start_deferred_build)
+
+    def _show_tail_now(self) -> bool:
+        """On a LocalHost with ``--log``: the log's last lines go on the first frame, read here before it (no
+        subprocess, no wait for the follower's first batch); the follower then starts where they end, and the
+        history before them is analysed once they are painted. Nothing happens when the file cannot be read this
+        way (:func:`specdash.hosts.tail.read_tail_here`): the follower shows it as before. True when the lines
+        were shown."""
+        pane, path = self.log_pane, self.log_path
+        if not (path and pane is not None and self.host.is_local and self.TAIL_FIRST_BYTES > 0
+                and self.host.status.state is ConnState.CONNECTED):
+            return False
+        from specdash.hosts.tail import read_tail_here
+
+        got = read_tail_here(path, self.TAIL_FIRST_BYTES)
+        if got is None:
+            return False
+        start, lines = got
+        if start > 0:
+            self._open_history(pane, path, start)
+        self._show_lines(pane, lines, path)
+        pane.view.sync_now()
+        self._tail_shown = (path, start, lines.end_offset)
+        self.after_first_frame(self.start_gpu_sampling)
+        if start > 0:
+            self.after_first_frame(lambda: self._analyse_history(path, start))
+        return True
 
     @work(group="history", exclusive=True)
     async def _analyse_history(self, path: str, end: int) -> None:

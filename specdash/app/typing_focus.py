@@ -12,12 +12,20 @@ and a key remapped in ``config.yaml`` is judged by the key the user presses.
 
 from __future__ import annotations
 
+import sys
+
 from textual.keys import key_to_character
 from textual.widget import Widget
-from textual.widgets import Input, Select, TextArea
+from textual.widgets import Input, Select
 
-#: the widgets that own printable keys while they (or a widget inside them, e.g. a Select's open list) have focus
-TYPING_WIDGETS: tuple[type[Widget], ...] = (Input, TextArea, Select)
+
+def typing_widget_types() -> tuple[type[Widget], ...]:
+    """The widgets that own printable keys while they (or a widget inside them, e.g. a Select's open list) have
+    focus: Input, TextArea and Select. TextArea only once Textual's module for it is loaded: no TextArea exists
+    before, and importing it would cost start-up time the first frame does not need (the panes with one are
+    built after it)."""
+    text_area = getattr(sys.modules.get("textual.widgets._text_area"), "TextArea", None)
+    return (Input, Select) if text_area is None else (Input, text_area, Select)
 
 
 def typing_widget(focused: Widget | None) -> Widget | None:
@@ -25,9 +33,10 @@ def typing_widget(focused: Widget | None) -> Widget | None:
     the widget it is part of), or None. A read-only TextArea is a viewer: it owns no keys."""
     if focused is None:
         return None
+    kinds = typing_widget_types()
     for node in focused.ancestors_with_self:
-        if isinstance(node, TYPING_WIDGETS):
-            if isinstance(node, TextArea) and node.read_only:
+        if isinstance(node, kinds):
+            if not isinstance(node, (Input, Select)) and getattr(node, "read_only", False):  # a TextArea
                 return None
             return node
     return None

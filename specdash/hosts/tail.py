@@ -150,6 +150,48 @@ async def recent_start_offset(host: Host, path: str, window_bytes: int = 256 * 1
     return start + int(text)
 
 
+def read_tail_here(path: str, window_bytes: int = 256 * 1024) -> tuple[int, TailLines] | None:
+    """The last complete lines of ``path``, a regular file on this machine, read now: no subprocess and no await,
+    so a console on a LocalHost can put them on its first frame. ``(start, lines)``: ``start`` is the offset
+    :func:`recent_start_offset` gives for ``window_bytes`` (0 when the file is no bigger), ``lines`` the complete
+    lines from there (:class:`TailLines`; ``end_offset`` is just past the last newline: an unfinished last line is
+    left for the follower). None when there is nothing to show this way: the file is missing, unreadable or not a
+    regular file, holds no complete line, or its last ``window_bytes`` hold no line start (read it all instead)."""
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO named like the log must not block the console
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        size = info.st_size
+        if size > window_bytes:
+            data = os.pread(fd, window_bytes, size - window_bytes)
+            first = data.find(b"\n") + 1
+            if not first or first == len(data):  # no line starts in the window
+                return None
+            start, data = size - window_bytes + first, data[first:]
+        else:
+            start, data = 0, os.pread(fd, size, 0)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    cut = data.rfind(b"\n") + 1
+    if not cut:
+        return None
+    lines = data[:cut - 1].split(b"\n")
+    offsets, position = [], start
+    for line in lines:
+        offsets.append(position)
+        position += len(line) + 1
+    return start, TailLines(lines, position, offsets)
+
+
 #: Characters of base64 per frame when a byte range is read (a multiple of 4: every frame decodes on its own;
 #: 384 KiB of the file per frame, well under LocalHost.stream's 1 MiB line limit).
 RANGE_FRAME_CHARS = 4 * 131072
@@ -162,6 +204,10 @@ async def read_range_bytes(host: Host, path: str, start: int, end: int) -> Async
     fork per chunk, and a remote host sends only that range. Stops early when the file is shorter. Raises
     HostError (ConnectionLost when the link drops)."""
     if end <= start:
+        return
+    if host.is_local:  # a file on this machine: read in place (no tail | head | base64 through a pipe)
+        async for item in _read_range_here(path, start, end):
+            yield item
         return
     command = (f"tail -c +{int(start) + 1} -- {quote(path)} | head -c {int(end) - int(start)} "
                f"| base64 -w {RANGE_FRAME_CHARS}")
@@ -177,6 +223,39 @@ async def read_range_bytes(host: Host, path: str, start: int, end: int) -> Async
             position += cut
     if buffer:
         yield position, buffer
+
+
+async def _read_range_here(path: str, start: int, end: int) -> AsyncIterator[tuple[int, bytes]]:
+    """:func:`read_range_bytes` for a file on this machine: the same blocks (whole lines, then a last line cut by
+    ``end`` as it is), read with ``pread`` in chunks of :data:`RANGE_FRAME_CHARS` * 3 / 4 bytes, as the frames of
+    the host command carry. A file that cannot be opened yields nothing, as that command does."""
+    import os
+
+    chunk = RANGE_FRAME_CHARS // 4 * 3
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (OSError, ValueError):
+        return
+    try:
+        position, buffer, at = start, b"", start
+        while at < end:
+            data = os.pread(fd, min(chunk, end - at), at)
+            if not data:
+                break  # the file is shorter
+            at += len(data)
+            buffer += data
+            cut = buffer.rfind(b"\n") + 1
+            if not cut:
+                continue
+            block, buffer = buffer[:cut], buffer[cut:]
+            yield position, block
+            position += cut
+        if buffer:
+            yield position, buffer
+    except OSError:
+        return
+    finally:
+        os.close(fd)
 
 
 async def read_range(host: Host, path: str, start: int, end: int) -> AsyncIterator[TailLines]:

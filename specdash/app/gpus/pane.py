@@ -93,7 +93,10 @@ class GpuPane(Widget, can_focus=False):
 
     def __init__(self, host: Host, interval_s: float = 2.0, readonly: bool = False, *, source: str | None = None,
                  grace_s: float = 10.0, sample: bool = True, detect_container: bool = True, name: str | None = None,
-                 id: str | None = None, classes: str | None = None) -> None:
+                 id: str | None = None, classes: str | None = None, sample_on_mount: bool = True) -> None:
+        """``sample``: sample the host (False: a replay shows recorded samples). ``sample_on_mount``: start
+        sampling when mounted; False: when :meth:`start_sampling` is called (the console starts it once the log's
+        first lines are painted, so the host commands of the first sample do not delay them)."""
         super().__init__(name=name, id=id, classes=classes)
         self.host = host
         self.interval_s = interval_s
@@ -101,6 +104,8 @@ class GpuPane(Widget, can_focus=False):
         self.source = source
         self.grace_s = grace_s
         self.sample = sample
+        self.sample_on_mount = sample_on_mount
+        self._sampling = False
         self.detect_container = detect_container
         self.view: GpuView | None = None
         self.tagged: set[int] = set()
@@ -129,10 +134,16 @@ class GpuPane(Widget, can_focus=False):
     def on_mount(self) -> None:
         # "(read-only)", not "[read-only]": a border title is markup, where the brackets made a style tag (unseen)
         self.border_title = self.title_prefix + "GPUs & processes" + (" (read-only)" if self.readonly else "")
-        if self.sample:
-            self.run_sampler()
-        else:
+        if not self.sample:
             self._set_status("replay: showing recorded GPU samples")
+        elif self.sample_on_mount:
+            self.start_sampling()
+
+    def start_sampling(self) -> None:
+        """Start sampling the host (once; nothing for a pane that shows recorded samples or is not mounted)."""
+        if self.sample and not self._sampling and self.is_attached:
+            self._sampling = True
+            self.run_sampler()
 
     def focus(self, scroll_visible: bool = True) -> GpuPane:
         """Focus the process table (the pane itself takes no focus)."""
@@ -209,12 +220,20 @@ class GpuPane(Widget, can_focus=False):
                                 self.user = await current_user(self.host)
                             except HostError as exc:
                                 self._set_status(f"cannot tell the remote user: {exc}")
+                        pgids = self._server_pgids
                         try:
-                            view = await inspect_host(self.host, snapshot, self.user or "", self._server_pgids,
+                            view = await inspect_host(self.host, snapshot, self.user or "", pgids,
                                                       container=self.container)
                         except HostError as exc:
                             self._set_status(f"process table unavailable: {exc}")
                             continue
+                        if self._server_pgids != pgids:
+                            # the server crashed or stopped (or one was launched) while this sample was inspected:
+                            # classify it with the groups as they are now, never show a crashed server's orphans
+                            # as "server" until the next sample
+                            view = build_view(view.snapshot, view.table, view.user, self._server_pgids,
+                                              holders=view.holders, holders_error=view.holders_error,
+                                              container=view.container)
                         self._show(view)
                         self.post_message(self.Sampled(view))
                 return

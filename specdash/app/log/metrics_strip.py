@@ -51,7 +51,7 @@ class MetricCell(Horizontal):
         text = _fmt(self.metric, value)
         if text != self._shown:
             self._shown = text
-            self._value.update(text)
+            self._value.update(text, layout=False)  # (8 columns, one row: its size never changes)
         self._spark.data = history
 
 
@@ -75,11 +75,11 @@ class MetricsStrip(Widget):
         for cell in self.query(MetricCell):
             cell.update(metrics.current(cell.metric), metrics.recent(cell.metric, SPARK_WINDOW_S, SPARK_SAMPLES))
         cons = metrics.consistency()
-        trusted = sum(1 for s in metrics.samples if s.trusted)
+        trusted = len(metrics.samples) - metrics.untrusted_kept
         text = f"{len(metrics.samples)} decode samples, {trusted} steady-state"
         if cons is not None:
             text += f" · {cons.describe()}"
         last = metrics.samples[-1]
         if not last.trusted:
             text += f" · last sample not trusted: {last.reason}"
-        self.query_one("#metric-check", Static).update(text)
+        self.query_one("#metric-check", Static).update(text, layout=False)  # (one row, the strip's width)

@@ -76,6 +76,8 @@ class HistoryProgress:
     display_parser: LogParser = dataclasses.field(default_factory=LogParser)
     #: the bulk reader of :meth:`LogPane.feed_history_bytes` (made at its first block)
     reader: BulkReader | None = None
+    #: the :attr:`percent` the panels last showed (they move with the analysis, see LogPane._refresh_panels)
+    shown_percent: int | None = None
 
     @property
     def percent(self) -> int:
@@ -189,9 +191,9 @@ class LogPane(Widget):
 
     def feed(self, lines: list[str]) -> None:
         """Add decoded lines (no trailing newline), as a batch, in stream order. While the history above them is
-        being analysed (:meth:`start_history`) they are shown at once and analysed after the history."""
-        """Add decoded lines (no trailing newline), as a batch, in stream order. The access-log lines of specdash's
-        own status poll (:mod:`specdash.logs.own_traffic`) are left out and counted in the status line."""
+        being analysed (:meth:`start_history`) they are shown at once and analysed after the history. The
+        access-log lines of specdash's own status poll (:mod:`specdash.logs.own_traffic`) are left out and counted
+        in the status line."""
         lines, own = without_own_lines(lines)
         if own:
             self.own_lines_hidden += own
@@ -505,6 +507,13 @@ class LogPane(Widget):
 
     def _refresh_panels(self) -> None:
         self._panels_at = time.monotonic()
+        history = self._progress
+        if history is not None and not history.finished and not history.abandoned:
+            # while the history is analysed the panels move with it, one step per whole percent, not with the
+            # clock: on a busy machine the analysis takes longer and timed redraws would cost CPU for each second
+            if history.percent == history.shown_percent:
+                return
+            history.shown_percent = history.percent
         bar = self.query_one(StartupBar)
         if self.analyzer.startup.active:  # the ETA counts down and a silent phase turns into a stall between lines
             bar.update_from(self.analyzer.startup, self.analyzer.live_stall(bar.silent_s()))
@@ -581,7 +590,8 @@ class LogPane(Widget):
             text = f"[b]{count} finding{'s' if count != 1 else ''}[/b] (F shows)"
             parts.append((1, text, text))
         status = self.query_one("#log-status", Static)
-        status.update(fit_status(parts, status.size.width or self.size.width or 10_000))
+        # one row, the pane's width (its size never changes with its text): no layout pass for each update
+        status.update(fit_status(parts, status.size.width or self.size.width or 10_000), layout=False)
 
     def on_log_view_follow_changed(self, event: LogView.FollowChanged) -> None:
         event.stop()

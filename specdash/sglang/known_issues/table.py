@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from specdash.sglang.known_issues.model import AtLeast, CommandPattern, KnownIssue, LogPattern
-from specdash.sglang.rules.backends import MLA_ARCHITECTURES
+from specdash.sglang.mla_architectures import MLA_ARCHITECTURES
 
 _I = "https://github.com/sgl-project/sglang/issues/"
 _P = "https://github.com/sgl-project/sglang/pull/"

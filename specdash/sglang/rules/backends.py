@@ -14,16 +14,13 @@ undecided (``None`` = SGLang decides at launch) with a ``hardware_dependent`` di
 from __future__ import annotations
 
 from specdash.sglang.diagnostics import Edit
+from specdash.sglang.mla_architectures import MLA_ARCHITECTURES
 from specdash.sglang.rules.context import Context
 
 #: ``serving_hook.py``: deprecated backend names and what they mean now.
 BACKEND_ALIASES = {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"}
 #: ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` in ``arg_groups/choices.py``.
 DETERMINISTIC_BACKENDS = ("ascend", "fa3", "fa4", "flashinfer", "intel_xpu", "triton")
-#: Targets whose attention is MLA (``use_mla_backend``): DeepSeek V2/V3 and their relatives.
-MLA_ARCHITECTURES = frozenset({"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
-                               "DeepseekV4ForCausalLM", "KimiK25ForConditionalGeneration", "Glm4MoeLiteForCausalLM",
-                               "MistralLarge3ForCausalLM"})
 _BACKEND_DESTS = ("attention_backend", "prefill_attention_backend", "decode_attention_backend")
 
 
