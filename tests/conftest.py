@@ -56,6 +56,23 @@ def _toasts_that_do_not_expire():
     Notification.time_left = saved  # type: ignore[method-assign]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _pilot_waits_scaled():
+    """Textual's Pilot gives the app 30 wall-clock seconds to process its pending messages on every pause (a hang
+    guard): scaled like every other wait of the suite (support.guard), so a machine several times slower passes."""
+    from support.guard import guard
+    from textual.pilot import Pilot
+
+    saved = Pilot._wait_for_screen
+
+    async def wait_for_screen(self, timeout: float = 30.0) -> bool:
+        return await saved(self, guard(timeout))
+
+    Pilot._wait_for_screen = wait_for_screen  # type: ignore[method-assign]
+    yield
+    Pilot._wait_for_screen = saved  # type: ignore[method-assign]
+
+
 @pytest.fixture(scope="session")
 def sshd_server(tmp_path_factory):
     """A real OpenSSH sshd on 127.0.0.1 (see tests/sshd.py: :class:`SshdServer`), started once per session and

@@ -51,7 +51,6 @@ async def test_server_running_other_values_than_predicted_is_a_finding(tmp_path,
     scenario.write_text(pathlib.Path(harness.scenario_path("fast")).read_text().replace(
         "speculative_num_draft_tokens: 4", "speculative_num_draft_tokens: 6"))
     env = host_env(tmp_path, str(scenario))
-    # an empty log to follow: no chooser over other SGLang servers running on this machine
     app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
     async with app.run_test(size=(160, 48)) as pilot:
         app.builder_pane.set_command(harness.launch_command(harness.free_port()))

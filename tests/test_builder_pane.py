@@ -6,6 +6,7 @@ import base64
 import sys
 from pathlib import Path
 
+from support.double import empty_log
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Input, TextArea
 
@@ -201,12 +202,12 @@ async def test_ctrl_a_selects_the_whole_command_and_a_paste_replaces_it():
         assert area.text == "x"
 
 
-async def test_typed_and_effective_columns_use_the_width_at_80x24():
+async def test_typed_and_effective_columns_use_the_width_at_80x24(tmp_path):
     """At 80x24 the typed -> effective table spans the screen: a draft model path of 20 characters is shown
     whole in the typed column (it was cut to 9 beside empty space)."""
     from specdash.app.main import SpecdashApp
 
-    app = SpecdashApp(LocalHost(), log_path=None, gpu_interval_s=5)
+    app = SpecdashApp(LocalHost(), log_path=empty_log(tmp_path), gpu_interval_s=5)  # no server chooser in the way
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f3")
         await pilot.pause(0.3)

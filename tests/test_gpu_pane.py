@@ -103,6 +103,13 @@ async def test_orphans_are_shown_tagged_killed_and_memory_released(tmp_path):
             assert not any(pid_alive(p) for p in pids) and bystander.poll() is None
             await wait_for(pilot, lambda: [p.pid for p in pane.processes] == [bystander.pid])
             assert "killed 2 of 2 processes: 73000 MiB -> 0 MiB held" in str(app.query_one("#gpu-status").render())
+            # the result stays through the samples that follow, however long the user takes to read it (it was
+            # held for 10 wall-clock seconds, then replaced by the bystander's row explanation)
+            for _ in range(3):
+                sampled = pane.view
+                await wait_for(pilot, lambda sampled=sampled: pane.view is not sampled)
+                await pilot.pause()
+                assert "killed 2 of 2 processes" in str(app.query_one("#gpu-status").render())
             # the foreign bystander is never offered: K on it kills nothing and says why
             seen = len(app._notifications)
             await pilot.press("K")

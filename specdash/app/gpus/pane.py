@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -36,9 +35,6 @@ from specdash.gpu.sampler import make_sampler
 from specdash.hosts.base import ConnState, Host, HostError
 from specdash.text.display import markup
 
-#: Seconds a kill's result stays in the status line: the table refills after the kill (the killed rows go, the
-#: cursor lands on another row), and the row explanation would otherwise replace the result at once.
-KILL_RESULT_HOLD_S = 10.0
 
 def _gpu_cell(proc: ClassifiedProcess) -> str:
     if proc.source != "driver":
@@ -116,7 +112,10 @@ class GpuPane(Widget, can_focus=False):
         #: put before the border title, e.g. ``"F5 "`` (the app's key to focus the pane)
         self.title_prefix = ""
         self._killing = False
-        self._hold_status_until = 0.0  # monotonic time until which a kill result keeps the status line
+        # a kill's result keeps the status line until the user presses a key or clicks in the pane: the table
+        # refills after the kill (the killed rows go, the cursor lands on another row) and the row explanation must
+        # not replace the result then, however long the user takes to read it
+        self._holding_result = False
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -332,10 +331,19 @@ class GpuPane(Widget, can_focus=False):
             return False
         return widget is table
 
+    def on_key(self, event: events.Key) -> None:
+        """A key in the pane (before it moves the cursor): a kill's result gives way to the rows' explanations."""
+        self._holding_result = False
+
+    def on_click(self, event: events.Click) -> None:
+        self._holding_result = False
+
     @on(DataTable.RowHighlighted)
     def _on_row(self, event: DataTable.RowHighlighted) -> None:
         proc = self._focused_process()
-        if proc is not None and not self._killing and time.monotonic() >= self._hold_status_until:
+        if self._holding_result:
+            return  # a refill moved the cursor, not the user: the kill's result stays
+        if proc is not None and not self._killing:
             self._set_status(proc.reason, row=True)
 
     def _refresh_row_status(self) -> None:
@@ -432,7 +440,7 @@ class GpuPane(Widget, can_focus=False):
         self.last_report = report
         self.tagged -= {o.pid for o in report.outcomes}
         self._set_status(report.summary())
-        self._hold_status_until = time.monotonic() + KILL_RESULT_HOLD_S
+        self._holding_result = True
         self.notify(report.summary(), title="GPU memory released" if report.released else "GPU memory NOT released",
                     severity="information" if report.released else "error", timeout=10)
         self.post_message(self.KillFinished(report))
