@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pathlib
 
+import pytest
 from support.double import empty_log, harness, host_env
-from support.pilot import benchmark_from_the_bench_pane, launch_until_ready, wait_until
+from support.pilot import benchmark_from_the_bench_pane, launch_until_ready, screen_text, wait_until
 
 from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.log.findings_panel import FindingsPanel
@@ -164,3 +165,50 @@ async def test_abbreviated_port_flag_is_launched_forwarded_probed_and_benchmarke
         result = await benchmark_from_the_bench_pane(pilot, app, port, num_requests=2, concurrency=1, output_len=8)
         assert result.completed == 2 and result.errors == 0
         assert host.forwarded and set(host.forwarded) == {port}
+
+
+@pytest.mark.parametrize("tail_first_bytes", [None, 1500])
+async def test_the_mismatch_finding_is_raised_again_after_re_attaching(tmp_path, started_groups, monkeypatch,
+                                                                       tail_first_bytes):
+    """Quit leaves the launched server running; ``connect`` re-attaches it and checks its server_args line against
+    the run's recorded command again (also when that line is in the history read behind the tail: the last 1500 bytes shown first)."""
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(pathlib.Path(harness.scenario_path("fast")).read_text().replace(
+        "speculative_num_draft_tokens: 4", "speculative_num_draft_tokens: 6"))
+    env = host_env(tmp_path, str(scenario))
+    message = "the server runs speculative_num_draft_tokens 6, the command predicted 4"
+    app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await launch_until_ready(pilot, app, started_groups, harness.launch_command(harness.free_port()))
+        handle = app.run_handle
+        await wait_until(pilot, lambda: any(f.message == message for f in app.log_pane.findings), what="finding")
+    assert harness.pids_in_group(handle.pgid)  # left running on quit
+
+    again = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.3)
+    if tail_first_bytes is not None:
+        again.TAIL_FIRST_BYTES = tail_first_bytes
+    async with again.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: again.run_handle is not None and again.log_path == handle.log_path,
+                         what="re-attached")
+        panel = again.log_pane.query_one(FindingsPanel)
+        await wait_until(pilot, lambda: any(f.message == message for f in panel.shown), what="the finding again",
+                         state=lambda: [f.message for f in panel.shown])
+        [finding] = [f for f in panel.shown if f.kind == "launch_mismatch"]
+        assert finding.line > 0 and "the command predicted 4" in screen_text(again)
+        if tail_first_bytes is not None:
+            assert again.log_pane.history is not None  # the server_args line was in the history
+
+
+async def test_the_try_local_command_on_the_default_double_raises_no_false_mismatch(tmp_path, started_groups):
+    """The command tools/try_local.sh offers (topk 1, draft tokens 8) on the double's default scenario: the double
+    rewrites the draft tokens to steps + 1 as SGLang does, which is what specdash predicted: no mismatch finding."""
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "default")), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await launch_until_ready(pilot, app, started_groups, harness.launch_command(harness.free_port()))
+        await wait_until(pilot, lambda: "speculative_num_draft_tokens=4," in log_text(app), what="server_args line",
+                         state=lambda: log_text(app)[-2000:])
+        assert "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1" in log_text(app)
+        await pilot.pause(0.3)
+        assert not [f for f in app.log_pane.findings if f.kind == "launch_mismatch"]
+        assert "the command predicted" not in screen_text(app)

@@ -73,3 +73,29 @@ async def test_choosing_an_entry_runs_the_key_action(tmp_path):
         assert app.query_one(TabbedContent).active == "log"
         focused = app.focused
         assert isinstance(focused, Input), focused  # the log filter's input, as "/" opens it
+
+
+async def test_palette_shows_keys_as_the_footer_does(tmp_path):
+    """Each entry's key reads as the footer shows keys (``f1 or ?``, ``/``, ``^f``), never Textual's raw names."""
+    app = _console(tmp_path, keymap={"log.findings": "ctrl+f"})
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette",
+                         state=lambda: type(app.screen).__name__)
+        from textual.command import CommandList
+
+        commands = app.screen.query_one(CommandList)
+        await wait_until(pilot, lambda: commands.option_count > 10, what="the palette's entries",
+                         state=lambda: commands.option_count)
+        shown = [str(commands.get_option_at_index(i).prompt) for i in range(commands.option_count)]
+        text = "\n".join(shown)
+        help_entry = next(p for p in shown if "Console: Help" in p)
+        assert "key: f1 or ?" in help_entry, help_entry
+        assert "key: /" in next(p for p in shown if "Log: Filter" in p)
+        assert "key: ^f" in next(p for p in shown if "Log: Findings" in p)
+        for raw in ("question_mark", "slash", "ctrl+", ",", "escape", "bracket"):
+            for prompt in shown:
+                assert raw not in prompt.split("key: ", 1)[-1], (raw, prompt)
+        ours = [p for p in shown if p.split(":")[0] in ("Console", "Log", "Builder", "Benchmarks", "GPUs")]
+        assert len(ours) > 20 and all("\nkey: " in p for p in ours), text

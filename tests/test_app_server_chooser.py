@@ -13,13 +13,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support.double import harness, host_env
-from support.pilot import wait_until
+from support.pilot import screen_text, wait_until
+from textual.app import App
 from textual.widgets import OptionList
 
 from specdash.app.main import SpecdashApp
 from specdash.app.modals.server_chooser import ServerChooserScreen
 from specdash.hosts.local import LocalHost
-from specdash.logs.discover import ServerProcess, summary_of
+from specdash.logs.discover import ServerProcess, still_running, summary_of
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -59,6 +60,70 @@ async def test_several_servers_are_listed_and_the_chosen_one_is_followed(tmp_pat
         await pilot.press("f3")
         await wait_until(pilot, lambda: app.builder_pane is not None and app.builder_pane.command == first[3],
                          what="builder starts from the followed server's command")
+
+
+def _highlight(options: OptionList, pid: int) -> None:
+    options.highlighted = next(i for i in range(options.option_count)
+                               if options.get_option_at_index(i).id == str(pid))
+
+
+async def test_at_80x24_the_chooser_shows_its_keys_and_marks_a_server_that_exited(tmp_path, started_groups):
+    env = host_env(tmp_path, "fast")
+    first = start_server(tmp_path, env, "first", started_groups)
+    second = start_server(tmp_path, env, "second", started_groups)
+    app = SpecdashApp(LocalHost(env=env), log_path=None, gpu_interval_s=0.5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ServerChooserScreen), what="the server chooser")
+        await wait_until(pilot, lambda: "enter follows the highlighted server · esc follows none" in screen_text(app),
+                         what="the key hint on screen", state=lambda: screen_text(app))
+        text = screen_text(app)
+        assert f"PID {first[0].pid} · port {first[1]}" in " ".join(text.split()), text
+        harness.kill_group(first[0].pid)  # the server exits while the list is open
+        await wait_until(pilot, lambda: f"exited · PID {first[0].pid}" in screen_text(app),
+                         what="the exited server marked", state=lambda: screen_text(app))
+        options = app.screen.query_one(OptionList)
+        assert options.get_option(str(first[0].pid)).disabled
+        _highlight(options, second[0].pid)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.log_path == second[2], what="the running server followed")
+
+
+async def test_a_server_that_exits_before_the_pick_is_not_followed(tmp_path):
+    """Enter re-checks the server first: one gone since the last check is marked exited, never followed."""
+    procs = [subprocess.Popen(["sleep", str(600 + i)], start_new_session=True) for i in range(2)]
+    summaries = [summary_of(ServerProcess(p.pid, 1, "u", 1, f"sleep {600 + i}"), "/srv/s.log|") for i, p in
+                 enumerate(procs)]
+    host = LocalHost()
+    chosen: list = []
+
+    class Chooser(App):
+        def on_mount(self) -> None:
+            self.push_screen(ServerChooserScreen("local", summaries, alive=lambda ps: still_running(host, ps),
+                                                 recheck_s=3600), chosen.append)
+
+    try:
+        app = Chooser()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, ServerChooserScreen), what="the chooser")
+            await pilot.pause(0.5)  # the first check: both run
+            assert "exited" not in screen_text(app)
+            procs[0].kill()
+            procs[0].wait()
+            options = app.screen.query_one(OptionList)
+            _highlight(options, procs[0].pid)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: f"PID {procs[0].pid} has exited: pick another" in screen_text(app),
+                             what="the pick refused", state=lambda: screen_text(app))
+            assert isinstance(app.screen, ServerChooserScreen) and chosen == []
+            assert f"exited · PID {procs[0].pid}" in screen_text(app)
+            assert "1 SGLang server runs on local (1 listed have exited)" in screen_text(app)
+            _highlight(options, procs[1].pid)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: chosen == [procs[1].pid], what="the running one chosen")
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
 
 
 async def test_server_port_chooses_without_asking(tmp_path, started_groups):

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 from support.double import harness, host_env
-from support.pilot import screen_text, wait_until
+from support.pilot import benchmark_from_the_bench_pane, screen_text, wait_until
 
 from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.main import SpecdashApp
@@ -24,7 +24,9 @@ def notices(app) -> str:
     return "\n".join(str(n.message) for n in app._notifications)
 
 
-async def test_a_discovered_server_is_said_not_launched_here_and_x_r_b_say_their_scope(tmp_path, started_groups):
+async def test_a_discovered_server_is_said_not_launched_here_and_x_r_b_say_their_scope(tmp_path, started_groups,
+                                                                                      monkeypatch):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))  # the benchmark is saved there
     env = host_env(tmp_path, "fast")
     port = harness.free_port()
     log = tmp_path / "elsewhere.log"
@@ -49,14 +51,18 @@ async def test_a_discovered_server_is_said_not_launched_here_and_x_r_b_say_their
         await pilot.press("f4")
         await wait_until(pilot, lambda: app.bench_pane is not None and "not launched from here" in app.bench_pane.status,
                          what="the bench pane's idle line")
-        await pilot.press("b")
-        refusal = f"the followed server (PID {proc.pid}) was not launched from here: x, r, b and S act only"
-        await wait_until(pilot, lambda: refusal in app.bench_pane.status, what="b's refusal",
-                         state=lambda: app.bench_pane.status)
-        await pilot.pause()
-        await wait_until(pilot, lambda: "not launched from here" in screen_text(app), what="the refusal on screen",
+        # b benchmarks the followed server (a benchmark does not change it); S (it restarts the server) is refused
+        idle = f"server http://127.0.0.1:{port}, followed (not launched from here) - b: benchmark the selected"
+        await wait_until(pilot, lambda: idle in " ".join(screen_text(app).split()), what="the server named",
                          state=lambda: screen_text(app))
-        assert not app.bench_pane.results
+        result = await benchmark_from_the_bench_pane(pilot, app, port, num_requests=2, concurrency=1, output_len=8)
+        assert result.completed == 2 and result.errors == 0
+        await pilot.press("S")
+        refusal = "S is off: the depth sweep restarts the server for each configuration, and the followed server"
+        await wait_until(pilot, lambda: refusal in " ".join(screen_text(app).split()), what="S's refusal on screen",
+                         state=lambda: screen_text(app))
+        await pilot.pause(0.5)
+        assert app.run_handle is None and not app.bench_pane.sweeping
     assert proc.poll() is None  # still running: nothing here stopped it
 
 
@@ -115,3 +121,22 @@ async def test_kill_dialog_says_pid_alone_and_points_at_x_then_quit_names_the_se
         await wait_until(pilot, lambda: handle.log_path in str(again.log_pane.border_title), what="log path title")
         assert f"re-attached, PGID {handle.pgid}" in str(again.log_pane.border_title)
         assert "not launched from here" not in screen_text(again)
+
+
+def test_without_a_known_port_b_names_the_benchmark_command(tmp_path):
+    """A followed server whose command line gives no port (a renamed ``sglang::`` process): x, r, b and S stay with
+    a server launched here and the line names the CLI that benchmarks a server by URL (its real flag: --url)."""
+    import argparse
+
+    from specdash.commands import bench as bench_command
+
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=None)
+    app.followed_pid, app.followed_port = 4242, None
+    text = app.followed_elsewhere_text()
+    assert text.startswith("the followed server (PID 4242) was not launched from here and its port is not known")
+    assert text.endswith("benchmark it with specdash bench --url http://127.0.0.1:PORT")
+    parser = argparse.ArgumentParser()
+    bench_command.add_arguments(parser)
+    assert parser.parse_args(["--url", "http://127.0.0.1:30000"]).url == "http://127.0.0.1:30000"
+    app.followed_port = 30000
+    assert "b benchmarks it (a benchmark does not change the server); x, r and S act only" in app.followed_elsewhere_text()

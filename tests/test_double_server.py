@@ -278,3 +278,46 @@ async def test_accept_lengths_are_possible_for_the_configuration_run(tmp_path, s
     else:
         assert logged == [] and "spec_accept_length" not in final and "spec_verify_ct" not in final
         assert "avg_spec_accept_length" not in info
+
+
+@pytest.mark.parametrize(("era", "draft_tokens", "shown", "warned"), [
+    ("0.5.0", 8, 4, True),  # topk 1: SGLang sets draft tokens to steps + 1 and says so
+    ("0.5.0", 4, 4, False),  # already steps + 1: nothing to adjust
+    ("0.4.5", 8, 8, False),  # before the rule existed
+])
+async def test_topk_1_draft_tokens_are_rewritten_as_sglang_does(tmp_path, started_groups, era, draft_tokens, shown,
+                                                                warned):
+    scenario = tmp_path / "plain.yaml"  # nothing scripted about the rewrite: the double computes it
+    scenario.write_text(f'era: "{era}"\nphases_s: {{args: 0.01, weights: 0.01, kv_cache: 0.01, '
+                        'cuda_graph_target: 0.01, cuda_graph_draft: 0.01, http: 0.01, warmup: 0.01}\n')
+    env = harness.double_env(tmp_path, str(scenario))
+    host = LocalHost(env=env)
+    port = harness.free_port()
+    command = harness.launch_command(port).replace("--speculative-num-draft-tokens 8",
+                                                   f"--speculative-num-draft-tokens {draft_tokens}")
+    handle = await launch(host, command)
+    started_groups.append(handle.pgid)
+    status = await wait_for_state(host, handle, READY, timeout_s=20, poll_s=0.1)
+    assert status.state is ServerState.READY, status.describe()
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", trust_env=False, timeout=10) as client:
+        info = (await client.get("/get_server_info")).json()
+    log = pathlib.Path(handle.log_path).read_text()
+    assert f"speculative_num_draft_tokens={shown}," in log
+    assert info["speculative_num_draft_tokens"] == shown and info["speculative_num_steps"] == 3
+    adjusted = "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1"
+    assert log.count(adjusted) == (1 if warned else 0)
+
+
+async def test_a_launch_without_speculation_logs_no_speculative_warning(tmp_path, started_groups):
+    """A sweep's baseline (no --speculative-algorithm) on a scenario scripting the EAGLE warnings: SGLang prints them
+    only inside its speculative block, so neither they nor the adjusted draft tokens appear."""
+    env = harness.double_env(tmp_path, "fast")  # scripts the overlap and the draft-tokens warnings
+    host = LocalHost(env=env)
+    port = harness.free_port()
+    handle = await launch(host, harness.launch_command(port, spec=False))
+    started_groups.append(handle.pgid)
+    status = await wait_for_state(host, handle, READY, timeout_s=20, poll_s=0.1)
+    assert status.state is ServerState.READY, status.describe()
+    log = pathlib.Path(handle.log_path).read_text()
+    assert "server_args=ServerArgs(" in log
+    assert "Overlap scheduler is disabled" not in log and "is adjusted to speculative_num_steps" not in log

@@ -76,6 +76,8 @@ def say(text: str) -> None:
 
 async def wait_until(pilot, predicate, timeout_s: float, what: str) -> None:
     """The tests' wait (tests/support/pilot.py), ending the script with one line on a timeout."""
+    if str(REPO / "tests") not in sys.path:  # pilot.py imports its sibling helpers as ``support.*``
+        sys.path.insert(0, str(REPO / "tests"))
     pilot_support = _load("specdash_tests_pilot", REPO / "tests" / "support" / "pilot.py")
     try:
         await pilot_support.wait_until(pilot, predicate, timeout_s=timeout_s, what=what)

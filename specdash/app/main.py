@@ -46,6 +46,15 @@ from specdash.logs.startup import StartupHistory
 from specdash.text.display import markup
 
 
+def _port_of(found: Any) -> int | None:
+    """The HTTP port of the discovered server ``found`` (:class:`specdash.logs.discover.DiscoveredLog`) as SGLang's
+    argparse reads its command line (``--port``, else 30000); None when its command line is not a launch command."""
+    from specdash.logs.discover import summary_of
+
+    proc = next((c for c in getattr(found, "candidates", ()) if c.pid == found.pid), None)
+    return summary_of(proc, "").port if proc is not None else None
+
+
 class _MainScreen(Screen):
     """The console's screen. Nothing is focused before the first frame (Textual would focus the tabs, then
     :meth:`SpecdashApp.on_mount` moves the focus to the log view): a focus change restyles every widget of the
@@ -98,8 +107,11 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                  known_hosts: str | None = None, gpu_interval_s: float = 2.0, theme: str | None = None,
                  keymap: dict[str, str] | None = None, python: str = "python3",
                  sglang_version: str | None = None, server_pid: int | None = None,
-                 server_port: int | None = None) -> None:
+                 server_port: int | None = None, launch_command: str | None = None) -> None:
         super().__init__()
+        #: the launch command ``connect --command FILE`` gave: the builder starts from it (before a followed
+        #: server's command)
+        self.given_command = launch_command or None
         #: which server to follow when several run (connect --pid / --server-port); neither: the user picks
         self.server_pid, self.server_port = server_pid, server_port
         #: the file --log named: the log pane can always go back to it (key o) after a launch switched it
@@ -110,6 +122,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         #: PID of the followed server when it was discovered on the host, not launched from this console (x, r, b
         #: and S act only on a server launched here): None otherwise
         self.followed_pid: int | None = None
+        #: the followed (not launched here) server's HTTP port, when its command line says it (b benchmarks it)
+        self.followed_port: int | None = None
         self.host_python = python
         self.configured_sglang_version = sglang_version
         #: binding id -> keys, from config.yaml's keymap section (the help screen shows these keys)
@@ -219,6 +233,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if bench is not None and "bench" not in self._wired:
             self._wired.add("bench")
             bench.followed_elsewhere = self.followed_elsewhere_text()
+            if self.followed_pid is not None and self.followed_port is not None and self.run_handle is None:
+                self._connect_followed_bench(self.followed_pid, self.followed_port)
             log_pane = self.log_pane
             bench.attach(
                 restart_server=self.restart_for_sweep,
@@ -307,11 +323,12 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             self.watch_piped_server()  # the header from the server itself while its log is not its output
 
     def _offer_followed_command(self) -> None:
-        """Put the followed server's launch command in the builder when the builder is built and still empty."""
+        """Put the given (``connect --command``) or else the followed server's launch command in the builder when
+        the builder is built and still empty."""
         builder = self._deferred_panes.get("builder")
-        if builder is not None and "builder" in self._wired and self.followed_command and not (builder.command or
-                                                                                               "").strip():
-            builder.set_command(self.followed_command)
+        command = self.given_command or self.followed_command
+        if builder is not None and "builder" in self._wired and command and not (builder.command or "").strip():
+            builder.set_command(command)
 
     def _follow_command_of(self, command: str | None) -> None:
         self.followed_command = command or None
@@ -349,6 +366,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                 pass
         self.run_handle = runs[0]
         self._server_alive = True
+        self._expect_config(runs[0])  # the run's recorded command: a server_args line saying otherwise is a finding
         if self.gpu_pane is not None:
             self.gpu_pane.set_server_pgids({runs[0].pgid})
         self._poll_server()
@@ -402,10 +420,11 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                                      "start specdash with --pid PID or --log PATH")
                     return None
                 pid = summaries[0].process.pid if len(summaries) == 1 else await self.push_screen_wait(
-                    ServerChooserScreen(self.host.name, summaries))
+                    ServerChooserScreen(self.host.name, summaries, alive=self._servers_alive))
             elif len(mine) > 1:
                 summaries = await summarize_servers(self.host, mine)
-                pid = await self.push_screen_wait(ServerChooserScreen(self.host.name, summaries))
+                pid = await self.push_screen_wait(ServerChooserScreen(self.host.name, summaries,
+                                                                      alive=self._servers_alive))
             if pid is None and (self.server_port is not None or len(mine) > 1):
                 self._log_marker(f"{len(mine)} SGLang servers run here and none was chosen; start specdash with "
                                  "--pid PID, --server-port PORT or --log PATH")
@@ -414,11 +433,14 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             found = await discover_server_log(self.host, pid=pid)
         if getattr(found, "pid", None):
             self.followed_pid = found.pid
+            self.followed_port = _port_of(found)
             self._read_command_line(found.pid)
         path = getattr(found, "path", None)
         if path:
             self.followed_pid = getattr(found, "pid", None) or None
             self._say_followed_elsewhere()
+            if self.followed_pid is not None and self.followed_port is not None:
+                self._connect_followed_bench(self.followed_pid, self.followed_port)
             if pane is not None and pane.is_attached:
                 try:
                     # the note first: a narrow pane cuts the title's end
@@ -428,16 +450,46 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                     pass
             return found.path
         message = getattr(found, "explanation", None) or "no running SGLang server found"
-        self._log_marker(f"{message}; start specdash with --log PATH to follow a file")
+        self._log_marker(message if "--log PATH" in message else f"{message}; start specdash with --log PATH to "
+                         "follow a file")
         return None
+
+    async def _servers_alive(self, procs: list) -> set[int]:
+        """The PIDs of ``procs`` (listed by the server chooser) still running (HostError when the host is gone)."""
+        from specdash.logs.discover import still_running
+
+        return await still_running(self.host, procs)
 
     def followed_elsewhere_text(self) -> str:
         """The scope of x, r, b and S while the followed server was discovered, not launched from this console
-        (plain text), else ""."""
+        (plain text), else "". ``b`` benchmarks it when its port is known (a benchmark does not change the server);
+        x, r and S (which restarts the server) stay with a server launched here."""
         if self.followed_pid is None or self.run_handle is not None:
             return ""
-        return (f"the followed server (PID {self.followed_pid}) was not launched from here: x, r, b and S act only "
-                "on a server launched from this console (l)")
+        if self.followed_port is not None:
+            return (f"the followed server (PID {self.followed_pid}) was not launched from here: b benchmarks it (a "
+                    "benchmark does not change the server); x, r and S act only on a server launched from this "
+                    "console (l): S restarts the server for each configuration")
+        return (f"the followed server (PID {self.followed_pid}) was not launched from here and its port is not "
+                "known: x, r, b and S act only on a server launched from this console (l); benchmark it with "
+                "specdash bench --url http://127.0.0.1:PORT")
+
+    @work(group="bench-url", exclusive=True)
+    async def _connect_followed_bench(self, pid: int, port: int) -> None:
+        """Point the bench pane at the followed server's port (through an SSH forward for a remote host), so ``b``
+        benchmarks it; nothing happens once a server launched here took its place."""
+        bench = self.bench_pane
+        if bench is None or self.run_handle is not None or self.followed_pid != pid:
+            return
+        try:
+            url = await self.host.forward_port(port)
+        except Exception:  # noqa: BLE001 - b then says how to benchmark it from the command line
+            self.followed_port = None
+            self._say_followed_elsewhere()
+            return
+        if self.run_handle is None and self.followed_pid == pid:
+            bench.server_url = url
+            bench.server_address = f"{self.host.name}:{port}"
 
     def _say_followed_elsewhere(self) -> None:
         bench = self._deferred_panes.get("bench")

@@ -29,9 +29,25 @@ _PANES: tuple[tuple[str, str | None, str, str], ...] = (
 )
 
 
+def key_display(app: Any, keys: str) -> str:
+    """The keys of a binding as the footer shows them: ``"f1,question_mark"`` → ``"f1 or ?"``,
+    ``"ctrl+f"`` → ``"^f"`` (Textual's ``App.get_key_display`` for each comma-separated key)."""
+    parts = [part.strip() for part in keys.split(",") if part.strip()]
+    shown: list[str] = []
+    for part in parts:
+        try:
+            label = app.get_key_display(Binding(part, ""))
+        except Exception:  # a key Textual cannot parse is shown as written
+            label = part
+        if label not in shown:
+            shown.append(label)
+    return " or ".join(shown)
+
+
 @dataclasses.dataclass(frozen=True)
 class PaletteEntry:
-    """One palette entry: ``title`` (``"Log: Next error"``), ``key`` (the key(s) that run it, as configured),
+    """One palette entry: ``title`` (``"Log: Next error"``), ``key`` (the key(s) that run it, as configured and
+    Textual names them: ``"f1,question_mark"``; :func:`key_display` shows them as the footer does),
     ``action`` (Textual action string, parameters included), ``pane`` (the app attribute holding the pane that
     runs it, None for the app itself), ``tab`` (the tab shown before it runs, or None)."""
 
@@ -113,7 +129,7 @@ class PaneActions(Provider):
     async def discover(self) -> Hits:
         for entry in self._hits():
             yield DiscoveryHit(entry.title, lambda e=entry: self.app.run_worker(self._run(e)),
-                               help=f"key: {entry.key}")
+                               help=f"key: {key_display(self.app, entry.key)}")
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -121,4 +137,4 @@ class PaneActions(Provider):
             score = matcher.match(entry.title)
             if score > 0:
                 yield Hit(score, matcher.highlight(entry.title), lambda e=entry: self.app.run_worker(self._run(e)),
-                          help=f"key: {entry.key}")
+                          help=f"key: {key_display(self.app, entry.key)}")

@@ -1,9 +1,11 @@
 """Notices (toasts) that stay readable on a small terminal, and the list of recent ones the help screen shows.
 
 A toast is at most :data:`TOAST_WIDTH` cells wide (:data:`TOAST_WIDTH_SHARE` of the screen) and :data:`TOAST_ROWS`
-rows high (fewer on a small screen: below 120 columns or 36 rows), so it never covers the console: a longer notice
-is cut at a word, ending ``… (F1: whole text)``, and the whole text is in the help screen's "Recent notices"
-(:class:`NoticeLog`). The sizes here are the ones app.tcss gives the toast (``Toast``, ``Screen.-narrow Toast``).
+rows high (fewer on a small screen: below 120 columns or 36 rows). The toasts take rows of their own above the key
+footer (app.tcss: the rack is docked in the default layer, so the panes shrink while it shows): a notice never hides
+a pane's status line, the replay bar or the footer. A longer notice is cut at a word, ending ``… (F1: whole
+text)``, and the whole text is in the help screen's "Recent notices" (:class:`NoticeLog`). The sizes here are
+the ones app.tcss gives the toast (``Toast``, ``Screen.-narrow Toast``).
 """
 
 from __future__ import annotations

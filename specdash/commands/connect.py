@@ -65,6 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "run on the host (default: the only one, or you pick from a list)")
     server.add_argument("--server-port", type=int, metavar="PORT", help="follow the SGLang server listening on this "
                         "HTTP port (its --port) when several run on the host")
+    parser.add_argument("--command", metavar="FILE", help="start the launch builder (F3) with the launch command in "
+                        "FILE, a file on this machine (as you would paste it: env pairs, continuation lines)")
     parser.add_argument("-p", "--port", type=int, metavar="PORT", help="SSH port (overrides TARGET and ssh config)")
     parser.add_argument("-i", "--identity", metavar="IDENTITY_FILE", help="private key file for SSH")
     parser.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default ~/.ssh/known_hosts)")
@@ -91,6 +93,15 @@ def run(args: argparse.Namespace) -> int:
     if args.log and (args.pid is not None or args.server_port is not None):
         raise UsageError("--log names the file to follow; --pid and --server-port choose a server to find it: "
                          "give one of them")
+    launch_command = None
+    if args.command is not None:
+        try:
+            with open(args.command, encoding="utf-8", errors="replace") as handle:
+                launch_command = handle.read(1 << 20).strip()
+        except OSError as exc:
+            raise UsageError(f"cannot read the launch command file {args.command}: {exc.strerror or exc}") from None
+        if not launch_command:
+            raise UsageError(f"the launch command file {args.command} is empty")
     from specdash.app.keymap import load_app_config
     from specdash.config import ConfigError
     from specdash.hosts.target import open_host
@@ -126,11 +137,11 @@ def run(args: argparse.Namespace) -> int:
 
     import asyncio
 
-    return asyncio.run(_run_console(args, host, config, named, log_path, theme))
+    return asyncio.run(_run_console(args, host, config, named, log_path, theme, launch_command))
 
 
 async def _run_console(args: argparse.Namespace, host, config, named, log_path: str | None,
-                       theme: str | None) -> int:
+                       theme: str | None, launch_command: str | None = None) -> int:
     """Open the connection (asking about an unknown host key on the terminal), then the console on the same
     event loop, so the console starts on the connection checked here. Returns the exit status."""
     error = await open_connection(host, ask=_ask_on_terminal)
@@ -160,7 +171,7 @@ async def _run_console(args: argparse.Namespace, host, config, named, log_path: 
                       known_hosts=args.known_hosts, gpu_interval_s=config.gpu_interval_s, theme=theme,
                       keymap=dict(config.keymap), python=named.python if named else "python3",
                       sglang_version=named.sglang_version if named else None,
-                      server_pid=args.pid, server_port=args.server_port)
+                      server_pid=args.pid, server_port=args.server_port, launch_command=launch_command)
     app.recorder = recorder
     outcome = ConnectOutcome()
     outcome.connected = host.status.state.value == "connected"

@@ -211,6 +211,22 @@ async def summarize_servers(host: Host, candidates: tuple[ServerProcess, ...] | 
     return [summary_of(proc, targets[i] if i < len(targets) else "") for i, proc in enumerate(candidates)]
 
 
+async def still_running(host: Host, procs: list[ServerProcess]) -> set[int]:
+    """The PIDs of ``procs`` that still run the same command line (``ps -ww -o pid=,args= -p PID,...``): a server
+    that exited, became a zombie or whose PID now belongs to another program is not in the set. Raises HostError
+    when the host cannot be reached."""
+    if not procs:
+        return set()
+    pids = ",".join(str(int(p.pid)) for p in procs)
+    result = await host.run(f"ps -ww -o pid=,args= -p {pids}", timeout_s=15)
+    rows: dict[int, str] = {}
+    for row in result.stdout.splitlines():
+        pid, _, args = row.strip().partition(" ")
+        if pid.isdigit():
+            rows[int(pid)] = args.strip()
+    return {p.pid for p in procs if rows.get(p.pid) == p.args.strip()}
+
+
 def summary_of(proc: ServerProcess, readlinks: str) -> ServerSummary:
     """The :class:`ServerSummary` of ``proc`` from ``readlinks`` (``FD1_TARGET|FD2_TARGET``, what
     :func:`summarize_servers` reads). Never raises: what cannot be read is unknown."""

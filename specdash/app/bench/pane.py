@@ -116,6 +116,9 @@ SWEEP_NEEDS_LIFECYCLE = (
     "the depth sweep needs the server lifecycle: launch the server from the builder so specdash can restart it "
     "per configuration"
 )
+#: why S is off while the followed server was not launched from this console (b still benchmarks it)
+FOLLOWED_NO_SWEEP = ("S is off: the depth sweep restarts the server for each configuration, and the followed server "
+                     "was not launched from this console (l launches one from the builder's command)")
 
 
 class BenchPane(Widget, can_focus=True):
@@ -306,6 +309,9 @@ class BenchPane(Widget, can_focus=True):
             if self.followed_elsewhere:
                 return self.followed_elsewhere
             return "no server yet - b benchmarks it once one is running; S runs the depth sweep"
+        if self.followed_elsewhere:
+            return (f"server {self.server_text()}, followed (not launched from here) - b: benchmark the selected "
+                    "workload; S is off (it restarts the server)")
         note = getattr(self, "_cancel_note", "")  # a cancelled sweep stays said when the server changes under it
         return f"{note}server {self.server_text()} - b: benchmark the selected workload, S: depth sweep"
 
@@ -471,8 +477,11 @@ class BenchPane(Widget, can_focus=True):
         if self.running:
             self._set_status("a benchmark is already running (esc cancels it)", error=True)
             return
-        if self.restart_server is None or not self.base_command or (self.followed_elsewhere and not self.server_url):
-            self._set_status(self.followed_elsewhere or SWEEP_NEEDS_LIFECYCLE, error=True)
+        if self.followed_elsewhere:  # never a restart of (or a second server next to) one started elsewhere
+            self._set_status(FOLLOWED_NO_SWEEP if self.server_url else self.followed_elsewhere, error=True)
+            return
+        if self.restart_server is None or not self.base_command:
+            self._set_status(SWEEP_NEEDS_LIFECYCLE, error=True)
             return
         try:
             settings = self.settings_for(self.server_url or "http://127.0.0.1")

@@ -87,6 +87,10 @@ class HistoryProgress:
         return min(99, self.done_bytes * 100 // self.total_bytes)
 
 
+#: a marker line is never cut narrower than this many cells (a view not laid out yet reads 0 wide)
+MARKER_MIN_WIDTH = 30
+
+
 class LogPane(Widget):
     """The log pane. ``history``: where start-up durations are remembered (default: the user state dir);
     ``host``: the host name, part of the start-up history key."""
@@ -228,6 +232,18 @@ class LogPane(Widget):
         other speculative values becomes a warning finding ("the server runs X, the command predicted Y")."""
         self._predicted = (log_path, dict(predicted))
 
+    def _history_line(self, number: int, text: str) -> None:
+        """A history line the bulk reader did not analyse inline (see :meth:`feed_history_bytes`): the known-issue
+        scanner sees it, and a ``server_args=`` line is checked against the launched command's prediction (a
+        re-attached server's start-up is in the history of a long log)."""
+        text = text.rstrip("\r")
+        self.known_issues.feed(number, text)
+        if self._predicted is not None and "server_args=" in text:
+            line = LogParser().feed(text)
+            if line.kind is LineKind.server_args and line.info:
+                line.number = number
+                self._check_launch(line)
+
     def _check_launch(self, line: Any) -> None:
         assert self._predicted is not None
         mismatches = config_mismatches(self._predicted[1], line.info)
@@ -280,9 +296,8 @@ class LogPane(Widget):
         if reader is None:
             from specdash.sglang.known_issues import KNOWN_ISSUES
 
-            feed_issue = self.known_issues.feed
             reader = history.reader = BulkReader(
-                self.analyzer, on_line=lambda number, text: feed_issue(number, text.rstrip("\r")),
+                self.analyzer, on_line=self._history_line,
                 watch=(pattern.needle for entry in KNOWN_ISSUES for pattern in entry.logs))
         reader.feed(block)
         history.index.add_block(block, offset)
@@ -399,8 +414,15 @@ class LogPane(Widget):
             self._dirty = True
 
     def marker(self, text: str) -> None:
-        """Insert a visually distinct marker line, e.g. ``── reconnected ──``."""
-        self.view.append_marker(text)
+        """Insert a visually distinct marker line, e.g. ``── reconnected ──``; a text wider than the view (beside
+        the findings panel, or at 80 columns) takes several marker lines, cut at words, so none of it is hidden."""
+        import textwrap
+
+        width = self.view.scrollable_content_region.width or self.view.size.width
+        lines = textwrap.wrap(text, width=max(MARKER_MIN_WIDTH, width - 1), subsequent_indent="  ",
+                              break_on_hyphens=False) if width and len(text) >= width else [text]
+        for line in lines or [text]:
+            self.view.append_marker(line)
         self._update_status()
 
     def server_gone(self) -> None:

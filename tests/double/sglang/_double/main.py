@@ -58,8 +58,26 @@ class Launcher:
         self.crash = scenario.get("crash") or None
         self.http = None
         self.engine: Engine | None = None
+        self.rewrites = self._post_init_rewrites()
 
     # -- helpers --------------------------------------------------------------------------------
+    def _post_init_rewrites(self) -> dict[str, object]:
+        """The one ServerArgs rewrite the double computes rather than scripts, as SGLang does from 0.4.10 on
+        (``python/sglang/srt/server_args.py``, the EAGLE block of ``__post_init__`` / ``_handle_speculative_decoding``):
+        with ``speculative_eagle_topk == 1`` and ``speculative_num_draft_tokens != speculative_num_steps + 1`` it
+        logs ``speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk ==
+        1`` and sets the draft tokens to steps + 1. Not in era 0.4.5 (the rule came later), not for NGRAM, and a
+        value the scenario scripts under ``server_args`` still wins."""
+        args = self.args
+        algo = str(getattr(args, "speculative_algorithm", None) or "").upper()
+        if self.scenario["era"] == "0.4.5" or algo not in ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE"):
+            return {}
+        steps, topk = getattr(args, "speculative_num_steps", None), getattr(args, "speculative_eagle_topk", None)
+        tokens = getattr(args, "speculative_num_draft_tokens", None)
+        if topk == 1 and isinstance(steps, int) and tokens != steps + 1:
+            return {"speculative_num_draft_tokens": steps + 1}
+        return {}
+
     def avail_gb(self) -> float:
         return self.scenario["gpu"]["total_gb"] - self.used_mib / _GB
 
@@ -123,7 +141,13 @@ class Launcher:
     def startup(self) -> None:
         sc, args, log = self.scenario, self.args, self.log
         for warning in sc["warnings"]:
-            log.warning(str(warning))
+            # SGLang prints its speculative warnings (overlap scheduler off, draft tokens adjusted) only inside the
+            # speculative block of ServerArgs: a launch without --speculative-algorithm (a sweep's baseline) has none
+            if self.speculative or "speculative" not in str(warning).lower():
+                log.warning(str(warning))
+        adjusted = "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1"
+        if self.rewrites and adjusted not in [str(w) for w in sc["warnings"]]:
+            log.warning(adjusted)
         self.wait(self.phase_time("args"))
         self.maybe_crash("args")
         log.server_args(self.server_args_fields())
@@ -236,7 +260,9 @@ class Launcher:
     def sa(self, name: str):
         """A server arg as SGLang would show it: scenario's scripted post-rewrite value, else the flag value."""
         scripted = self.scenario["server_args"]
-        return scripted[name] if name in scripted else getattr(self.args, name, None)
+        if name in scripted:
+            return scripted[name]
+        return self.rewrites[name] if name in self.rewrites else getattr(self.args, name, None)
 
     def server_args_fields(self) -> list[tuple[str, object]]:
         fields = dict(vars(self.args))
@@ -244,6 +270,7 @@ class Launcher:
             fields["tokenizer_path"] = fields["model_path"]
         if fields.get("served_model_name") is None:
             fields["served_model_name"] = fields["model_path"]
+        fields.update(self.rewrites)
         fields.update(self.scenario["server_args"])
         return list(fields.items())
 

@@ -50,7 +50,8 @@ DEFAULTS: dict = {
     # lines printed before logging is configured (bare before the 2026 era, timestamped in 2026), e.g.
     # "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1"
     "warnings": [],
-    # post-rewrite values shown in the server_args= line and /get_server_info (scripted, never computed)
+    # post-rewrite values shown in the server_args= line and /get_server_info (scripted; only the topk == 1 draft
+    # tokens rewrite is computed, see main.Launcher._post_init_rewrites)
     "server_args": {},
     # GPU memory per scheduler rank (MiB, registered in the fake nvidia-smi state as each phase ends)
     "gpu": {

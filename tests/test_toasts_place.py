@@ -1,0 +1,84 @@
+"""Toasts take rows of their own above the key footer: a notice never hides a pane's status line (the GPU pane's
+kill result, the log's status, the replay bar), at 80x24 and at 160x48, GPU pane focused or not."""
+
+from __future__ import annotations
+
+import pytest
+from support.double import host_env
+from support.pilot import screen_text, wait_until
+from test_gpu_pane_short import _over_total_session
+from textual.widgets import Static
+from textual.widgets._toast import Toast
+
+from specdash.app.main import SpecdashApp
+from specdash.app.replay import ReplayApp
+from specdash.hosts.local import LocalHost
+from specdash.session.reader import read_session
+
+KILLED = "killed 2 of 2 processes of group 10206 (GPU 0: 121966 -> 61305 MiB)"
+NOTICE = "killed 2 of 2 processes of group 10206 - GPU 0 memory is back: 121966 -> 61305 MiB, the rest is free now"
+
+
+def _shown_rows(app, widget_ids: list[str]) -> dict[str, str]:
+    """The text on screen in the first row of each widget of ``widget_ids`` that is on screen now."""
+    visible = app.screen._compositor.visible_widgets
+    rows = screen_text(app).splitlines()
+    shown = {}
+    for widget_id in widget_ids:
+        widget = app.query_one(widget_id)
+        if widget in visible and widget.region.height > 0:
+            shown[widget_id] = rows[widget.region.y][widget.region.x:widget.region.right].strip()
+    return shown
+
+
+async def _assert_notice_hides_no_status_line(app, pilot, status_ids: list[str], must_show: list[str]) -> None:
+    app.query_one("#gpu-status", Static).update(KILLED)
+
+    def all_shown() -> bool:
+        shown = _shown_rows(app, status_ids)
+        return set(must_show) <= set(shown) and ("#gpu-status" not in must_show or KILLED[:30] in shown["#gpu-status"])
+
+    await wait_until(pilot, all_shown, what="the status lines on screen", state=lambda: screen_text(app))
+    await pilot.pause(0.2)
+    before = _shown_rows(app, status_ids)
+    assert set(must_show) <= set(before), (before, screen_text(app))
+    assert any(KILLED[:30] in row for row in before.values()) == ("#gpu-status" in before), before
+    app.notify(NOTICE, title="GPU memory released", timeout=30)
+    await wait_until(pilot, lambda: app.screen.query(Toast) and "GPU memory released" in screen_text(app),
+                     what="the notice on screen", state=lambda: screen_text(app))
+    await pilot.pause(0.3)
+    text = screen_text(app)
+    assert "121966 -> 61305 MiB, the rest is free now" in " ".join(text.split()).replace("▌ ", ""), text
+    after = _shown_rows(app, status_ids)
+    for status_id, row in before.items():
+        assert after.get(status_id) == row, (status_id, row, text)
+    assert "f1" in text.splitlines()[-1], text  # the key footer stays the bottom row, not under a toast
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+@pytest.mark.parametrize("gpu_focused", [False, True])
+async def test_a_notice_hides_no_status_line_in_the_console(tmp_path, size, gpu_focused):
+    log = tmp_path / "server.log"
+    log.write_text("[2026-01-01 10:00:00] The server is fired up and ready to roll!\n")
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(log), gpu_interval_s=0.3)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await wait_until(pilot, lambda: "no orphaned GPU memory" in screen_text(app), what="the GPU pane",
+                         state=lambda: screen_text(app))
+        if gpu_focused:
+            await pilot.press("f5")
+            await pilot.pause(0.3)
+        shown = ["#gpu-summary", "#log-status"] + (["#gpu-status"] if gpu_focused or size[1] > 24 else [])
+        await _assert_notice_hides_no_status_line(app, pilot, ["#gpu-status", "#gpu-summary", "#log-status"], shown)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_a_notice_hides_no_status_line_in_the_replay(tmp_path, monkeypatch, size):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    app = ReplayApp(read_session(_over_total_session(tmp_path / "s.yaml")), start_paused=True)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.query_one("#replay-status", Static).region.height > 0,
+                         what="the replay bar")
+        await pilot.press("f5")
+        await pilot.pause(0.3)
+        await _assert_notice_hides_no_status_line(app, pilot, ["#gpu-status", "#replay-status", "#log-status"],
+                                                  ["#gpu-status", "#replay-status", "#log-status"])
