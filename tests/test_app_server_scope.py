@@ -120,6 +120,10 @@ async def test_kill_dialog_says_pid_alone_and_points_at_x_then_quit_names_the_se
                          what="re-attached")
         await wait_until(pilot, lambda: handle.log_path in str(again.log_pane.border_title), what="log path title")
         assert f"re-attached, PGID {handle.pgid}" in str(again.log_pane.border_title)
+        # b benchmarks the re-attached server (it said "no server to benchmark")
+        await wait_until(pilot, lambda: again.bench_pane.server_url == f"http://127.0.0.1:{port}",
+                         what="the bench pane pointed at the re-attached server",
+                         state=lambda: again.bench_pane.server_url)
         assert "not launched from here" not in screen_text(again)
 
 

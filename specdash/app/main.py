@@ -370,6 +370,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if self.gpu_pane is not None:
             self.gpu_pane.set_server_pgids({runs[0].pgid})
         self._poll_server()
+        self._connect_bench(runs[0])  # b and S act on a re-attached server as on one launched in this session
         self._follow_command_of(runs[0].command)
         return runs[0].log_path
 
