@@ -212,3 +212,31 @@ async def test_the_try_local_command_on_the_default_double_raises_no_false_misma
         await pilot.pause(0.3)
         assert not [f for f in app.log_pane.findings if f.kind == "launch_mismatch"]
         assert "the command predicted" not in screen_text(app)
+
+
+async def test_the_header_says_stopping_while_a_server_that_ignores_sigterm_is_stopped(tmp_path, started_groups,
+                                                                                      monkeypatch):
+    """x on a server that ignores SIGTERM: until it is gone the header says what is happening (before, it said
+    ``ready`` for the whole grace period, then ``stopped``)."""
+    from specdash.app import lifecycle
+    from specdash.app.status_bar import StatusBar
+
+    monkeypatch.setattr(lifecycle, "STOP_GRACE_S", 3.0)
+    env = host_env(tmp_path, "stubborn")
+    app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await launch_until_ready(pilot, app, started_groups, harness.launch_command(harness.free_port()))
+        pgid = app.run_handle.pgid
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="stop dialog")
+        await pilot.press("y")
+
+        def header() -> str:
+            return str(app.query_one(StatusBar).render())
+
+        await wait_until(pilot, lambda: "server: stopping" in header(), what="the header while stopping",
+                         state=header)
+        assert f"(SIGTERM sent to process group {pgid}; SIGKILL after 3 s)" in header()
+        await wait_until(pilot, lambda: app.status_bar.server_state == "stopped" and "stopping" not in header(),
+                         what="stopped", state=header)
+        assert harness.pids_in_group(pgid) == []

@@ -23,6 +23,8 @@ from specdash.text.redaction import redact_text
 
 #: Seconds between two polls of the launched server's state (process group and log tail, one Host.run).
 SERVER_POLL_S = 2.0
+#: seconds between SIGTERM and SIGKILL when x or r stops the server (:func:`specdash.server.stop`)
+STOP_GRACE_S = 15.0
 #: Once the server was seen ready, ``/health`` is asked on every this many polls only (one access line per minute).
 HEALTH_EVERY_POLLS = 30
 
@@ -295,7 +297,7 @@ class LifecycleActions(_Base):
             return
         details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {markup(self.host.name)}\n"
                    f"{markup(redact_text(parse_command(handle.command).launcher or 'server'))} … port {handle.port}\n"
-                   "SIGTERM to the group, SIGKILL after 15 s." + self._sweep_note())
+                   f"SIGTERM to the group, SIGKILL after {STOP_GRACE_S:g} s." + self._sweep_note())
         self.push_screen(ConfirmScreen("Stop the server?", details, "Stop"), self._confirmed_stop)
 
     def _sweep_note(self) -> str:
@@ -330,7 +332,11 @@ class LifecycleActions(_Base):
         handle = self.run_handle
         if handle is None:  # gone while the restart settled
             return
-        result = await stop(self.host, handle)
+        self.status_bar.stopping = f"SIGTERM sent to process group {handle.pgid}; SIGKILL after {STOP_GRACE_S:g} s"
+        try:
+            result = await stop(self.host, handle, grace_s=STOP_GRACE_S)
+        finally:
+            self.status_bar.stopping = ""
         self.record_command("stopped", handle.command, handle=handle, exit_reason=result.describe())
         self._server_alive = False
         self.notify(result.describe(), severity="information" if result.gone else "warning", timeout=10)
@@ -372,12 +378,15 @@ class LifecycleActions(_Base):
         if handle is None:  # gone while the restart settled
             return
         sampler = make_sampler(self.host)
+        self.status_bar.stopping = (f"restart: SIGTERM sent to process group {handle.pgid}; SIGKILL after "
+                                    f"{STOP_GRACE_S:g} s, then the launch")
         try:
             result = await restart(
                 self.host, handle,
                 gpu_memory_held_by=lambda pgid: memory_held_by_group(self.host, pgid, sampler.sample_once),
-                command=command, flag_release=self._flag_release())
+                command=command, flag_release=self._flag_release(), grace_s=STOP_GRACE_S)
         finally:
+            self.status_bar.stopping = ""
             await sampler.close()
         if result.new_handle is None:
             self.notify(f"{markup(result.describe())} — tag what still holds memory in the GPU pane and press K, "

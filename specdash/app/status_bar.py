@@ -17,7 +17,8 @@ _CONN_STYLE = {
     ConnState.FAILED: "status-bad",
 }
 _SERVER_STYLE: dict[str, str] = {ServerState.READY: "status-ok", ServerState.STARTING: "status-warn",
-                                 ServerState.CRASHED: "status-bad", ServerState.STOPPED: "status-dim"}
+                                 ServerState.CRASHED: "status-bad", ServerState.STOPPED: "status-dim",
+                                 "stopping": "status-warn"}
 
 
 class StatusBar(Static):
@@ -35,6 +36,10 @@ class StatusBar(Static):
     server_state: reactive[str] = reactive(ServerState.UNKNOWN)
     server_detail: reactive[str] = reactive("")
     mode: reactive[str] = reactive("")
+    #: while specdash stops or restarts the server it launched: what it is doing (``"SIGTERM sent to process group
+    #: 812; SIGKILL after 15 s"``); the header says ``stopping`` with it instead of the last polled state (a server
+    #: still answers /health until it exits, and SGLang often takes 10-30 s to)
+    stopping: reactive[str] = reactive("")
 
     def __init__(self, host_name: str, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -51,7 +56,8 @@ class StatusBar(Static):
         than cut at the edge: narrower separators and no ``host`` label, the mode without its details (the replay
         bar at the bottom shows the replay clock), no mode, a shorter host name; the server's detail is then cut
         with ``…`` to the room left, so the server state is always shown (``specdash`` itself goes last)."""
-        detail = f" ({self.server_detail})" if self.server_detail else ""
+        shown = self.stopping or self.server_detail
+        detail = f" ({shown})" if shown else ""
         full = self._build(self.host_name, self.mode, detail, wide=True)
         if full.cell_len <= width:
             return full
@@ -82,8 +88,9 @@ class StatusBar(Static):
             text.append("● ", style=style)
             text.append(conn.describe(), style=style)
         text.append(f"{sep}server: ", style="dim")
-        sstyle = self.get_component_rich_style(_SERVER_STYLE.get(self.server_state, "status-dim"), partial=True)
-        text.append(self.server_state, style=sstyle)
+        state = "stopping" if self.stopping else self.server_state
+        sstyle = self.get_component_rich_style(_SERVER_STYLE.get(state, "status-dim"), partial=True)
+        text.append(state, style=sstyle)
         if detail:
             text.append(detail, style="dim")
         if mode:
