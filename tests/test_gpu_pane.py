@@ -268,3 +268,16 @@ async def test_a_sample_inspected_while_the_server_crashes_shows_its_workers_as_
             assert [p.process_class for p in pane.processes] == ["orphan"]
     finally:
         reap_group(pgid)
+
+
+async def test_a_poll_landing_while_the_pane_is_torn_down_is_dropped(tmp_path):
+    """Quitting right after a stop: the server poll's last word (set_server_pgids) reached a pane whose widgets
+    were already being removed, and the NoMatches failed the worker (``WorkerFailed`` at exit)."""
+    state = FakeGpuState(tmp_path / "gpu.json", gpus=1)
+    app = PaneApp(LocalHost(env=state.env()))
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(GpuPane)
+        await wait_for(pilot, lambda: pane.view is not None)
+        await pane.query_one("#gpu-devices").remove()  # as during the app's teardown
+        pane.set_server_pgids(set())  # no NoMatches
+        assert pane.view is not None

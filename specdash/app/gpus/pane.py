@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.coordinate import Coordinate
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
@@ -246,6 +247,12 @@ class GpuPane(Widget, can_focus=False):
         self.view = view
         if not self.is_attached or not self.children:
             return  # the app is shutting down: nothing to render into
+        try:
+            self._render_view(view)
+        except NoMatches:  # the app is tearing the pane down (a stop's last poll can land here): nothing to render
+            pass
+
+    def _render_view(self, view: GpuView) -> None:
         self.query_one("#gpu-devices", Static).update(devices_markup(view.snapshot, self.size.width))
         no_gpu = bool(view.snapshot.error)
         summary = "" if no_gpu else summary_markup(view.summary, view.processes,
