@@ -211,18 +211,34 @@ async def read_range_bytes(host: Host, path: str, start: int, end: int) -> Async
         return
     command = (f"tail -c +{int(start) + 1} -- {quote(path)} | head -c {int(end) - int(start)} "
                f"| base64 -w {RANGE_FRAME_CHARS}")
-    position, buffer = start, b""
+    lines = _WholeLines(start)
     async with contextlib.aclosing(host.stream(command)) as frames:
         async for frame in frames:
-            buffer += base64.b64decode(frame.strip())
-            cut = buffer.rfind(b"\n") + 1
-            if not cut:
-                continue
-            block, buffer = buffer[:cut], buffer[cut:]
-            yield position, block
-            position += cut
-    if buffer:
-        yield position, buffer
+            whole = lines.feed(base64.b64decode(frame.strip()))
+            if whole is not None:
+                yield whole
+    if (rest := lines.rest()) is not None:
+        yield rest
+
+
+class _WholeLines:
+    """A byte stream cut into blocks of whole lines: :meth:`feed` returns ``(offset of the block, block)`` once a
+    newline has come (else None), :meth:`rest` the last line the stream's end cut (None when it ended on a newline)."""
+
+    def __init__(self, start: int) -> None:
+        self.position, self.buffer = start, b""
+
+    def feed(self, data: bytes) -> tuple[int, bytes] | None:
+        self.buffer += data
+        cut = self.buffer.rfind(b"\n") + 1
+        if not cut:
+            return None
+        block, self.buffer = self.buffer[:cut], self.buffer[cut:]
+        at, self.position = self.position, self.position + cut
+        return at, block
+
+    def rest(self) -> tuple[int, bytes] | None:
+        return (self.position, self.buffer) if self.buffer else None
 
 
 async def _read_range_here(path: str, start: int, end: int) -> AsyncIterator[tuple[int, bytes]]:
@@ -237,21 +253,17 @@ async def _read_range_here(path: str, start: int, end: int) -> AsyncIterator[tup
     except (OSError, ValueError):
         return
     try:
-        position, buffer, at = start, b"", start
+        lines, at = _WholeLines(start), start
         while at < end:
             data = os.pread(fd, min(chunk, end - at), at)
             if not data:
                 break  # the file is shorter
             at += len(data)
-            buffer += data
-            cut = buffer.rfind(b"\n") + 1
-            if not cut:
-                continue
-            block, buffer = buffer[:cut], buffer[cut:]
-            yield position, block
-            position += cut
-        if buffer:
-            yield position, buffer
+            whole = lines.feed(data)
+            if whole is not None:
+                yield whole
+        if (rest := lines.rest()) is not None:
+            yield rest
     except OSError:
         return
     finally:
