@@ -99,8 +99,12 @@ class LogLivenessMixin:
                 # a piped server seen before stays the source once it is gone (no process writes the log then
                 # either, and "stopped" says more than the old log's last state)
                 piped_seen = getattr(self, "_piped", None) is not None
+                # a server the user named (--pid / --server-port / the chooser) speaks through its health even when
+                # it does not write the followed file
+                named = bool(getattr(self, "server_pid", None) or getattr(self, "server_port", None)
+                             or self.followed_pid)
                 header = await self._piped_server_header() \
-                    if answer == WRITER_UNKNOWN or (answer == WRITER_NONE and piped_seen) else None
+                    if answer == WRITER_UNKNOWN or (answer == WRITER_NONE and (piped_seen or named)) else None
             except HostError:
                 answer, header = None, None  # connection trouble: the connection state says so; ask again
             if self.run_handle is not None or path != self.log_path or self._log_state != (state, detail):

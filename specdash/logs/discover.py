@@ -260,13 +260,50 @@ def _ago(seconds: int) -> str:
 WRITER_LIVE, WRITER_NONE, WRITER_UNKNOWN = "live", "none", "unknown"
 
 
+def _glob_literal(text: str) -> str:
+    """``text`` as a ``find -lname`` pattern that matches only itself (``*``, ``?``, ``[`` and ``\\`` escaped)."""
+    return "".join("\\" + c if c in "*?[\\" else c for c in text)
+
+
+async def held_open_for_writing(host: Host, path: str) -> bool | None:
+    """Does any process on ``host`` hold the file ``path`` (resolved with ``readlink -f``) open for writing? A log
+    being written is held open by its writer: ``> file``, ``| tee file``, ``nohup``. True when a descriptor of it
+    has write access (``/proc/PID/fdinfo/N`` flags with ``O_WRONLY`` or ``O_RDWR``; readers such as specdash's own
+    ``tail`` do not count); False when none has and every process's descriptors could be read; None when that
+    cannot be told (another user's processes, no ``/proc``, the command failed). Raises
+    :class:`~specdash.hosts.base.HostError` when the host cannot be reached."""
+    real = (await host.run(f"readlink -f {shlex.quote(path)}", timeout_s=15)).stdout.strip()
+    if not real.startswith("/"):
+        return None
+    # only a find that knows -lname and -readable (GNU) can say "nobody": any other answers nothing (None)
+    command = ("find /proc/self -maxdepth 0 -readable -lname x >/dev/null 2>&1 || exit 0; "
+               f"for f in $(find /proc/[0-9]*/fd -maxdepth 1 -lname {shlex.quote(_glob_literal(real))} "
+               "2>/dev/null); do sed -n \"s|^flags:[[:space:]]*|$f |p\" \"${f%/fd/*}/fdinfo/${f##*/}\" 2>/dev/null; "
+               "done; echo scanned; find /proc/[0-9]*/fd -maxdepth 0 ! -readable 2>/dev/null | head -n 1 | "
+               "sed 's/^/unreadable /'")
+    result = await host.run(command, timeout_s=30)
+    lines = result.stdout.splitlines()
+    if "scanned" not in lines:
+        return None
+    for line in lines:
+        fields = line.split()
+        if len(fields) == 2 and fields[0].startswith("/proc/"):
+            try:
+                if int(fields[1], 8) & (os.O_WRONLY | os.O_RDWR):
+                    return True
+            except ValueError:
+                continue
+    return None if any(line.startswith("unreadable ") for line in lines) else False
+
+
 async def log_writer(host: Host, path: str) -> tuple[str, int | None]:
     """Does a running SGLang server write ``path`` (its stdout or stderr is that file)? Returns ``(answer, pid)``:
     ``("live", PID)``; ``("none", None)`` when no server runs on ``host``, or every server's output goes to another
-    known file; ``("unknown", None)`` when some server's output cannot be read (another user's process, a pipe
-    such as ``| tee``) and none is known to write ``path``. Reads ``ps``, ``readlink -f PATH`` and
-    ``/proc/PID/fd/1|2`` through ``host.run``. Raises :class:`~specdash.hosts.base.HostError` when the host cannot
-    be reached."""
+    known file, or when no process holds ``path`` open for writing (:func:`held_open_for_writing`: an old log);
+    ``("unknown", None)`` when some server's output cannot be read (another user's process, a pipe such as
+    ``| tee``), none is known to write ``path`` and something may hold it open for writing. Reads ``ps``,
+    ``readlink -f PATH``, ``/proc/PID/fd/1|2`` and ``/proc/*/fdinfo`` through ``host.run``. Raises
+    :class:`~specdash.hosts.base.HostError` when the host cannot be reached."""
     result = await host.run(_PS_COMMAND, timeout_s=15)
     _, _, table = result.stdout.partition("\n")
     candidates = parse_ps(table, own_pid=os.getpid() if host.is_local else None)
@@ -278,6 +315,6 @@ async def log_writer(host: Host, path: str) -> tuple[str, int | None]:
     for summary in summaries:
         if summary.log is not None and summary.log in wanted:
             return WRITER_LIVE, summary.process.pid
-    if any(summary.log is None for summary in summaries):
-        return WRITER_UNKNOWN, None
+    if any(summary.log is None for summary in summaries) and await held_open_for_writing(host, path) is not False:
+        return WRITER_UNKNOWN, None  # a server writes to a pipe, and something (tee?) may write this file
     return WRITER_NONE, None
