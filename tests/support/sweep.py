@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+import threading
 
 from bench_server import BenchServerProcess
 
@@ -35,6 +36,7 @@ class FakeLifecycle:
         self.servers: list[BenchServerProcess] = []
         self.extra = extra or {}
         self.hang_on_call = hang_on_call
+        self._starting: list[threading.Thread] = []
 
     async def restart(self, command: str) -> str:
         self.commands.append(command)
@@ -45,10 +47,20 @@ class FakeLifecycle:
         words = shlex.split(command)
         depth = int(words[words.index("--speculative-num-draft-tokens") + 1]) if "--speculative-num-draft-tokens" in words else 0
         config = {"ttft_s": 0.02, **self.timings[depth], **self.extra}
-        server = await asyncio.to_thread(BenchServerProcess(config).start)
+        # listed and started in a thread of its own before any await: a test that ends while the server starts
+        # (the sweep's worker cancelled) still stops it in close(), which waits for the start first
+        server = BenchServerProcess(config)
         self.servers.append(server)
+        starting = threading.Thread(target=server.start, daemon=True)
+        self._starting.append(starting)
+        starting.start()
+        await asyncio.to_thread(starting.join)
+        if not server.url:
+            raise RuntimeError("the bench server did not start")
         return server.url
 
     def close(self):
+        for starting in self._starting:
+            starting.join(timeout=60)
         for server in self.servers:
             server.stop()
