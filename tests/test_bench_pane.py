@@ -127,21 +127,32 @@ async def test_keys_explain_what_is_missing():
         assert "read-only" in pane.status and not pane.running
 
 
-async def test_S_runs_the_sweep_through_the_injected_lifecycle(state_dir):
-    # chain-5 streams 4 tokens per 30 ms verify step, the baseline 1 token per 30 ms: ~3x
-    fake = FakeLifecycle(timings={0: {"tokens_per_chunk": 1, "chunk_delay_s": 0.03, "speculative": False},
+def two_point_lifecycle() -> FakeLifecycle:
+    """Bench servers for a baseline and chain-5: chain-5 streams 4 tokens per 30 ms verify step, the baseline 1
+    token per 30 ms (~3x)."""
+    return FakeLifecycle(timings={0: {"tokens_per_chunk": 1, "chunk_delay_s": 0.03, "speculative": False},
                                   5: {"tokens_per_chunk": 4, "chunk_delay_s": 0.03}})
+
+
+def two_point_sweep(app, fake: FakeLifecycle) -> BenchPane:
+    """The app's bench pane set to sweep baseline and chain-5 (one run each, 4 short requests) through ``fake``."""
+    pane = app.query_one(BenchPane)
+    pane.bench_overrides = {"num_requests": 4, "concurrency": 2, "output_len": 9, "warmup_requests": 0,
+                            "api": "generate"}
+    pane.restart_server = fake.restart
+    pane.base_command = BASE
+    pane.sweep_definition = SweepDefinition(
+        (SweepPoint("baseline", speculative=False), SweepPoint("chain-5", True, None, 4, 1, 5)), repeats=1
+    )
+    return pane
+
+
+async def test_S_runs_the_sweep_through_the_injected_lifecycle(state_dir):
+    fake = two_point_lifecycle()
     try:
         app = PaneApp(None)
         async with app.run_test(size=(160, 48)) as pilot:
-            pane = app.query_one(BenchPane)
-            pane.bench_overrides = {"num_requests": 4, "concurrency": 2, "output_len": 9, "warmup_requests": 0,
-                                    "api": "generate"}
-            pane.restart_server = fake.restart
-            pane.base_command = BASE
-            pane.sweep_definition = SweepDefinition(
-                (SweepPoint("baseline", speculative=False), SweepPoint("chain-5", True, None, 4, 1, 5)), repeats=1
-            )
+            pane = two_point_sweep(app, fake)
             await pilot.press("S")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
             plan = app.screen.query_one("#confirm-body", Static).render()
@@ -389,19 +400,11 @@ async def test_80x24_console_f4_after_a_sweep_shows_the_sweep_not_only_the_runs(
 async def test_an_unstable_sweep_says_why_and_m_measures_only_the_unstable_configs_again(state_dir):
     from specdash.bench.stats import repeat_spread
 
-    fake = FakeLifecycle(timings={0: {"tokens_per_chunk": 1, "chunk_delay_s": 0.03, "speculative": False},
-                                  5: {"tokens_per_chunk": 4, "chunk_delay_s": 0.03}})
+    fake = two_point_lifecycle()
     try:
         app = PaneApp(None)
         async with app.run_test(size=(160, 48)) as pilot:
-            pane = app.query_one(BenchPane)
-            pane.bench_overrides = {"num_requests": 4, "concurrency": 2, "output_len": 9, "warmup_requests": 0,
-                                    "api": "generate"}
-            pane.restart_server = fake.restart
-            pane.base_command = BASE
-            pane.sweep_definition = SweepDefinition(
-                (SweepPoint("baseline", speculative=False), SweepPoint("chain-5", True, None, 4, 1, 5)), repeats=1
-            )
+            pane = two_point_sweep(app, fake)
             await pilot.press("S")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
             await pilot.press("y")
