@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Label, Select, Static, TextArea
 
 from specdash.app.builder.clipboard import osc52_sequence, write_command_file
+from specdash.app.keymap import key_for
 from specdash.app.pairing import PairingView
 from specdash.app.styles import load_tcss
 from specdash.sglang.diagnostics import Edit, Fix
@@ -527,7 +528,7 @@ class BuilderPane(Widget):
             # small screen: the whole message wraps in its row, with its fix (the detail is below the fold)
             cell = Text(f"{d.code}: {d.message}")
             if d.fix:
-                cell.append(f"\nfix (ctrl+f): {d.fix.description}", style="bold")
+                cell.append(f"\nfix ({key_for(self, 'builder.apply_fix')}): {d.fix.description}", style="bold")
             if d.link:
                 cell.append(f"\nsee: {d.link}")
             diags.add_row(sev, cell, key=str(i), height=None)
@@ -558,8 +559,9 @@ class BuilderPane(Widget):
         notice = self.query_one("#builder-version-notice", Static)
         notice.update(markup(report.version_notice or ""))
         notice.display = bool(report.version_notice)
-        self._status(f"{errors} error(s) · {overrides} override(s) · ctrl+f apply fix · ctrl+o copy · "
-                     "ctrl+r SGLang dry run")
+        fix, copy, dry = (key_for(self, i) for i in ("builder.apply_fix", "builder.copy", "builder.dry_run"))
+        self._status(f"{errors} error(s) · {overrides} override(s) · {fix} apply fix · {copy} copy · "
+                     f"{dry} SGLang dry run")
 
     def _show_rules_version(self) -> None:
         """The ``sglang`` field shows the release whose rules the diagnostics use, as the title does: what the user
@@ -594,7 +596,8 @@ class BuilderPane(Widget):
                 text.append(f"{d.code}: {d.message}\n")
         if wanted:
             more = f"{len(wanted) - 2} more · " if len(wanted) > 2 else ""
-            text.append(f"{more}esc: the list, each finding's detail and fix (ctrl+f)", style="dim")
+            text.append(f"{more}{key_for(self, 'builder.leave_editor')}: the list, each finding's detail and fix "
+                        f"({key_for(self, 'builder.apply_fix')})", style="dim")
         headline.update(text)
         headline.set_class(bool(wanted), "-shown")
 
@@ -645,7 +648,7 @@ class BuilderPane(Widget):
             detail.update("")
             return
         d = self._report.diagnostics[row]
-        fix = f"\nfix (ctrl+f): {d.fix.description}" if d.fix else ""
+        fix = f"\nfix ({key_for(self, 'builder.apply_fix')}): {d.fix.description}" if d.fix else ""
         where = f" [{d.exception} at {d.stage}]" if d.severity == "error" and d.exception else ""
         text = Text(f"{_SEVERITY_TEXT[d.severity]} {d.code}{where}: ", style=self._style(d.severity))
         text.append(d.message + fix)
