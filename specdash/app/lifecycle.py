@@ -18,6 +18,7 @@ from specdash.app.keymap import key_for
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.app.readonly_keys import refusal_text
 from specdash.hosts.base import Host
+from specdash.session.events import SWEEP_RESTARTED
 from specdash.sglang.command import parse_command
 from specdash.text.display import markup
 from specdash.text.redaction import redact_text
@@ -215,6 +216,8 @@ class LifecycleActions(_Base):
                 handle = result.new_handle
             else:
                 handle = await launch(self.host, command, flag_release=self._flag_release())
+            # before its log's lines: a replay then knows this log is a sweep configuration's
+            self.record_command(SWEEP_RESTARTED, command, handle=handle)
             self._adopt(handle)
             return handle
 

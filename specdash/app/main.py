@@ -677,10 +677,16 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
     def on_log_pane_finding_added(self, message) -> None:
         """Record the finding; on low acceptance point at the builder's draft/target pairing check and what it
         found (a draft fed the wrong hidden layers looks exactly like this, and no log line says so)."""
+        from specdash.logs.findings import ALMOST_NEVER_ACCEPTED
+
         finding = message.finding
         self.record_finding(finding)
         if getattr(finding, "kind", "") != "low_acceptance":
             return
+        log = self.log_pane
+        mean = (getattr(finding, "data", None) or {}).get("mean_accept_len")
+        if log is not None and log.analyzer.engine.in_depth_sweep and (mean is None or mean > ALMOST_NEVER_ACCEPTED):
+            return  # a deep sweep configuration accepts a small share of its drafts: the sweep's table says more
         builder = self._deferred_panes.get("builder")  # not built yet: it has no command, so no pairing report
         pairing = getattr(builder, "pairing_report", None) if builder is not None else None
         if pairing is not None and pairing.diagnostics:
