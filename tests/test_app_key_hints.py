@@ -30,9 +30,9 @@ async def test_pane_hints_name_the_remapped_keys(tmp_path):
         await pilot.press("f3")
         await wait_until(pilot, lambda: app.builder_pane is not None, what="the builder")
         app.builder_pane.set_command(harness.launch_command(harness.free_port()))
-        await wait_until(pilot, lambda: "ctrl+g apply fix" in _flat(app), what="the builder's status line",
+        await wait_until(pilot, lambda: "ctrl+g fix" in _flat(app), what="the builder's status line",
                          state=lambda: _flat(app))
-        assert "ctrl+t SGLang dry run" in _flat(app) and "ctrl+f apply fix" not in _flat(app)
+        assert "ctrl+t dry run" in _flat(app) and "ctrl+f fix" not in _flat(app)
 
 
 def test_bound_key_names_the_first_key_as_a_hint_writes_it():

@@ -560,8 +560,8 @@ class BuilderPane(Widget):
         notice.update(markup(report.version_notice or ""))
         notice.display = bool(report.version_notice)
         fix, copy, dry = (key_for(self, i) for i in ("builder.apply_fix", "builder.copy", "builder.dry_run"))
-        self._status(f"{errors} error(s) · {overrides} override(s) · {fix} apply fix · {copy} copy · "
-                     f"{dry} SGLang dry run")
+        # one line at 80 columns: it is docked at the pane's bottom, under the part that scrolls on a small screen
+        self._status(f"{errors} error(s) · {overrides} override(s) · {fix} fix · {copy} copy · {dry} dry run")
 
     def _show_rules_version(self) -> None:
         """The ``sglang`` field shows the release whose rules the diagnostics use, as the title does: what the user
