@@ -139,6 +139,10 @@ class LifecycleActions(_Base):
     async def _launch(self, command: str) -> None:
         from specdash.server import launch
 
+        busy = await self._port_taken(command)
+        if busy:
+            self.notify(busy, severity="error", timeout=20)
+            return
         try:
             handle = await launch(self.host, command, flag_release=self._flag_release())
         except Exception as exc:  # noqa: BLE001 - a failed launch is shown, never fatal
@@ -147,6 +151,27 @@ class LifecycleActions(_Base):
         self.record_command("launched", command, handle=handle)
         self._adopt(handle)
         self.notify(f"Launched (PGID {handle.pgid}); log: {markup(handle.log_path)}")
+
+    async def _port_taken(self, command: str) -> str | None:
+        """Why ``command`` cannot listen on its port (another process already does, on the host), or None (free, or
+        unknown: the launch goes ahead). SGLang starts its HTTP server last, so a busy port fails only after the
+        whole start-up; the followed server is named when it is the one on that port."""
+        from specdash.server.port_check import port_in_use
+        from specdash.sglang.command_edit import flag_value, launch_port
+
+        release = self._flag_release()
+        port = launch_port(command, release)
+        bind_host = flag_value(command, "--host", release)
+        taken = await port_in_use(self.host, port, bind_host if isinstance(bind_host, str) else None,
+                                  getattr(self, "host_python", "python3"))
+        if not taken:
+            return None
+        followed = getattr(self, "followed_pid", None)
+        who = (f"the followed server (PID {followed}) listens on it" if followed is not None
+               and getattr(self, "followed_port", None) == port else "another process listens on it")
+        return (f"Not launched: port {port} is in use on {markup(self.host.name)} ({who}); the server would fail "
+                f"only after loading everything. Change --port in the builder ({key_for(self, 'app.tab_builder')}), "
+                f"then {key_for(self, 'server.launch')}.")
 
     def _adopt(self, handle) -> None:
         """Make ``handle`` the server of this session: follow its log, mark its group, poll its state."""
