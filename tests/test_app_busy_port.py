@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.double import harness, host_env
-from support.pilot import wait_until
+from support.pilot import screen_text, wait_until
 
 from specdash.app.main import SpecdashApp
 from specdash.hosts.local import LocalHost
@@ -45,7 +45,18 @@ async def test_l_onto_the_followed_servers_port_is_refused_naming_that_server(tm
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_until(pilot, lambda: app.log_path == str(log) and listening(port), timeout_s=120,
                          what="the followed server listening")
+        await pilot.press("f3")
         app.builder_pane.set_command(harness.launch_command(port))  # e.g. prefilled from the followed server
+        note = (f"port {port} is the followed server's (PID {proc.pid}): l would start a second server that cannot "
+                "listen on it - change --port before launching")
+        await wait_until(pilot, lambda: note in " ".join(screen_text(app).split()), what="the builder's port note",
+                         state=lambda: screen_text(app))
+        # another port: the note goes
+        app.builder_pane.set_command(harness.launch_command(harness.free_port()))
+        await wait_until(pilot, lambda: "is the followed server's" not in screen_text(app), what="no port note")
+        app.builder_pane.set_command(harness.launch_command(port))
+        await pilot.pause(0.3)
+        await pilot.press("escape", "f2")  # out of the editor, back to the log, where l launches
         await pilot.pause(0.3)
         await pilot.press("l")
         said = (f"Not launched: port {port} is in use on local (the followed server (PID {proc.pid}) listens on it); "

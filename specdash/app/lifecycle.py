@@ -116,6 +116,16 @@ class LifecycleActions(_Base):
             self.notify(f"A server launched from here is still running: press {key_for(self, 'server.restart')} to "
                         f"restart or {key_for(self, 'server.stop')} to stop it.", severity="warning")
             return
+        self._checked_launch(command)
+
+    @work(group="launch-check", exclusive=True)
+    async def _checked_launch(self, command: str) -> None:
+        """Launch ``command`` unless its port is taken on the host (said, nothing started); ask first when other
+        processes already hold much of the GPUs it will use."""
+        busy = await self._port_taken(command)
+        if busy:
+            self.notify(busy, severity="error", timeout=20)
+            return
         crowded = self._launch_room()
         if crowded:  # other processes already hold much of the GPUs it will use: say so with the figures, ask
             self.push_screen(ConfirmScreen("Launch onto GPUs already in use?", markup(crowded), "Launch"),
@@ -139,7 +149,7 @@ class LifecycleActions(_Base):
     async def _launch(self, command: str) -> None:
         from specdash.server import launch
 
-        busy = await self._port_taken(command)
+        busy = await self._port_taken(command)  # again: the port may have been taken while the dialog waited
         if busy:
             self.notify(busy, severity="error", timeout=20)
             return
@@ -178,6 +188,9 @@ class LifecycleActions(_Base):
         self.run_handle = handle
         self._server_alive = True
         self.followed_pid = None  # the server followed now is this console's
+        show_port_note = getattr(self, "show_port_note", None)
+        if show_port_note is not None:
+            show_port_note()  # no followed server's port to warn about any more
         bench = self.bench_pane
         if bench is not None:
             bench.followed_elsewhere = ""

@@ -224,6 +224,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                 builder.set_sglang_version(self.configured_sglang_version)
             builder.host = self.host
         self._offer_followed_command()
+        self.show_port_note()
         bench = self._deferred_panes.get("bench")
         if bench is not None and "bench" not in self._wired:
             self._wired.add("bench")
@@ -435,6 +436,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if path:
             self.followed_pid = getattr(found, "pid", None) or None
             self._say_followed_elsewhere()
+            self.show_port_note()
             if self.followed_pid is not None and self.followed_port is not None:
                 self._connect_followed_bench(self.followed_pid, self.followed_port)
             if pane is not None and pane.is_attached:
@@ -706,6 +708,24 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         bench = self.bench_pane
         if bench is not None:
             bench.use_command(message.command, message.report.profile.flag_release)
+        self.show_port_note()
+
+    def show_port_note(self) -> None:
+        """The builder says when its command's port is the followed server's (a server not launched from here):
+        ``l`` would be refused (the port is taken), and a server started there another way would fail to bind
+        only after loading everything. Nothing once a server launched from here is followed."""
+        from specdash.sglang.command_edit import launch_port
+
+        builder = self._deferred_panes.get("builder")
+        if builder is None or not hasattr(builder, "set_port_note"):
+            return
+        pid, port, text = self.followed_pid, self.followed_port, ""
+        report = getattr(builder, "report", None)
+        if pid is not None and port is not None and self.run_handle is None and builder.command.strip():
+            if launch_port(builder.command, report.profile.flag_release if report is not None else None) == port:
+                text = (f"port {port} is the followed server's (PID {pid}): {key_for(self, 'server.launch')} "
+                        "would start a second server that cannot listen on it - change --port before launching")
+        builder.set_port_note(text)
 
     def on_gpu_pane_sampled(self, message) -> None:
         self.record_gpu_sample(message)

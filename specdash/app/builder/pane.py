@@ -170,6 +170,9 @@ class BuilderPane(Widget):
         notice = Static("", id="builder-version-notice")
         notice.display = False
         yield notice
+        port_note = Static("", id="builder-port-notice")  # the command's port is another server's (the app says)
+        port_note.display = False
+        yield port_note
         yield Static("", id="builder-headline")  # small screens: the errors and overrides, above the editor
         with Horizontal(id="builder-top"):
             area = TextArea(self._command, id="builder-command", soft_wrap=True, show_line_numbers=False,
@@ -663,6 +666,16 @@ class BuilderPane(Widget):
         if 0 <= row < len(self._report.diagnostics):
             return self._report.diagnostics[row]
         return None
+
+    def set_port_note(self, text: str) -> None:
+        """Show ``text`` (plain) above the editor, or nothing when it is "": the app's word that the command's port
+        is already another server's (the followed one, by PID), so ``l`` would fail."""
+        try:
+            note = self.query_one("#builder-port-notice", Static)
+        except NoMatches:  # not composed yet, or shutting down
+            return
+        note.update(markup(text))
+        note.display = bool(text)
 
     def _status(self, content: str) -> None:
         """Show ``content`` (markup: outside text in it goes through :func:`specdash.text.display.markup`)."""
