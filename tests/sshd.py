@@ -250,6 +250,9 @@ class SshdServer:
             identity_file=str(self.client_key),
             known_hosts=str(self.known_hosts),
             config_file=str(self.ssh_config),
+            # a first connection is not retried (the user sees why at once): on a loaded machine the handshake with
+            # this sshd can take longer than the product's 15 s, which a test must not read as a failure
+            connect_timeout_s=guard(15.0),
         )
         options.update(kwargs)
         host = options.pop("host", self.host)

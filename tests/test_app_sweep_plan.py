@@ -130,5 +130,9 @@ async def test_x_or_r_during_the_sweep_cancels_it_cleanly(tmp_path, started_grou
         # nothing left running untracked: only the server the header shows (r) or none (x)
         while not await settled() and asyncio.get_running_loop().time() < deadline:
             await pilot.pause(0.1)
-        assert await settled(), (runs, app.status_bar.server_state)
+        assert await settled(), (
+            f"runs (newest first) {[(run.pgid, bool(harness.pids_in_group(run.pgid))) for run in runs]}, header "
+            f"{app.status_bar.server_state} ({app.status_bar.server_detail}), followed run "
+            f"{app.run_handle and app.run_handle.pgid}, builder's command kept: "
+            f"{app.run_handle is not None and app.run_handle.command == original}")
         assert not isinstance(app.screen, ConfirmScreen)  # no keep/restore question after a cancel

@@ -194,7 +194,9 @@ async def test_over_ssh_the_tail_comes_first_and_the_history_is_read_through_the
         pane = app.log_pane
         view = pane.view
         await wait_until(pilot, lambda: view.row_count and view.text_at_row(view.row_count - 1) == lines[-1],
-                         what="the last line on screen")
+                         timeout_s=20, what="the last line on screen",  # (says what it saw before pytest-timeout)
+                         state=lambda: f"connection {app.host.status.describe()!r}, last rows "
+                                       f"{[view.text_at_row(r) for r in range(max(0, view.row_count - 3), view.row_count)]}")
         assert pane.history is not None and not pane.history.finished and view.line_count < len(lines) // 2
         app.gate.set()
         await wait_until(pilot, lambda: pane.history.finished, what="history analysed")
