@@ -108,5 +108,5 @@ def test_fit_toast_never_raises_and_its_cut_fits(text, title, width, small, shor
     cut = fit_toast(text, title, width, MARK, small=small, short=short)
     if cut is not None:
         rows = SHORT_TOAST_ROWS if short else TOAST_ROWS[small]
-        assert cut.endswith(MARK)
+        assert cut.endswith(MARK) or (cut.endswith(" …") and width < 40)  # the pointer only where it fits
         assert _rows(cut, toast_text_width(width, small or short, short)) <= max(1, rows - (1 if title else 0))

@@ -118,3 +118,21 @@ async def test_80x24_three_notices_at_once_leave_the_log_its_lines_and_help_list
         for said in ("Kept the fastest configuration", "copied 20 line(s), secrets redacted",
                      "Screenshot: Screenshot saved: /tmp/state/specdash/screenshots/specdash-2026-12-02T01-02-03.svg"):
             assert said in body, body[:800]
+
+
+async def test_80x24_a_notice_raised_before_the_first_frame_fits_its_two_rows(tmp_path, monkeypatch):
+    """The replay's demonstration notice is raised on mount, before the screen has its size classes: it still gets
+    the short screen's toast (title folded in, whole text in two rows), not a title row and a text cut mid-row."""
+    from pathlib import Path
+
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    demo = Path(__file__).parent.parent / "sessions" / "demo-eagle3-field-reports.yaml.gz"
+    app = ReplayApp(read_session(demo), start_paused=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_until(pilot, lambda: bool(app.screen.query(Toast)) and "Demonstration" in screen_text(app),
+                         what="the demonstration notice", state=lambda: screen_text(app))
+        await pilot.pause(0.3)
+        rows = [row for row in screen_text(app).splitlines() if row.startswith("▌")]
+        shown = " ".join(" ".join(row.strip("▌ ") for row in rows).split())
+        assert len(rows) == 2 and shown == ("Demonstration session: Recorded against the SGLang test double, not a "
+                                            "real GPU run (the full note: specdash replay --summary FILE)."), rows

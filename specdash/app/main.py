@@ -180,11 +180,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         help screen lists every recent notice whole (:mod:`specdash.app.toasts`)."""
         plain = plain_text(message, markup)
         self.notice_log.add(plain, title, severity)
-        try:
-            short = self.screen.has_class("-short")
-            small = short or self.screen.has_class("-narrow")
-        except Exception:  # noqa: BLE001 - no screen yet (before the first frame) or shutting down
-            short = small = False
+        short, small = self._short_screen()
         if short and title:
             plain, title = fold_title(plain, title), ""
             message, markup = plain, False
@@ -194,15 +190,21 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             message, markup = cut, False
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
+    def _short_screen(self) -> tuple[bool, bool]:
+        """(short, small): the terminal is below 36 rows; below 120 columns or 36 rows (the breakpoints above),
+        from the app's size, so that a notice raised before the first frame (a replay's on_mount) fits too."""
+        try:
+            width, height = self.size
+        except Exception:  # noqa: BLE001 - no driver yet or shutting down
+            return False, False
+        short = 0 < height < self.VERTICAL_BREAKPOINTS[1][0]
+        return short, short or 0 < width < self.HORIZONTAL_BREAKPOINTS[1][0]
+
     def _on_notify(self, event: Any) -> None:
         """Textual's handler; on a short screen only the newest toast stays (notices raised together arrive here
         one after the other, after notify returned)."""
         super()._on_notify(event)
-        try:
-            short = self.screen.has_class("-short")
-        except Exception:  # noqa: BLE001 - no screen yet or shutting down
-            return
-        older = list(self._notifications)[:-1] if short else []
+        older = list(self._notifications)[:-1] if self._short_screen()[0] else []
         for notification in older:
             self._unnotify(notification, refresh=False)
         if older:

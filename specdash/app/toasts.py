@@ -82,8 +82,8 @@ def toast_text_width(screen_width: int, small: bool, short: bool = False) -> int
 def fit_toast(text: str, title: str, screen_width: int, more: str, small: bool = True,
               short: bool = False) -> str | None:
     """``text`` cut to the rows a toast has (a title takes one; ``small``: a screen below 120 columns or 36 rows;
-    ``short``: below 36 rows, :data:`SHORT_TOAST_ROWS`), ending with ``more`` (e.g. ``" … (F1: whole text)"``) on
-    its last row; None when the whole text fits. Wrapping is Rich's (as the toast wraps), so the cut text fits too."""
+    ``short``: below 36 rows, :data:`SHORT_TOAST_ROWS`), ending with ``more`` (e.g. ``" … (F1: whole text)"``; a
+    bare ``" …"`` where the pointer itself does not fit) on its last row; None when the whole text fits. Wrapping is Rich's (as the toast wraps), so the cut text fits too."""
     small = small or short
     width = toast_text_width(screen_width, small, short)
     rows = max(1, (SHORT_TOAST_ROWS if short else TOAST_ROWS[small]) - (1 if title else 0))
@@ -94,6 +94,8 @@ def fit_toast(text: str, title: str, screen_width: int, more: str, small: bool =
 
     if lines(text) <= rows:
         return None
+    if lines(more.strip()) > rows:  # a toast too small for the pointer (a few columns): a bare ellipsis ends it
+        more = " …"
     words = text.split()
     lo, hi = 0, len(words)  # the most words that fit with the marker after them
     while lo < hi:
