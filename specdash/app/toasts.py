@@ -83,7 +83,8 @@ def fit_toast(text: str, title: str, screen_width: int, more: str, small: bool =
               short: bool = False) -> str | None:
     """``text`` cut to the rows a toast has (a title takes one; ``small``: a screen below 120 columns or 36 rows;
     ``short``: below 36 rows, :data:`SHORT_TOAST_ROWS`), ending with ``more`` (e.g. ``" … (F1: whole text)"``; a
-    bare ``" …"`` where the pointer itself does not fit) on its last row; None when the whole text fits. Wrapping is Rich's (as the toast wraps), so the cut text fits too."""
+    bare ``" …"`` where the pointer itself does not fit) on its last row; None when the whole text fits. Wrapping
+    is Rich's (as the toast wraps), so the cut text fits too."""
     small = small or short
     width = toast_text_width(screen_width, small, short)
     rows = max(1, (SHORT_TOAST_ROWS if short else TOAST_ROWS[small]) - (1 if title else 0))
