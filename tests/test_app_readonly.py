@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from support.double import host_env
 from support.pilot import wait_until
 from textual.widgets._footer import FooterKey
@@ -50,6 +51,23 @@ async def test_readonly_footer_and_help_do_not_advertise_mutating_keys(tmp_path)
                                             for n in app._notifications),
                          what="the read-only notice", state=lambda: [str(n.message) for n in app._notifications])
         assert app.run_handle is None
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_readonly_header_keeps_its_marker_before_a_long_server_detail(tmp_path, size):
+    app = await _console(tmp_path, readonly=True)
+    async with app.run_test(size=size) as pilot:
+        def header() -> str:
+            return [strip.text for strip in app.screen._compositor.render_strips()][0].rstrip()
+
+        # the log's server is gone: the header says so with a long detail (what the log last said)
+        await wait_until(pilot, lambda: "server: unknown (" in header(), what="the header's server detail",
+                         state=header)
+        assert len(app.status_bar.server_detail) > 40, app.status_bar.server_detail
+        # the marker comes before the server, so the long detail is what gets cut, never the marker
+        assert re.search(r"● connected +│ +read-only +│ +server: unknown \(no running serve", header()), header()
+        if size == (80, 24):
+            assert header().endswith("…)"), header()
 
 
 async def test_writable_console_footer_shows_the_lifecycle_keys(tmp_path):

@@ -92,7 +92,8 @@ async def test_sweep_plan_lines_table_fills_in_and_a_cancelled_sweep_names_what_
         await pilot.press("escape")
         await wait_until(pilot, lambda: bench.sweeping is None and "depth sweep cancelled" in bench.status,
                          what="sweep cancelled")
-        assert "the server now runs sweep config chain-5, not the builder's command" in bench.status
+        assert ("resume with S: 1 configuration measured; the server now runs sweep config chain-5, not the builder's "
+                "command (r restarts it with the builder's command)") in bench.status
         # a cancelled sweep recommends nothing from the configurations it measured
         shown = str(recommendation.render())
         assert "sweep not finished: 1 of 2 configs measured - no recommendation from part of a sweep" in shown
@@ -101,6 +102,16 @@ async def test_sweep_plan_lines_table_fills_in_and_a_cancelled_sweep_names_what_
         await wait_until(pilot, lambda: "runs sweep config chain-5, not the builder's command"
                          in app.status_bar.server_detail, what="the header still names it after the sweep")
         assert "runs sweep config chain-5" in app.status_bar.line(160).plain
+        # x stops it: a stopped server no longer "runs" the sweep's config
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="stop dialog")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.status_bar.server_state == "stopped", timeout_s=60, what="stopped",
+                         state=lambda: app.status_bar.line(160).plain)
+        await wait_until(pilot, lambda: "server: stopped (was sweep config chain-5, not the builder's command"
+                         in app.status_bar.line(160).plain, what="the stopped header",
+                         state=lambda: app.status_bar.line(160).plain)
+        assert "runs sweep config" not in app.status_bar.line(160).plain
         # r restarts with the builder's command: the note goes
         await pilot.press("r")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="restart dialog")

@@ -11,6 +11,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support.gpu import FakeGpuState, pid_alive, poll_until, reap_group, spawn_holder, spawn_orphans
 
 from specdash.gpu.classify import classify
@@ -18,6 +20,7 @@ from specdash.gpu.kill import safe_kill
 from specdash.gpu.proctable import current_user, read_process_table
 from specdash.gpu.sampler import make_sampler
 from specdash.hosts.local import LocalHost
+from specdash.server.launch import is_launch_shell, launch
 
 
 @pytest.fixture
@@ -205,3 +208,48 @@ async def test_kill_recording_and_replay_summary_name_the_class(gpu):
     legacy = dict(recorded[0], targets=[{k: v for k, v in t.items() if k not in ("class", "source")}
                                         for t in recorded[0]["targets"]])
     assert _entry(event_from_dict(legacy))[0].startswith("kill        2 process(es) (PID")
+
+
+async def test_killing_a_live_servers_worker_names_specdashs_launch_shell_not_its_shell_text(gpu, tmp_path):
+    """The group of a server launched by specdash is led by its ``sh -c`` launch wrapper; the kill report names it
+    as what it is, never as its raw shell text."""
+    state, host, sampler = gpu
+    handle = await launch(host, f"{sys.executable} -c 'import time; time.sleep(120)' sglang::scheduler_TP0",
+                          run_dir=str(tmp_path / "run"))
+    try:
+        assert poll_until(lambda: len(_group(handle.pgid)) == 2, timeout_s=10), _group(handle.pgid)
+        worker = next(pid for pid in _group(handle.pgid) if pid != handle.leader_pid)
+        state.add_process(worker, 0, 61301)
+        rows = [r for r in await classified(host, sampler, server_pgids={handle.pgid}) if r.pid == worker]
+        assert [r.process_class for r in rows] == ["server"]
+        report = await safe_kill(host, rows, await current_user(host), sampler.sample_once, grace_s=3, poll_s=0.05)
+        text = report.summary()
+        assert (f"left alone: PID {handle.leader_pid} (specdash's launch shell of the server, leader of process "
+                f"group {handle.pgid}): never signalled") in text, text
+        assert "SPECDASH_RUN_DIR" not in text and "crashed server" not in text, text
+        assert [o.signals for o in report.outcomes] == [[f"SIGTERM pid {worker}"]]  # the shell then ends by itself
+    finally:
+        reap_group(handle.pgid)
+
+
+def _group(pgid: int) -> list[int]:
+    """Live PIDs of process group ``pgid`` (from /proc)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and pid_alive(int(entry)):
+            try:
+                stat = pathlib.Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[2]) == pgid:
+                pids.append(int(entry))
+    return pids
+
+
+@given(st.text())
+def test_launch_shell_recognition_never_raises_and_needs_the_wrappers_own_start(args):
+    assert is_launch_shell(args) == (args.split(None, 2)[:2] in (["sh", "-c"], ["dash", "-c"], ["bash", "-c"])
+                                     and len(args.split(None, 2)) == 3
+                                     and args.split(None, 2)[2].startswith('echo $$ > "$SPECDASH_RUN_DIR/'))
+    assert is_launch_shell('sh -c echo $$ > "$SPECDASH_RUN_DIR/leader.pid"; c=$(cat "$SP')
+    assert not is_launch_shell("sh -c python3 -m sglang.launch_server --port 30000")

@@ -4,13 +4,17 @@ from the keys the app really has).
 
 :func:`binding_table` gives ``{id: (default keys, description)}``; the README lists the same ids (a test checks it).
 :func:`load_app_config` loads config.yaml with its keymap ids checked, for the commands that open the app.
+:func:`bound_key` names the key that runs a binding, for every hint text that tells the user which key to press.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+from collections.abc import Mapping
 
 from textual.binding import Binding
+from textual.keys import format_key
 
 from specdash.config import ConfigError, load_config
 from specdash.config.loader import check_keymap
@@ -35,6 +39,20 @@ BINDING_HOLDERS = (
 def binding_table() -> dict[str, tuple[str, str]]:
     """Every remappable binding: id -> (default keys as Textual writes them, e.g. ``"f1,question_mark"``,
     description). The first class defining an id wins (the replay app repeats the lifecycle keys)."""
+    return dict(_binding_table())
+
+
+def bound_key(binding_id: str, keymap: Mapping[str, str] | None = None) -> str:
+    """The key that runs ``binding_id``, as a hint names it: the first key of ``keymap`` (config.yaml's remapping,
+    binding id -> comma-separated Textual key names) for that id, else of its default; ``"b"``, ``"S"``,
+    ``"ctrl+r"``, ``"F3"``, ``"?"``. Raises KeyError for an id no binding has (a typo in the code, not the user's)."""
+    keys = (keymap or {}).get(binding_id) or _binding_table()[binding_id][0]
+    first = keys.split(",")[0].strip()
+    return first.upper() if first[:1] == "f" and first[1:].isdigit() else format_key(first)
+
+
+@functools.cache
+def _binding_table() -> dict[str, tuple[str, str]]:
     table: dict[str, tuple[str, str]] = {}
     for holder in BINDING_HOLDERS:
         module_name, _, class_name = holder.partition(":")
@@ -87,3 +105,13 @@ def load_app_config() -> Config:
             raise ConfigError(config.source, config.key_lines.get(f"keymap.{mine}"), f"keymap.{mine}",
                               f"{key!r} is also the key of {other} ({binding_table()[other][1]}); choose another key")
     return config
+
+
+def key_for(node: object, binding_id: str) -> str:
+    """:func:`bound_key` with the keymap of the app ``node`` (a widget, a screen or the app) runs in
+    (``keymap_overrides``, set from config.yaml); the default key when it runs in none or its app has no keymap."""
+    try:
+        app = getattr(node, "app", None)
+    except Exception:  # noqa: BLE001 - Textual raises when the node runs in no app: the defaults apply
+        app = None
+    return bound_key(binding_id, getattr(app, "keymap_overrides", None))

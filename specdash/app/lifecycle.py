@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual import work
 from textual.binding import Binding
 
+from specdash.app.keymap import key_for
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.app.readonly_keys import refusal_text
 from specdash.hosts.base import Host
+from specdash.session.events import SWEEP_RESTARTED
 from specdash.sglang.command import parse_command
 from specdash.text.display import markup
 from specdash.text.redaction import redact_text
@@ -103,15 +105,26 @@ class LifecycleActions(_Base):
             return
         command, errors = self._builder_command()
         if command is None:
-            self.notify("Nothing to launch: write the launch command in the builder (F3).", severity="warning")
+            self.notify("Nothing to launch: write the launch command in the builder "
+                        f"({key_for(self, 'app.tab_builder')}).", severity="warning")
             return
         if errors and not force:
             self.notify(f"The builder shows {errors} error(s): SGLang would refuse or crash. Fix them, or press "
-                        "L to launch anyway.", severity="error", timeout=10)
+                        f"{key_for(self, 'server.launch_force')} to launch anyway.", severity="error", timeout=10)
             return
         if self.run_handle is not None and self._server_alive:
-            self.notify("A server launched from here is still running: press r to restart or x to stop it.",
-                        severity="warning")
+            self.notify(f"A server launched from here is still running: press {key_for(self, 'server.restart')} to "
+                        f"restart or {key_for(self, 'server.stop')} to stop it.", severity="warning")
+            return
+        self._checked_launch(command)
+
+    @work(group="launch-check", exclusive=True)
+    async def _checked_launch(self, command: str) -> None:
+        """Launch ``command`` unless its port is taken on the host (said, nothing started); ask first when other
+        processes already hold much of the GPUs it will use."""
+        busy = await self._port_taken(command)
+        if busy:
+            self.notify(busy, severity="error", timeout=20)
             return
         crowded = self._launch_room()
         if crowded:  # other processes already hold much of the GPUs it will use: say so with the figures, ask
@@ -136,6 +149,10 @@ class LifecycleActions(_Base):
     async def _launch(self, command: str) -> None:
         from specdash.server import launch
 
+        busy = await self._port_taken(command)  # again: the port may have been taken while the dialog waited
+        if busy:
+            self.notify(busy, severity="error", timeout=20)
+            return
         try:
             handle = await launch(self.host, command, flag_release=self._flag_release())
         except Exception as exc:  # noqa: BLE001 - a failed launch is shown, never fatal
@@ -145,11 +162,35 @@ class LifecycleActions(_Base):
         self._adopt(handle)
         self.notify(f"Launched (PGID {handle.pgid}); log: {markup(handle.log_path)}")
 
+    async def _port_taken(self, command: str) -> str | None:
+        """Why ``command`` cannot listen on its port (another process already does, on the host), or None (free, or
+        unknown: the launch goes ahead). SGLang starts its HTTP server last, so a busy port fails only after the
+        whole start-up; the followed server is named when it is the one on that port."""
+        from specdash.server.port_check import port_in_use
+        from specdash.sglang.command_edit import flag_value, launch_port
+
+        release = self._flag_release()
+        port = launch_port(command, release)
+        bind_host = flag_value(command, "--host", release)
+        taken = await port_in_use(self.host, port, bind_host if isinstance(bind_host, str) else None,
+                                  getattr(self, "host_python", "python3"))
+        if not taken:
+            return None
+        followed = getattr(self, "followed_pid", None)
+        who = (f"the followed server (PID {followed}) listens on it" if followed is not None
+               and getattr(self, "followed_port", None) == port else "another process listens on it")
+        return (f"Not launched: port {port} is in use on {markup(self.host.name)} ({who}); the server would fail "
+                f"only after loading everything. Change --port in the builder ({key_for(self, 'app.tab_builder')}), "
+                f"then {key_for(self, 'server.launch')}.")
+
     def _adopt(self, handle) -> None:
         """Make ``handle`` the server of this session: follow its log, mark its group, poll its state."""
         self.run_handle = handle
         self._server_alive = True
         self.followed_pid = None  # the server followed now is this console's
+        show_port_note = getattr(self, "show_port_note", None)
+        if show_port_note is not None:
+            show_port_note()  # no followed server's port to warn about any more
         bench = self.bench_pane
         if bench is not None:
             bench.followed_elsewhere = ""
@@ -213,6 +254,8 @@ class LifecycleActions(_Base):
                 handle = result.new_handle
             else:
                 handle = await launch(self.host, command, flag_release=self._flag_release())
+            # before its log's lines: a replay then knows this log is a sweep configuration's
+            self.record_command(SWEEP_RESTARTED, command, handle=handle)
             self._adopt(handle)
             return handle
 
@@ -255,7 +298,7 @@ class LifecycleActions(_Base):
                     ready_detail = None  # a new start (or trouble): ask again once it is ready
                 self.status_bar.server_state = status.state
                 detail = (ready_detail or "") if status.state is ServerState.READY else status.detail
-                note = self._serving_note()
+                note = self._serving_note(gone=status.state in (ServerState.CRASHED, ServerState.STOPPED))
                 # the note first: a narrow header cuts the detail's end
                 self.status_bar.server_detail = f"{note}; {detail}" if detail and note else detail or note
                 self._server_alive = status.state in (ServerState.STARTING, ServerState.READY)
@@ -263,8 +306,9 @@ class LifecycleActions(_Base):
                     self.gpu_pane.set_server_pgids(set())  # what is left of its group is orphaned, not a server
                 if status.state is ServerState.CRASHED and status.alive_pids:
                     self.notify(f"Server crashed; {len(status.alive_pids)} of its processes are still alive and may "
-                                "hold GPU memory: in the GPU pane (F5), K on one of its orphans cleans up the whole "
-                                "crashed server (every verified process of its group).", severity="error",
+                                f"hold GPU memory: in the GPU pane ({key_for(self, 'app.focus_gpus')}), "
+                                f"{key_for(self, 'gpus.kill')} on one of its orphans cleans up the whole crashed "
+                                "server (every verified process of its group).", severity="error",
                                 timeout=20)
                 if status.state in (ServerState.CRASHED, ServerState.STOPPED):
                     if self.log_pane is not None:
@@ -272,15 +316,15 @@ class LifecycleActions(_Base):
                     return
             await asyncio.sleep(SERVER_POLL_S)
 
-    def _serving_note(self) -> str:
+    def _serving_note(self, gone: bool = False) -> str:
         """``"runs sweep config chain-5, not the builder's command"`` while the server launched from here runs a
         configuration of a depth sweep (during the sweep, or after it ended without restoring the builder's
-        command), else ""."""
+        command); ``"was sweep config chain-5, …"`` once that server is ``gone`` (stopped or crashed); else ""."""
         handle, bench = self.run_handle, self.bench_pane
         name = bench.sweep_config_of(handle.command) if handle is not None and bench is not None else None
         if not name or handle is None or handle.command == self._builder_command()[0]:
             return ""
-        return f"runs sweep config {name}, not the builder's command"
+        return f"{'was' if gone else 'runs'} sweep config {name}, not the builder's command"
 
     def action_stop_server(self) -> None:
         if self._refuse_readonly("stopping the server"):
@@ -288,8 +332,9 @@ class LifecycleActions(_Base):
         handle = self.run_handle
         if handle is None:
             if self.followed_pid is not None:
-                self.notify(f"x stops only a server launched from this console; the followed server (PID "
-                            f"{self.followed_pid}) was not: stop it where it was started (or K in the GPU pane, F5).",
+                self.notify(f"{key_for(self, 'server.stop')} stops only a server launched from this console; the "
+                            f"followed server (PID {self.followed_pid}) was not: stop it where it was started (or "
+                            f"{key_for(self, 'gpus.kill')} in the GPU pane, {key_for(self, 'app.focus_gpus')}).",
                             severity="warning")
                 return
             self.notify("No server launched from this session (use the GPU pane's K for other processes).",
@@ -346,8 +391,9 @@ class LifecycleActions(_Base):
             return
         if self.run_handle is None:
             if self.followed_pid is not None:  # never a second server next to one started elsewhere, unasked
-                self.notify(f"r restarts only a server launched from this console; the followed server (PID "
-                            f"{self.followed_pid}) was not. l launches a new server from the builder's command.",
+                self.notify(f"{key_for(self, 'server.restart')} restarts only a server launched from this console; "
+                            f"the followed server (PID {self.followed_pid}) was not. {key_for(self, 'server.launch')} "
+                            "launches a new server from the builder's command.",
                             severity="warning")
                 return
             self.action_launch(False)
@@ -389,8 +435,9 @@ class LifecycleActions(_Base):
             self.status_bar.stopping = ""
             await sampler.close()
         if result.new_handle is None:
-            self.notify(f"{markup(result.describe())} — tag what still holds memory in the GPU pane and press K, "
-                        "then l to launch.", severity="error", timeout=20)
+            self.notify(f"{markup(result.describe())} — tag what still holds memory in the GPU pane and press "
+                        f"{key_for(self, 'gpus.kill')}, then {key_for(self, 'server.launch')} to launch.",
+                        severity="error", timeout=20)
             return
         self.record_command("restarted", command, handle=result.new_handle)
         self._adopt(result.new_handle)

@@ -29,6 +29,7 @@ from specdash.app.deferred_tabs import (
 from specdash.app.footer import KeyFooter
 from specdash.app.gc_policy import apply_streaming_gc_policy
 from specdash.app.gpus.pane import GpuPane
+from specdash.app.keymap import bound_key, key_for
 from specdash.app.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions
 from specdash.app.log.pane import LogPane
 from specdash.app.log_liveness import LogLivenessMixin
@@ -220,13 +221,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
     def key_label(self, binding_id: str, label: str) -> str:
         """``"F3 Launch builder"``: ``label`` after the first key of ``binding_id`` as the keymap has it (config.yaml's
         remapping, else the default), so the tabs say how to reach them with the footer left to the pane's keys."""
-        keys = self.keymap_overrides.get(binding_id) or next(
-            (b.key for cls in type(self).__mro__ for b in cls.__dict__.get("BINDINGS", [])
-             if isinstance(b, Binding) and b.id == binding_id), "")
-        first = keys.split(",")[0].strip()
-        if not first:
-            return label
-        return f"{first.upper() if len(first) <= 3 and first.startswith('f') else first} {label}"
+        return f"{bound_key(binding_id, self.keymap_overrides)} {label}"
 
     @property
     def status_bar(self) -> StatusBar:
@@ -247,6 +242,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                 builder.set_sglang_version(self.configured_sglang_version)
             builder.host = self.host
         self._offer_followed_command()
+        self.show_port_note()
         bench = self._deferred_panes.get("bench")
         if bench is not None and "bench" not in self._wired:
             self._wired.add("bench")
@@ -458,6 +454,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if path:
             self.followed_pid = getattr(found, "pid", None) or None
             self._say_followed_elsewhere()
+            self.show_port_note()
             if self.followed_pid is not None and self.followed_port is not None:
                 self._connect_followed_bench(self.followed_pid, self.followed_port)
             if pane is not None and pane.is_attached:
@@ -485,13 +482,15 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         x, r and S (which restarts the server) stay with a server launched here."""
         if self.followed_pid is None or self.run_handle is not None:
             return ""
+        x, r, b, s, launch = (key_for(self, i) for i in ("server.stop", "server.restart", "bench.run", "bench.sweep",
+                                                          "server.launch"))
         if self.followed_port is not None:
-            return (f"the followed server (PID {self.followed_pid}) was not launched from here: b benchmarks it (a "
-                    "benchmark does not change the server); x, r and S act only on a server launched from this "
-                    "console (l): S restarts the server for each configuration")
+            return (f"the followed server (PID {self.followed_pid}) was not launched from here: {b} benchmarks it (a "
+                    f"benchmark does not change the server); {x}, {r} and {s} act only on a server launched from this "
+                    f"console ({launch}): {s} restarts the server for each configuration")
         return (f"the followed server (PID {self.followed_pid}) was not launched from here and its port is not "
-                "known: x, r, b and S act only on a server launched from this console (l); benchmark it with "
-                "specdash bench --url http://127.0.0.1:PORT")
+                f"known: {x}, {r}, {b} and {s} act only on a server launched from this console ({launch}); benchmark "
+                "it with specdash bench --url http://127.0.0.1:PORT")
 
     @work(group="bench-url", exclusive=True)
     async def _connect_followed_bench(self, pid: int, port: int) -> None:
@@ -523,7 +522,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
             return None
         target = self.host.name
         return (f"the server launched from this console still runs on {target}: PGID {handle.pgid}, port "
-                f"{handle.port}, log {handle.log_path}; `specdash connect {target}` re-attaches it (x stops it), "
+                f"{handle.port}, log {handle.log_path}; `specdash connect {target}` re-attaches it "
+                f"({key_for(self, 'server.stop')} stops it), "
                 f"or stop its group there: kill -TERM -{handle.pgid}")
 
     @work(group="cmdline", exclusive=True)
@@ -697,19 +697,26 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
     def on_log_pane_finding_added(self, message) -> None:
         """Record the finding; on low acceptance point at the builder's draft/target pairing check and what it
         found (a draft fed the wrong hidden layers looks exactly like this, and no log line says so)."""
+        from specdash.logs.findings import ALMOST_NEVER_ACCEPTED
+
         finding = message.finding
         self.record_finding(finding)
         if getattr(finding, "kind", "") != "low_acceptance":
             return
+        log = self.log_pane
+        mean = (getattr(finding, "data", None) or {}).get("mean_accept_len")
+        if log is not None and log.analyzer.engine.in_depth_sweep and (mean is None or mean > ALMOST_NEVER_ACCEPTED):
+            return  # a deep sweep configuration accepts a small share of its drafts: the sweep's table says more
         builder = self._deferred_panes.get("builder")  # not built yet: it has no command, so no pairing report
         pairing = getattr(builder, "pairing_report", None) if builder is not None else None
         if pairing is not None and pairing.diagnostics:
-            self.notify(f"Low acceptance — pairing check: {markup(pairing.headline())} (F3, pairing section)",
+            self.notify(f"Low acceptance — pairing check: {markup(pairing.headline())} "
+                        f"({key_for(self, 'app.tab_builder')}, pairing section)",
                         severity="warning", timeout=20)
         else:
             self.notify("Low acceptance: check the draft/target pairing — hidden-state layers, tokenizer, chat "
-                        "template (F3 shows the pairing section once the launch command names both models; "
-                        "or run specdash pair).", severity="warning", timeout=20)
+                        f"template ({key_for(self, 'app.tab_builder')} shows the pairing section once the launch "
+                        "command names both models; or run specdash pair).", severity="warning", timeout=20)
 
     def on_builder_pane_command_changed(self, message) -> None:
         self.record_validated(message)
@@ -719,6 +726,24 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         bench = self.bench_pane
         if bench is not None:
             bench.use_command(message.command, message.report.profile.flag_release)
+        self.show_port_note()
+
+    def show_port_note(self) -> None:
+        """The builder says when its command's port is the followed server's (a server not launched from here):
+        ``l`` would be refused (the port is taken), and a server started there another way would fail to bind
+        only after loading everything. Nothing once a server launched from here is followed."""
+        from specdash.sglang.command_edit import launch_port
+
+        builder = self._deferred_panes.get("builder")
+        if builder is None or not hasattr(builder, "set_port_note"):
+            return
+        pid, port, text = self.followed_pid, self.followed_port, ""
+        report = getattr(builder, "report", None)
+        if pid is not None and port is not None and self.run_handle is None and builder.command.strip():
+            if launch_port(builder.command, report.profile.flag_release if report is not None else None) == port:
+                text = (f"port {port} is the followed server's (PID {pid}): {key_for(self, 'server.launch')} "
+                        "would start a second server that cannot listen on it - change --port before launching")
+        builder.set_port_note(text)
 
     def on_gpu_pane_sampled(self, message) -> None:
         self.record_gpu_sample(message)

@@ -42,6 +42,7 @@ from specdash.app.main import SpecdashApp
 from specdash.app.styles import load_tcss
 from specdash.logs.state import ServerState
 from specdash.session.events import (
+    SWEEP_RESTARTED,
     ActionEvent,
     BenchEvent,
     CommandEvent,
@@ -160,6 +161,9 @@ class ReplayApp(SpecdashApp):
         self.notices: list[str] = list(session_log.problems)
         self.last_event = ""
         self._source: str | None = first_log.source if first_log else None
+        #: logs of depth sweep configurations (their servers were restarted by the sweep): no depth advice there
+        self._sweep_logs = {e.log_path for e in session_log.events
+                            if isinstance(e, CommandEvent) and e.action == SWEEP_RESTARTED and e.log_path}
         self._mismatched: list[str] = []
         self._recorded_connection = ""
         self._server_stopped = False
@@ -236,6 +240,7 @@ class ReplayApp(SpecdashApp):
         log = self.log_pane
         if log is not None:
             log.reset(recorded_log_title(self.log_path))
+            log.analyzer.engine.in_depth_sweep = self.log_path in self._sweep_logs
         self._source = self.log_path
         gpu = self.gpu_pane
         if gpu is not None:
@@ -272,6 +277,7 @@ class ReplayApp(SpecdashApp):
             if event.source and event.source != self._source:
                 self._source = event.source
                 pane.reset(recorded_log_title(event.source))
+                pane.analyzer.engine.in_depth_sweep = event.source in self._sweep_logs
             pane.feed([text for _, text in event.lines])
         elif isinstance(event, MarkerEvent):
             self._log_marker(event.text)
@@ -294,9 +300,10 @@ class ReplayApp(SpecdashApp):
             self.last_event = text
         elif isinstance(event, CommandEvent):
             builder = self.builder_pane
-            if builder is not None and event.command and event.command != builder.command:
+            if builder is not None and event.command and event.command != builder.command \
+                    and event.action != SWEEP_RESTARTED:  # a sweep's configuration never was the builder's command
                 builder.set_command(event.command)
-            if event.action in ("launched", "restarted") and event.pgid is not None:
+            if event.action in ("launched", "restarted", SWEEP_RESTARTED) and event.pgid is not None:
                 self._server_stopped = False
                 # a new server: the previous one's state (crashed, stopped) is not this one's; its log says more
                 self.status_bar.server_state = ServerState.STARTING

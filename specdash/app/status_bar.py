@@ -22,7 +22,7 @@ _SERVER_STYLE: dict[str, str] = {ServerState.READY: "status-ok", ServerState.STA
 
 
 class StatusBar(Static):
-    """One line docked at the top: ``specdash │ host │ ● connection │ server: state (detail)``.
+    """One line docked at the top: ``specdash │ host │ ● connection │ mode │ server: state (detail)``.
 
     The app sets :attr:`connection` (a ConnectionStatus) and :attr:`server_state` (a
     :class:`~specdash.logs.state.ServerState`, from the log pane's reader or the lifecycle's poll) /
@@ -52,10 +52,12 @@ class StatusBar(Static):
         return self.line(self.size.width or 1000)
 
     def line(self, width: int) -> Text:
-        """The header for ``width`` columns. When the full line does not fit, it is compacted in this order rather
-        than cut at the edge: narrower separators and no ``host`` label, the mode without its details (the replay
-        bar at the bottom shows the replay clock), no mode, a shorter host name; the server's detail is then cut
-        with ``…`` to the room left, so the server state is always shown (``specdash`` itself goes last)."""
+        """The header for ``width`` columns: ``specdash │ host │ ● connection │ mode │ server: state (detail)``, the
+        mode (``read-only``) before the server so that a long detail never pushes it off. When the full line does not
+        fit, it is compacted in this order rather than cut at the edge: narrower separators and no ``host`` label, the
+        mode without its details (the replay bar at the bottom shows the replay clock), a shorter host name, the
+        server's detail cut with ``…`` (to 24, then 12 columns, then none), and only then no mode; the server state is
+        always shown (``specdash`` itself goes last)."""
         shown = self.stopping or self.server_detail
         detail = f" ({shown})" if shown else ""
         full = self._build(self.host_name, self.mode, detail, wide=True)
@@ -63,14 +65,14 @@ class StatusBar(Static):
             return full
         mode_short = self.mode.split("  ")[0]
         host_short = self.host_name if len(self.host_name) <= 20 else self.host_name[:19] + "…"
-        tries = [(self.host_name, self.mode), (self.host_name, mode_short), (self.host_name, ""),
-                 (host_short, mode_short), (host_short, "")]
-        for minimum in (min(len(detail), 24), min(len(detail), 12), 0):
-            for host, mode in tries:
-                room = width - self._build(host, mode, "", wide=False).cell_len
-                if room >= minimum:
-                    cut = detail if len(detail) <= room else (detail[:room - 2] + "…)" if room >= 6 else "")
-                    return self._build(host, mode, cut, wide=False)
+        with_mode = [(self.host_name, self.mode), (self.host_name, mode_short), (host_short, mode_short)]
+        for tries in (with_mode, [(self.host_name, ""), (host_short, "")]):
+            for minimum in (min(len(detail), 24), min(len(detail), 12), 0):
+                for host, mode in tries:
+                    room = width - self._build(host, mode, "", wide=False).cell_len
+                    if room >= minimum:
+                        cut = detail if len(detail) <= room else (detail[:room - 2] + "…)" if room >= 6 else "")
+                        return self._build(host, mode, cut, wide=False)
         text = self._build(host_short, "", "", wide=False)
         text.truncate(width, overflow="ellipsis")
         return text
@@ -87,12 +89,12 @@ class StatusBar(Static):
             style = self.get_component_rich_style(_CONN_STYLE[conn.state], partial=True)
             text.append("● ", style=style)
             text.append(conn.describe(), style=style)
+        if mode:
+            text.append(f"{sep}{mode}", style="bold")
         text.append(f"{sep}server: ", style="dim")
         state = "stopping" if self.stopping else self.server_state
         sstyle = self.get_component_rich_style(_SERVER_STYLE.get(state, "status-dim"), partial=True)
         text.append(state, style=sstyle)
         if detail:
             text.append(detail, style="dim")
-        if mode:
-            text.append(f"{sep}{mode}", style="bold")
         return text

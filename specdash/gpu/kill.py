@@ -35,6 +35,7 @@ from specdash.gpu.model import GpuSnapshot
 from specdash.gpu.proctable import ProcessTable, read_process_table
 from specdash.hosts.base import Host, HostError
 from specdash.log import get_logger
+from specdash.server.launch import LAUNCH_SHELL_LABEL, is_launch_shell
 
 _log = get_logger(__name__)
 
@@ -216,6 +217,8 @@ async def safe_kill(host: Host, targets: Iterable[ClassifiedProcess], current_us
         else:
             live[pid] = t
 
+    crashed = all(t.process_class == ORPHAN for t in live.values())
+
     async def verify() -> ProcessTable:
         table = await read_process_table(host)
         if table.error:
@@ -223,8 +226,13 @@ async def safe_kill(host: Host, targets: Iterable[ClassifiedProcess], current_us
         for pgid in {t.pgid for t in live.values() if t.pgid is not None and t.pgid > 1}:
             for row in table.group(pgid):
                 if row.pid not in merged and not row.is_zombie and row.pid not in left:
-                    left[row.pid] = (f"PID {row.pid} ({row.args[:60]}) in process group {pgid}: not verified as "
-                                     "part of the crashed server, never signalled")
+                    if is_launch_shell(row.args):
+                        left[row.pid] = f"PID {row.pid} ({LAUNCH_SHELL_LABEL} {pgid}): never signalled"
+                    elif crashed:
+                        left[row.pid] = (f"PID {row.pid} ({row.args[:60]}) in process group {pgid}: not verified "
+                                         "as part of the crashed server, never signalled")
+                    else:
+                        left[row.pid] = f"PID {row.pid} ({row.args[:60]}) in process group {pgid}: never signalled"
         for pid in list(live):
             state = _matches(table, live[pid])
             if state == "gone":

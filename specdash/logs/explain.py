@@ -250,6 +250,28 @@ def explain_argparse(detail: str) -> Explanation:
     return Explanation("launch failed: bad arguments", detail, None, None)
 
 
+_BIND_ADDRESS = re.compile(r"bind on address \(?'?([^'),]*)'?, (\d+)\)?: (.*)$")
+
+
+def _bind_failed(detail: str) -> Explanation:
+    """The HTTP server could not listen on its address: ``detail`` is the OSError text of CPython's asyncio
+    ``create_server`` (``[Errno 98] error while attempting to bind on address ('127.0.0.1', 30000): address
+    already in use``), which uvicorn logs before it exits - after the whole start-up (weights, KV cache, CUDA graphs),
+    since SGLang starts its HTTP server last."""
+    m = _BIND_ADDRESS.search(detail)
+    port = m.group(2) if m else None
+    reason = m.group(3).strip() if m else detail
+    where = f"port {port}" if port else "its HTTP port"
+    if "in use" in reason:
+        return Explanation(
+            f"launch failed: {where} is already in use (another process listens on it)",
+            f"The server loaded everything, then could not listen on {where}: another process - often another "
+            "SGLang server - already does. Launch again on a free port.",
+            "--port", "choose a free port with --port")
+    return Explanation(f"launch failed: the HTTP server could not listen on {where} ({reason})",
+                       f"uvicorn could not bind {where}: {reason}. Check --host and --port.", "--port", None)
+
+
 def explain_crash(exception: str, detail: str, frames: list[str]) -> Explanation:
     """Explanation of the exception that ended a traceback. ``frames``: the traceback's ``File "..."`` lines."""
     where = " ".join(frames)
@@ -258,6 +280,8 @@ def explain_crash(exception: str, detail: str, frames: list[str]) -> Explanation
         return explain_argparse(detail)
     if "out of memory" in detail or "OutOfMemoryError" in exception or "Not enough memory" in detail:
         return explain_oom(f"{exception}: {detail}")
+    if short == "OSError" and "error while attempting to bind on address" in detail:
+        return _bind_failed(detail)
     if short == "AssertionError" and not detail and ("server_args" in where or not frames):
         return Explanation(
             "launch failed: bare AssertionError in server_args (partial speculative depth flags)",

@@ -67,6 +67,9 @@ RETRACT_WINDOW_S = 60.0
 DERIVED_EVERY = 512
 RETRACT_MIN_IN_WINDOW = 3
 LOW_ACCEPT_MIN_SAMPLES = 3
+#: A mean accept length at or below this: the draft is almost never accepted (the bonus token alone is 1.0), a
+#: pairing problem at any depth (finding ``low_acceptance`` with no depth advice)
+ALMOST_NEVER_ACCEPTED = 1.15
 
 
 @dataclasses.dataclass
@@ -544,7 +547,7 @@ class FindingsEngine:
                 "--speculative-num-steps", data={**data, "above_max_samples": m.above_max_samples,
                                                  "peak_accept_len": peak}))
             return
-        if mean <= 1.15:
+        if mean <= ALMOST_NEVER_ACCEPTED:
             self._set("acceptance", Finding(
                 "low_acceptance", "error" if count >= LOW_ACCEPT_MIN_SAMPLES else "warning", line.number,
                 f"draft almost never accepted: accept length {mean:.2f}{of}",
@@ -554,12 +557,15 @@ class FindingsEngine:
                 "--speculative-draft-model-path", "use a draft trained for this target", data=data))
             return
         if max_len and mean / max_len < 0.25:
+            why = ("this server is one configuration of the depth sweep running now: a deep configuration accepts a "
+                   "small share of its draft tokens, and the sweep's table compares the depths."
+                   if self.in_depth_sweep else
+                   "the draft model is likely mismatched or the depth far too deep; try a smaller "
+                   "--speculative-num-steps / --speculative-num-draft-tokens, or check the draft/target pairing.")
             self._set("acceptance", Finding(
                 "low_acceptance", "warning", line.number,
                 f"low acceptance: accept length {mean:.2f}{of} draft tokens",
-                f"Only ~{extra:.1f} extra tokens per verify step while {max_len} are verified: the draft model is "
-                "likely mismatched or the depth far too deep; try a smaller --speculative-num-steps / "
-                "--speculative-num-draft-tokens, or check the draft/target pairing.", sample.timestamp,
+                f"Only ~{extra:.1f} extra tokens per verify step while {max_len} are verified: {why}", sample.timestamp,
                 "--speculative-num-draft-tokens", "lower the depth (e.g. 3/1/4) and compare", data=data))
             return
         quality = "modest" if (max_len and mean / max_len < 0.6) or mean < 2.5 else "good"

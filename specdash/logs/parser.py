@@ -273,6 +273,9 @@ OVERRIDE_PHRASES: tuple[str, ...] = (
 _WARNING_PHRASES: tuple[str, ...] = ("Warning: ", "WARNING", "is deprecated", "has been removed", "warnings.warn")
 _OOM_PHRASES: tuple[str, ...] = ("out of memory", "OutOfMemoryError", "Not enough memory")
 _ERROR_PHRASES: tuple[str, ...] = ("CUDA error", "NCCL error", "Segmentation fault", "core dumped")
+#: The HTTP server could not listen on its port: the OSError text of CPython's asyncio ``create_server`` ("error
+#: while attempting to bind on address %r: %s"), which uvicorn logs as ``ERROR:    [Errno 98] ...`` and exits.
+BIND_FAILED = "error while attempting to bind on address"
 
 _GB = {
     "avail_mem_gb": re.compile(r"avail[ _]mem=([\d.]+) ?GB"),
@@ -651,6 +654,10 @@ class LogParser:
         if _ARGPARSE.match(message) is not None:
             parsed.kind = LineKind.error
             parsed.info = {"exception": "argparse", "detail": message.split(": error: ", 1)[1]}
+            return
+        if BIND_FAILED in message:
+            parsed.kind = LineKind.error
+            parsed.info = {"exception": "OSError", "detail": message[max(0, message.find("[Errno")):].strip()}
             return
         for phrase in _ERROR_PHRASES:
             if phrase in message:

@@ -37,7 +37,7 @@ def _launch_script(command: str, run_dir: str | None, base_name: str, run_id: st
         )
     # the wrapper records its PID, runs the command, and records the exit status if the command ends by itself
     # (the run files are made under umask 077; the command itself runs under the user's own umask)
-    wrapper = ('echo $$ > "$SPECDASH_RUN_DIR/leader.pid"; c=$(cat "$SPECDASH_RUN_DIR/command.sh"); '
+    wrapper = (f'{_WRAPPER_START}; c=$(cat "$SPECDASH_RUN_DIR/command.sh"); '
                'umask "$SPECDASH_UMASK"; unset SPECDASH_UMASK; eval "$c"; '
                's=$?; umask 077; echo $s > "$SPECDASH_RUN_DIR/exit_status"')
     shown = redact_text(command)
@@ -56,6 +56,20 @@ def _launch_script(command: str, run_dir: str | None, base_name: str, run_id: st
         'pg=$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d " "); '
         'printf "run_dir=%s\\nleader_pid=%s\\npgid=%s\\n" "$d" "$pid" "$pg"'
     )
+
+
+#: how the launch wrapper's script begins (the process group leader's ``sh -c`` argument)
+_WRAPPER_START = 'echo $$ > "$SPECDASH_RUN_DIR/leader.pid"'
+#: what the launch wrapper is, for the user (its raw shell text means nothing to them); the PGID follows
+LAUNCH_SHELL_LABEL = "specdash's launch shell of the server, leader of process group"
+
+
+def is_launch_shell(args: str) -> bool:
+    """True when ``args`` (a process's command line, as ``ps -o args`` shows it, possibly cut) is the ``sh -c``
+    wrapper that :func:`launch` starts as the leader of a server's process group."""
+    words = args.split(None, 2)
+    return len(words) == 3 and words[0].rsplit("/", 1)[-1] in ("sh", "dash", "bash") and words[1] == "-c" \
+        and words[2].startswith(_WRAPPER_START[:30])
 
 
 async def launch(host: Host, command: str, *, flag_release: str | None = None,

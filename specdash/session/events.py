@@ -123,10 +123,17 @@ class ConnectionEvent(Event):
     detail: str = ""
 
 
+#: :attr:`CommandEvent.action` of a restart for a depth sweep configuration
+SWEEP_RESTARTED = "sweep restarted"
+
+
 @dataclasses.dataclass
 class CommandEvent(Event):
     """A launch command validated, launched, stopped or restarted, with the validator's diagnostics summary
-    (list of {severity, code, message, flags}) and the effective configuration (SGLang field names)."""
+    (list of {severity, code, message, flags}) and the effective configuration (SGLang field names). ``action``:
+    ``validated``, ``launched``, ``stopped``, ``restarted`` or :data:`SWEEP_RESTARTED` (the server restarted with
+    one configuration of a depth sweep: the builder's command is not changed; the log at ``log_path`` is that
+    configuration's)."""
 
     kind: ClassVar[str] = "command"
     action: str = ""

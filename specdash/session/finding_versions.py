@@ -16,7 +16,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from specdash.session.events import FindingEvent, LogEvent
+from specdash.session.events import SWEEP_RESTARTED, CommandEvent, FindingEvent, LogEvent
 from specdash.session.reader import SessionLog
 
 
@@ -56,6 +56,7 @@ def last_versions(log: SessionLog) -> dict[int, LastVersion]:
     source: str | None = None
     pending: list[tuple[int, FindingEvent, Any]] = []  # (event index, event, the finding raised for it)
     used: set[int] = set()
+    sweep_logs: set[str] = set()  # logs of depth sweep configurations: their findings give no depth advice
     last_t = 0.0
     broken = False
 
@@ -78,6 +79,7 @@ def last_versions(log: SessionLog) -> dict[int, LastVersion]:
                 close()
                 source, broken = event.source, False
                 analyzer = new_analyzer()
+                analyzer.engine.in_depth_sweep = source in sweep_logs
             if broken:
                 continue
             try:
@@ -86,6 +88,9 @@ def last_versions(log: SessionLog) -> dict[int, LastVersion]:
             except Exception:  # noqa: BLE001 - a hand-edited file: its findings keep their recorded text
                 broken = True
             last_t = float(event.t)
+        elif isinstance(event, CommandEvent):
+            if event.action == SWEEP_RESTARTED and event.log_path:
+                sweep_logs.add(event.log_path)
         elif isinstance(event, FindingEvent):
             match = next((i for i, f in enumerate(raised) if i not in used and f.kind == event.code), None)
             if match is not None:

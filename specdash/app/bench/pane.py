@@ -42,6 +42,7 @@ from specdash.app.bench.render import (
     sweep_row,
 )
 from specdash.app.data_table import MeasuredDataTable
+from specdash.app.keymap import key_for
 from specdash.app.readonly_keys import hidden
 from specdash.app.styles import load_tcss
 from specdash.bench.acceptance import low_acceptance_warning
@@ -118,9 +119,10 @@ SWEEP_NEEDS_LIFECYCLE = (
     "the depth sweep needs the server lifecycle: launch the server from the builder so specdash can restart it "
     "per configuration"
 )
-#: why S is off while the followed server was not launched from this console (b still benchmarks it)
-FOLLOWED_NO_SWEEP = ("S is off: the depth sweep restarts the server for each configuration, and the followed server "
-                     "was not launched from this console (l launches one from the builder's command)")
+#: why S is off while the followed server was not launched from this console (b still benchmarks it); the keys
+#: filled in as bound (``sweep``, ``launch``)
+FOLLOWED_NO_SWEEP = ("{sweep} is off: the depth sweep restarts the server for each configuration, and the followed "
+                     "server was not launched from this console ({launch} launches one from the builder's command)")
 
 
 class BenchPane(Widget, can_focus=True):
@@ -311,12 +313,19 @@ class BenchPane(Widget, can_focus=True):
         if not self.server_url:
             if self.followed_elsewhere:
                 return self.followed_elsewhere
-            return "no server yet - b benchmarks it once one is running; S runs the depth sweep"
+            return (f"no server yet - {self._key('run')} benchmarks it once one is running; {self._key('sweep')} "
+                    "runs the depth sweep")
         if self.followed_elsewhere:
-            return (f"server {self.server_text()}, followed (not launched from here) - b: benchmark the selected "
-                    "workload; S is off (it restarts the server)")
+            return (f"server {self.server_text()}, followed (not launched from here) - {self._key('run')}: benchmark "
+                    f"the selected workload; {self._key('sweep')} is off (it restarts the server)")
         note = getattr(self, "_cancel_note", "")  # a cancelled sweep stays said when the server changes under it
-        return f"{note}server {self.server_text()} - b: benchmark the selected workload, S: depth sweep"
+        return (f"{note}server {self.server_text()} - {self._key('run')}: benchmark the selected workload, "
+                f"{self._key('sweep')}: depth sweep")
+
+    def _key(self, action: str) -> str:
+        """The key bound (config.yaml's keymap, else the default) to the bench pane's ``action`` (``run``, ``sweep``,
+        ``cancel``) or to the server's (``launch``, ``restart``): what a hint tells the user to press."""
+        return key_for(self, f"server.{action}" if action in ("launch", "restart") else f"bench.{action}")
 
     def _set_status(self, text: str, error: bool = False) -> None:
         self.status = text
@@ -358,7 +367,7 @@ class BenchPane(Widget, can_focus=True):
             self._set_status("read-only: benchmarks are off in this session", error=True)
             return
         if self.running:
-            self._set_status("a benchmark is already running (esc cancels it)", error=True)
+            self._set_status(f"a benchmark is already running ({self._key('cancel')} cancels it)", error=True)
             return
         if not self.server_url:
             self._set_status(self.followed_elsewhere or "no server to benchmark: connect to or launch a server first",
@@ -376,7 +385,7 @@ class BenchPane(Widget, can_focus=True):
             on_progress=self._on_progress,
         )
         self._set_status(f"benchmarking {self.server_text()} with {settings.workload.name} ({settings.api}) "
-                         "- esc cancels")
+                         f"- {self._key('cancel')} cancels")
         self.query_one("#bench-progress", ProgressBar).update(total=settings.num_requests, progress=0)
         self._bench_worker(self._runner)
 
@@ -478,10 +487,11 @@ class BenchPane(Widget, can_focus=True):
             self._set_status("read-only: the sweep is off in this session", error=True)
             return
         if self.running:
-            self._set_status("a benchmark is already running (esc cancels it)", error=True)
+            self._set_status(f"a benchmark is already running ({self._key('cancel')} cancels it)", error=True)
             return
         if self.followed_elsewhere:  # never a restart of (or a second server next to) one started elsewhere
-            self._set_status(FOLLOWED_NO_SWEEP if self.server_url else self.followed_elsewhere, error=True)
+            self._set_status(FOLLOWED_NO_SWEEP.format(sweep=self._key("sweep"), launch=self._key("launch"))
+                             if self.server_url else self.followed_elsewhere, error=True)
             return
         if self.restart_server is None or not self.base_command:
             self._set_status(SWEEP_NEEDS_LIFECYCLE, error=True)
@@ -521,10 +531,11 @@ class BenchPane(Widget, can_focus=True):
                 self._set_status("depth sweep not started")
                 return
             if self.running:
-                self._set_status("a benchmark is already running (esc cancels it)", error=True)
+                self._set_status(f"a benchmark is already running ({self._key('cancel')} cancels it)", error=True)
                 return
             self._sweep = sweep
-            self._set_status(f"depth sweep: {len(self.sweep_definition.points)} configs - esc cancels")
+            self._set_status(f"depth sweep: {len(self.sweep_definition.points)} configs - "
+                             f"{self._key('cancel')} cancels")
             self._sweep_worker(sweep)
 
         self.app.push_screen(ConfirmScreen("Run the depth sweep?", details, "Run the sweep"), answered)
@@ -545,7 +556,8 @@ class BenchPane(Widget, can_focus=True):
         self.workers.cancel_group(self, "bench")
         self._sweep = None
         self._sweep_at = None
-        self._cancel_note = "depth sweep cancelled - measured configs are kept in its checkpoint; S resumes it. "
+        self._cancel_note = ("depth sweep cancelled - measured configs are kept in its checkpoint; "
+                             f"{self._key('sweep')} resumes it. ")
         self._set_status(self._cancel_note.strip())
 
     async def _restart(self, command: str) -> str:
@@ -568,7 +580,7 @@ class BenchPane(Widget, can_focus=True):
             self._render_sweep(sweep.partial, partial=True)  # each configuration's row as soon as it is measured
         if event.message:
             k = min(event.index + 1, event.total)
-            self._set_status(f"sweep config {k} of {event.total}: {event.message} - esc cancels")
+            self._set_status(f"sweep config {k} of {event.total}: {event.message} - {self._key('cancel')} cancels")
 
     def action_runs_right(self) -> None:
         """``right``: scroll the runs and sweep tables right (their later columns at narrow widths)."""
@@ -619,10 +631,13 @@ class BenchPane(Widget, can_focus=True):
         finally:
             self._sweep = None
         self.show_sweep(result)
-        state = "cancelled - resume with S" if result.cancelled else "done"
+        state = f"cancelled - resume with {self._key('sweep')}" if result.cancelled else "done"
         name = self.sweep_config_of(self._serving)
-        serving = f"; the server now runs sweep config {name}, not the builder's command" if name else ""
-        self._set_status(f"depth sweep {state}: {len(result.points)} configs measured{serving}; "
+        serving = (f"; the server now runs sweep config {name}, not the builder's command ({self._key('restart')} "
+                   "restarts it with the builder's command)") if name else ""
+        measured = len(result.points)
+        self._set_status(f"depth sweep {state}: {measured} configuration{'' if measured == 1 else 's'} "
+                         f"measured{serving}; "
                          f"saved {sweep.checkpoint}")
         self.post_message(self.SweepFinished(result, sweep.checkpoint))
         if not result.cancelled:
@@ -708,7 +723,7 @@ class BenchPane(Widget, can_focus=True):
 
         sweep.checkpoint = results_dir() / f"sweep-{sweep.key}.json"
         self._sweep = sweep
-        self._set_status(f"depth sweep: measuring {', '.join(names)} again - esc cancels")
+        self._set_status(f"depth sweep: measuring {', '.join(names)} again - {self._key('cancel')} cancels")
         self._sweep_worker(sweep)
 
     def _go_on_with(self, command: str, kept: bool) -> None:
@@ -781,7 +796,7 @@ class BenchPane(Widget, can_focus=True):
             return
         if not result.finished and len(result.points) < total:  # cancelled: no recommendation from a part
             widget.update(f"sweep not finished: {len(result.points)} of {total} configs measured - no "
-                          "recommendation from part of a sweep; S resumes it")
+                          f"recommendation from part of a sweep; {self._key('sweep')} resumes it")
             widget.set_class(True, "-none")
         else:
             rec = result.recommendation()

@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Label, Select, Static, TextArea
 
 from specdash.app.builder.clipboard import osc52_sequence, write_command_file
+from specdash.app.keymap import key_for
 from specdash.app.pairing import PairingView
 from specdash.app.styles import load_tcss
 from specdash.sglang.diagnostics import Edit, Fix
@@ -169,6 +170,9 @@ class BuilderPane(Widget):
         notice = Static("", id="builder-version-notice")
         notice.display = False
         yield notice
+        port_note = Static("", id="builder-port-notice")  # the command's port is another server's (the app says)
+        port_note.display = False
+        yield port_note
         yield Static("", id="builder-headline")  # small screens: the errors and overrides, above the editor
         with Horizontal(id="builder-top"):
             area = TextArea(self._command, id="builder-command", soft_wrap=True, show_line_numbers=False,
@@ -527,7 +531,7 @@ class BuilderPane(Widget):
             # small screen: the whole message wraps in its row, with its fix (the detail is below the fold)
             cell = Text(f"{d.code}: {d.message}")
             if d.fix:
-                cell.append(f"\nfix (ctrl+f): {d.fix.description}", style="bold")
+                cell.append(f"\nfix ({key_for(self, 'builder.apply_fix')}): {d.fix.description}", style="bold")
             if d.link:
                 cell.append(f"\nsee: {d.link}")
             diags.add_row(sev, cell, key=str(i), height=None)
@@ -558,8 +562,9 @@ class BuilderPane(Widget):
         notice = self.query_one("#builder-version-notice", Static)
         notice.update(markup(report.version_notice or ""))
         notice.display = bool(report.version_notice)
-        self._status(f"{errors} error(s) · {overrides} override(s) · ctrl+f apply fix · ctrl+o copy · "
-                     "ctrl+r SGLang dry run")
+        fix, copy, dry = (key_for(self, i) for i in ("builder.apply_fix", "builder.copy", "builder.dry_run"))
+        # one line at 80 columns: it is docked at the pane's bottom, under the part that scrolls on a small screen
+        self._status(f"{errors} error(s) · {overrides} override(s) · {fix} fix · {copy} copy · {dry} dry run")
 
     def _show_rules_version(self) -> None:
         """The ``sglang`` field shows the release whose rules the diagnostics use, as the title does: what the user
@@ -594,7 +599,8 @@ class BuilderPane(Widget):
                 text.append(f"{d.code}: {d.message}\n")
         if wanted:
             more = f"{len(wanted) - 2} more · " if len(wanted) > 2 else ""
-            text.append(f"{more}esc: the list, each finding's detail and fix (ctrl+f)", style="dim")
+            text.append(f"{more}{key_for(self, 'builder.leave_editor')}: the list, each finding's detail and fix "
+                        f"({key_for(self, 'builder.apply_fix')})", style="dim")
         headline.update(text)
         headline.set_class(bool(wanted), "-shown")
 
@@ -645,7 +651,7 @@ class BuilderPane(Widget):
             detail.update("")
             return
         d = self._report.diagnostics[row]
-        fix = f"\nfix (ctrl+f): {d.fix.description}" if d.fix else ""
+        fix = f"\nfix ({key_for(self, 'builder.apply_fix')}): {d.fix.description}" if d.fix else ""
         where = f" [{d.exception} at {d.stage}]" if d.severity == "error" and d.exception else ""
         text = Text(f"{_SEVERITY_TEXT[d.severity]} {d.code}{where}: ", style=self._style(d.severity))
         text.append(d.message + fix)
@@ -660,6 +666,16 @@ class BuilderPane(Widget):
         if 0 <= row < len(self._report.diagnostics):
             return self._report.diagnostics[row]
         return None
+
+    def set_port_note(self, text: str) -> None:
+        """Show ``text`` (plain) above the editor, or nothing when it is "": the app's word that the command's port
+        is already another server's (the followed one, by PID), so ``l`` would fail."""
+        try:
+            note = self.query_one("#builder-port-notice", Static)
+        except NoMatches:  # not composed yet, or shutting down
+            return
+        note.update(markup(text))
+        note.display = bool(text)
 
     def _status(self, content: str) -> None:
         """Show ``content`` (markup: outside text in it goes through :func:`specdash.text.display.markup`)."""

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from specdash.app.gpus.render import confirm_lines
+from specdash.app.keymap import key_for
 from specdash.app.styles import load_tcss
 from specdash.gpu.classify import ClassifiedProcess
 
@@ -92,7 +93,8 @@ class KillConfirmScreen(ModalScreen[bool]):
                                 "each signal."), id="kill-how")
             if launched:
                 yield Static(f"Process group {', '.join(map(str, launched))} is the server launched from this console: "
-                             "x stops it whole (every process of its group) and waits for its GPU memory.",
+                             f"{key_for(self, 'server.stop')} stops it whole (every process of its group) and waits "
+                             "for its GPU memory.",
                              id="kill-launched")
             with Horizontal(id="kill-buttons"):
                 yield Button("Kill (y)", variant="error", id="kill")

@@ -1,0 +1,40 @@
+"""Hints that tell the user which key to press name the key actually bound: with config.yaml's keymap remapping
+``b`` to ``B``, the bench pane says ``B benchmarks it``, never ``b``."""
+
+from __future__ import annotations
+
+from support.double import harness, host_env
+from support.pilot import screen_text, wait_until
+
+from specdash.app.keymap import bound_key
+from specdash.app.main import SpecdashApp
+from specdash.hosts.local import LocalHost
+
+KEYMAP = {"bench.run": "B", "bench.sweep": "D", "builder.apply_fix": "ctrl+g", "builder.dry_run": "ctrl+t"}
+
+
+def _flat(app) -> str:
+    return " ".join(screen_text(app).split())
+
+
+async def test_pane_hints_name_the_remapped_keys(tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text("[2026-01-01 10:00:00] The server is fired up and ready to roll!\n")
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(log), gpu_interval_s=0.3,
+                      keymap=KEYMAP)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("f4")
+        hint = "no server yet - B benchmarks it once one is running; D runs the depth sweep"
+        await wait_until(pilot, lambda: hint in _flat(app), what="the bench pane's hint", state=lambda: _flat(app))
+        assert "b benchmarks" not in _flat(app) and "S runs" not in _flat(app)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: app.builder_pane is not None, what="the builder")
+        app.builder_pane.set_command(harness.launch_command(harness.free_port()))
+        await wait_until(pilot, lambda: "ctrl+g fix" in _flat(app), what="the builder's status line",
+                         state=lambda: _flat(app))
+        assert "ctrl+t dry run" in _flat(app) and "ctrl+f fix" not in _flat(app)
+
+
+def test_bound_key_names_the_first_key_as_a_hint_writes_it():
+    assert bound_key("bench.run") == "b" and bound_key("bench.run", {"bench.run": "B,ctrl+b"}) == "B"
+    assert bound_key("app.help") == "F1" and bound_key("log.filter") == "/" and bound_key("bench.cancel") == "esc"
