@@ -49,7 +49,7 @@ async def test_server_running_other_values_than_predicted_is_a_finding(tmp_path,
     findings panel says so, with both figures, and points at that line."""
     scenario = tmp_path / "scenario.yaml"
     scenario.write_text(pathlib.Path(harness.scenario_path("fast")).read_text().replace(
-        "speculative_num_draft_tokens: 4", "speculative_num_draft_tokens: 6"))
+        "server_args:\n", "server_args:\n  speculative_num_draft_tokens: 6\n"))  # scripted: the server runs 6
     env = host_env(tmp_path, str(scenario))
     app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -175,7 +175,7 @@ async def test_the_mismatch_finding_is_raised_again_after_re_attaching(tmp_path,
     monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
     scenario = tmp_path / "scenario.yaml"
     scenario.write_text(pathlib.Path(harness.scenario_path("fast")).read_text().replace(
-        "speculative_num_draft_tokens: 4", "speculative_num_draft_tokens: 6"))
+        "server_args:\n", "server_args:\n  speculative_num_draft_tokens: 6\n"))  # scripted: the server runs 6
     env = host_env(tmp_path, str(scenario))
     message = "the server runs speculative_num_draft_tokens 6, the command predicted 4"
     app = SpecdashApp(LocalHost(env=env), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
@@ -200,15 +200,20 @@ async def test_the_mismatch_finding_is_raised_again_after_re_attaching(tmp_path,
             assert again.log_pane.history is not None  # the server_args line was in the history
 
 
-async def test_the_try_local_command_on_the_default_double_raises_no_false_mismatch(tmp_path, started_groups):
+@pytest.mark.parametrize(("scenario", "steps"), [("default", 3), ("era_2026", 7)])
+async def test_the_try_local_command_on_the_default_double_raises_no_false_mismatch(tmp_path, started_groups,
+                                                                                    scenario, steps):
     """The command tools/try_local.sh offers (topk 1, draft tokens 8) on the double's default scenario: the double
-    rewrites the draft tokens to steps + 1 as SGLang does, which is what specdash predicted: no mismatch finding."""
-    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "default")), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
+    rewrites the draft tokens to steps + 1 as SGLang does, which is what specdash predicted: no mismatch finding.
+    The same for the builder's fix of that command (steps 7) on era_2026 (which used to script draft tokens 4)."""
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, scenario)), log_path=empty_log(tmp_path), gpu_interval_s=0.3)
+    command = harness.launch_command(harness.free_port()).replace("--speculative-num-steps 3",
+                                                                   f"--speculative-num-steps {steps}")
     async with app.run_test(size=(160, 48)) as pilot:
-        await launch_until_ready(pilot, app, started_groups, harness.launch_command(harness.free_port()))
-        await wait_until(pilot, lambda: "speculative_num_draft_tokens=4," in log_text(app), what="server_args line",
-                         state=lambda: log_text(app)[-2000:])
-        assert "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1" in log_text(app)
+        await launch_until_ready(pilot, app, started_groups, command)
+        await wait_until(pilot, lambda: f"speculative_num_draft_tokens={steps + 1}," in log_text(app),
+                         what="server_args line", state=lambda: log_text(app)[-2000:])
+        assert ("speculative_num_draft_tokens is adjusted to speculative_num_steps + 1" in log_text(app)) == (steps == 3)
         await pilot.pause(0.3)
         assert not [f for f in app.log_pane.findings if f.kind == "launch_mismatch"]
         assert "the command predicted" not in screen_text(app)

@@ -178,3 +178,23 @@ def test_an_imported_record_file_by_path(tmp_path):
     assert again["already_stored"] == record.stem and again["saved"] == []
     compared = specdash("bench", "compare", str(record), str(pasted), state=state)
     assert compared.returncode == 0 and compared.stdout.startswith(f"A: {record} (sglang bench_serving)\n")
+
+
+@pytest.mark.parametrize("note", [
+    "fresh server: running avg_spec_accept_length over this run plus 2 warm-up request(s) of the same workload",
+    "running avg_spec_accept_length over this run plus 2 warm-up request(s) of the same workload (the server had "
+    "served no speculative request before them)",
+])
+def test_import_names_a_fresh_servers_average_once(tmp_path, note):
+    """A run whose accept length is a fresh server's running average, saved with an older note (``fresh server:
+    …``) or the current one: ``bench import`` says "fresh server" once (before: ``[fresh server's average: fresh
+    server: running …]``)."""
+    run = RunResult.from_dict(runs()[-1])
+    run.accept_length, run.accept_length_source, run.accept_length_note = 2.84, "server_info_fresh", note
+    path = save_run(run, tmp_path / "other-state" / "bench", now=dt.datetime(2026, 12, 1, 21, 1, 58))
+    out = specdash("bench", "import", "--no-save", str(path), state=tmp_path / "state")
+    assert out.returncode == 0, out.stderr
+    (line,) = [line for line in out.stdout.splitlines() if line.startswith("accept length")]
+    assert line.startswith("accept length   2.84  [fresh server's average: running avg_spec_accept_length over "
+                           "this run plus 2 warm-up request(s) of the same workload"), line
+    assert line.count("fresh server") == 1, line

@@ -315,9 +315,8 @@ async def test_a_sweep_whose_fastest_is_within_the_baselines_noise_recommends_no
         assert shown.startswith("no configuration is faster than the baseline beyond its noise; the fastest stable "
                                 "is chain-5 (5 draft tokens, 227.4 output tokens/s")
         assert "recommended:" not in shown  # before: "recommended: chain-5 (...) is the fastest stable config"
-        table = pilot.app.query_one("#bench-sweep", DataTable)
-        notes = [str(cell) for i in range(table.row_count) for cell in table.get_row_at(i)]
-        assert any("within noise of the baseline" in note for note in notes)
+        notes = str(pilot.app.query_one("#bench-sweep-notes", Static).render()).splitlines()
+        assert any(note.endswith(": ok: within noise of the baseline") for note in notes), notes
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
@@ -369,7 +368,7 @@ async def test_80x24_the_sweep_table_shows_each_config_status_and_a_ratio_to_an_
     async with PaneApp(None).run_test(size=(80, 24)) as pilot:
         await show_stored_sweep(pilot, SweepResult.from_dict(data))
         screen = screen_text(pilot.app)
-        assert "Config    out tok/s  speedup  accept len  Status / note" in screen
+        assert "Config    out tok/s  speedup  accept len  Status" in screen
         assert "baseline  111.3      1.00x    -           unstable" in screen
         assert "chain-5   227.4      2.04x    3.25        ok" in screen
         assert "2.04x a baseline that was unstable (not a reliable ratio)" in " ".join(
@@ -444,8 +443,9 @@ async def test_an_unstable_sweep_says_why_and_m_measures_only_the_unstable_confi
             assert again.point("chain-5").throughput.values == chain  # kept from the checkpoint
             assert app.screen.question == "Keep chain-5?" and not app.screen.query("#more")
             table = app.query_one("#bench-sweep", DataTable)
-            notes = [str(table.get_row_at(i)[4]) for i in range(table.row_count)]
-            assert notes[0] == "ok: measured again (the earlier repeats 2644 / 2136 / 2128 were unstable)"
+            assert str(table.get_row_at(0)[4]) == "ok"  # the status word; the note is a line under the table
+            notes = str(app.query_one("#bench-sweep-notes", Static).render()).splitlines()
+            assert notes[0] == "baseline: ok: measured again (the earlier repeats 2644 / 2136 / 2128 were unstable)"
             await pilot.press("y")
             await wait_for(pilot, lambda: len(fake.commands) == 5 and not pane.running)
             assert "--speculative-num-draft-tokens 5" in fake.commands[4]
@@ -505,3 +505,35 @@ async def test_a_row_drawn_before_the_table_measures_it_is_redrawn_with_the_meas
         await wait_until(pilot, lambda: "batch1-latency  226.8      3.25 (per request)" in screen_text(pilot.app),
                          what="the row drawn with the measured widths", state=lambda: screen_text(pilot.app))
         assert "batch1-l " not in screen_text(pilot.app)
+
+
+def remeasured_sweep() -> SweepResult:
+    """The stored sweep with chain-16 measured again and still unstable: its note is the longest a row gets."""
+    from specdash.bench.stats import repeat_spread
+
+    sweep = SweepResult.from_dict(json.loads((DATA / "sweep_result.json").read_text()))
+    point = sweep.point("chain-16")
+    point.status, point.throughput = "unstable", repeat_spread([130.0, 158.0, 150.0])
+    point.earlier_values = [2521.0, 1851.0, 2656.0]
+    return sweep
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_after_a_remeasure_the_sweep_table_keeps_its_figures_on_screen_and_the_note_goes_below(size):
+    """A long note (measured again, earlier repeats) used to widen the status column so far that at 160x48 the
+    spread, shape, predicted and latency columns were off screen; now the cell says "unstable" and the note is
+    a line of its own under the table."""
+    async with PaneApp(None).run_test(size=size) as pilot:
+        await show_stored_sweep(pilot, remeasured_sweep())
+        screen = screen_text(pilot.app)
+        header = next(line for line in screen.splitlines() if "Config" in line and "out tok/s" in line)
+        wanted = ["Config", "out tok/s", "speedup", "accept len", "Status"]
+        if size[0] >= 160:
+            wanted += ["spread", "steps/topk/draft", "α", "predicted", "TTFT p50", "ITL p50"]
+        for title in wanted:
+            assert f" {title} " in f"{header} ", f"{title!r} not on screen: {header!r}"
+        row = next(line for line in screen.splitlines() if line.strip("│ ").startswith("chain-16 "))
+        assert "unstable" in row and "earlier repeats" not in row
+        flat = " ".join(" ".join(line.strip("│ ") for line in screen.splitlines()).split())
+        assert ("chain-16: unstable: repeats differ by 18.7 %; measured again (the earlier repeats 2521 / 1851 / "
+                "2656 were unstable)") in flat

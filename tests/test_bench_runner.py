@@ -211,8 +211,14 @@ async def test_cancel_keeps_finished_requests_and_marks_the_run_partial():
         runner = BenchRunner(settings(server.url, num_requests=6, concurrency=2, output_len=6))
         # cancel once two requests finished and a third has streamed tokens (so it is in flight): decided by what
         # the runner reports, not by how long a request takes on this machine
-        runner.on_progress = lambda p: runner.cancel() if (p.phase == "running" and p.done >= 2
-                                                            and p.output_tokens > 6 * p.done) else None
+        seen = []
+
+        def on_progress(p):
+            seen.append(p)
+            if p.phase == "running" and p.done >= 2 and p.output_tokens > 6 * p.done:
+                runner.cancel()
+
+        runner.on_progress = on_progress
         result = await asyncio.wait_for(runner.run(), guard(10))
     assert result.partial
     assert result.completed >= 2
@@ -220,6 +226,15 @@ async def test_cancel_keeps_finished_requests_and_marks_the_run_partial():
     assert len(result.requests) < 6  # requests never sent are not recorded
     assert result.errors == 0  # cancelled requests are not server errors
     assert result.output_tokens_per_s > 0
+    # the last progress line counts the requests that finished, as the result does (before: every request sent,
+    # the ones the cancel cut short too: "cancelled: 32/32 requests" for a run with 3712 of 4096 tokens)
+    from specdash.app.bench.render import progress_line
+
+    final = seen[-1]
+    assert final.phase == "cancelled" and final.done == result.completed + result.errors < len(result.requests)
+    assert progress_line(final).startswith(f"cancelled: {result.completed}/6 requests · 0 failed · "
+                                           f"{result.total_output_tokens} tokens · ")
+    assert all(p.done <= result.completed + result.errors for p in seen)
 
 
 async def test_dead_server_raises_a_one_line_error():

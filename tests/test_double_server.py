@@ -13,6 +13,7 @@ import re
 import httpx
 import pytest
 from support.double import harness
+from support.guard import guard
 
 from specdash.hosts.local import LocalHost
 from specdash.server import ServerState, launch, server_status, stop, wait_for_state
@@ -311,7 +312,7 @@ async def test_topk_1_draft_tokens_are_rewritten_as_sglang_does(tmp_path, starte
 async def test_a_launch_without_speculation_logs_no_speculative_warning(tmp_path, started_groups):
     """A sweep's baseline (no --speculative-algorithm) on a scenario scripting the EAGLE warnings: SGLang prints them
     only inside its speculative block, so neither they nor the adjusted draft tokens appear."""
-    env = harness.double_env(tmp_path, "fast")  # scripts the overlap and the draft-tokens warnings
+    env = harness.double_env(tmp_path, "fast")  # scripts the overlap warning (the draft-tokens one is computed)
     host = LocalHost(env=env)
     port = harness.free_port()
     handle = await launch(host, harness.launch_command(port, spec=False))
@@ -321,3 +322,54 @@ async def test_a_launch_without_speculation_logs_no_speculative_warning(tmp_path
     log = pathlib.Path(handle.log_path).read_text()
     assert "server_args=ServerArgs(" in log
     assert "Overlap scheduler is disabled" not in log and "is adjusted to speculative_num_steps" not in log
+
+
+@pytest.mark.parametrize("scenario", sorted(p.stem for p in harness.SCENARIOS_DIR.glob("*.yaml")))
+@pytest.mark.parametrize(("steps", "shown", "warned"), [
+    (3, 4, True),  # the command tools/try_local.sh prints: SGLang sets draft tokens 8 to steps + 1 and says so
+    (7, 8, False),  # the builder's fix for it (steps 7 for 8 draft tokens): nothing to adjust, the server runs 8
+])
+async def test_every_scenario_applies_the_topk_1_rule_to_the_command_it_was_given(tmp_path, started_groups, scenario,
+                                                                                  steps, shown, warned):
+    """No scenario scripts the draft tokens or the "adjusted" warning any more (era_2026 did: after the builder's
+    own fix the server still "ran 4, predicted 8"): the server_args line and the warning follow the command."""
+    env = harness.double_env(tmp_path, scenario)
+    host = LocalHost(env=env)
+    port = harness.free_port()
+    command = harness.launch_command(port).replace("--speculative-num-steps 3", f"--speculative-num-steps {steps}")
+    handle = await launch(host, command)
+    started_groups.append(handle.pgid)
+    log_path = pathlib.Path(handle.log_path)
+    deadline = asyncio.get_running_loop().time() + guard(20)
+    while "server_args=ServerArgs(" not in (log_path.read_text() if log_path.exists() else ""):
+        assert asyncio.get_running_loop().time() < deadline, "no server_args line"
+        await asyncio.sleep(0.05)
+    log = log_path.read_text()
+    assert f"speculative_num_steps={steps}, " in log and f"speculative_num_draft_tokens={shown}," in log
+    adjusted = "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1"
+    assert log.count(adjusted) == (1 if warned else 0)
+    harness.kill_group(handle.pgid)
+
+
+@pytest.mark.parametrize("steps", [3, 7])
+async def test_era_2026_accept_lengths_stay_within_the_running_configuration(tmp_path, started_groups, steps):
+    """era_2026 scripts accept length 3.12: possible for steps 3 (at most 4) and steps 7 (at most 8); the decode
+    lines, the request's meta_info and the server's average all stay at or below steps + 1."""
+    env = harness.double_env(tmp_path, "era_2026")
+    host = LocalHost(env=env)
+    port = harness.free_port()
+    command = harness.launch_command(port).replace("--speculative-num-steps 3", f"--speculative-num-steps {steps}")
+    handle = await launch(host, command)
+    started_groups.append(handle.pgid)
+    status = await wait_for_state(host, handle, READY, timeout_s=20, poll_s=0.1)
+    assert status.state is ServerState.READY, status.describe()
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", trust_env=False, timeout=10) as client:
+        events = await _sse_events(client, "/generate", {"text": "Hi", "stream": True,
+                                                         "sampling_params": {"max_new_tokens": 40}})
+        info = (await client.get("/server_info")).json()
+    log = pathlib.Path(handle.log_path).read_text()
+    logged = [float(v) for v in re.findall(r"accept len: ([\d.]+)", log)]
+    assert logged and all(v <= steps + 1 for v in logged)
+    assert info["speculative_num_draft_tokens"] == steps + 1
+    assert events[-2]["meta_info"]["spec_accept_length"] <= steps + 1
+    await stop(host, handle, grace_s=10)

@@ -30,6 +30,9 @@ def test_summary_prints_timeline_of_findings_configs_and_results():
                      "finding", "kill", "bench", "sweep", "marker"]
     assert "00:00:03  finding     [error] server crashed: bare AssertionError" in out
     assert "num_draft_tokens=2" in out and "16 -> 2" in out
+    # the process group the console names (x/r dialogs, quit line), not called a PID; a PID alone stays a PID
+    assert "00:00:02  config      launched (PGID 4242): HF_TOKEN=<redacted> python -m" in out
+    assert "00:00:04  config      stopped (PID 4242): " in out
     assert "1,843.2 output tokens/s" in out and "accept length 2.71 (per request)" in out
     assert "result: d5" in out and "speedup x1.62" in out
     assert "71200 -> 0 MiB" in out

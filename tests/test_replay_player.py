@@ -179,3 +179,26 @@ async def test_replay_host_is_read_only():
     with pytest.raises(HostError, match="read-only"):
         host.stream("tail -f /x")
     assert await host.read_file("/etc/hostname") is None and await host.file_size("/x") is None
+
+
+def test_events_a_seek_or_rebuild_skips_over_are_handed_out_as_jumping():
+    """``jumping`` is True exactly while the events a seek (or a step back's rebuild) skipped over are handed out:
+    the app shows no notice for those; events reached at the pace and a step forward are not jumping."""
+    player, advance = make(start_paused=True)
+
+    async def scenario():
+        stream = player.events(stop_at_end=True)
+
+        async def take(count):
+            return [(names([await anext(stream)])[0], player.jumping) for _ in range(count)]
+
+        player.seek(2.5)
+        assert await take(3) == [("a", True), ("b", True), ("Fc", True)]
+        player.step_forward()
+        assert await take(1) == [("d", False)]
+        player.step_back()
+        assert await take(4) == [("<rewind 2>", True), ("a", True), ("b", True), ("Fc", True)]
+        player.resume()
+        assert await take(3) == [("d", False), ("Fe", False), ("f", False)]
+
+    asyncio.run(asyncio.wait_for(scenario(), guard(5)))

@@ -82,3 +82,57 @@ async def test_a_notice_hides_no_status_line_in_the_replay(tmp_path, monkeypatch
         await pilot.pause(0.3)
         await _assert_notice_hides_no_status_line(app, pilot, ["#gpu-status", "#replay-status", "#log-status"],
                                                   ["#gpu-status", "#replay-status", "#log-status"])
+
+
+async def test_80x24_three_notices_at_once_leave_the_log_its_lines_and_help_lists_them_all(tmp_path):
+    """Three notices raised together at 80x24 used to stack three toasts (up to 6 rows each) over the log's rows,
+    leaving it about 2 lines; now the newest shows alone in 2 rows across the width (title folded in) and the log
+    keeps 9 of its 11 lines; F1 lists all three."""
+    log = tmp_path / "server.log"
+    log.write_text("".join(f"log line {i}\n" for i in range(200)))
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(log), gpu_interval_s=5)
+
+    def log_lines_shown() -> int:
+        return sum(1 for row in screen_text(app).splitlines() if row.strip("│ ").startswith("log line "))
+
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_until(pilot, lambda: "log line 199" in screen_text(app), what="the log",
+                         state=lambda: screen_text(app))
+        app.notify("Kept the fastest configuration: the builder shows its command.")
+        app.log_pane.notify("copied 20 line(s), secrets redacted", timeout=30)
+        app.notify("Screenshot saved: /tmp/state/specdash/screenshots/specdash-2026-12-02T01-02-03.svg",
+                   title="Screenshot", timeout=30)
+        await wait_until(pilot, lambda: "Screenshot" in screen_text(app), what="the newest notice",
+                         state=lambda: screen_text(app))
+        await pilot.pause(0.3)
+        text = screen_text(app)
+        assert "/tmp/state/specdash/screenshots/specdash-2026-12-02T01-02-03.svg" in text, text
+        toasts = list(app.screen.query(Toast))
+        assert len(toasts) == 1 and toasts[0].region.height <= 2, text
+        assert "Kept the fastest" not in text and "copied 20 line(s)" not in text
+        assert log_lines_shown() >= 9, text  # before: 3 toasts of 2 to 3 rows each, 2 to 4 log lines
+        assert "f1" in text.splitlines()[-1], text
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: bool(app.screen.query("#help-body")), what="the help screen")
+        body = " ".join(str(app.screen.query_one("#help-body").render()).split())
+        for said in ("Kept the fastest configuration", "copied 20 line(s), secrets redacted",
+                     "Screenshot: Screenshot saved: /tmp/state/specdash/screenshots/specdash-2026-12-02T01-02-03.svg"):
+            assert said in body, body[:800]
+
+
+async def test_80x24_a_notice_raised_before_the_first_frame_fits_its_two_rows(tmp_path, monkeypatch):
+    """The replay's demonstration notice is raised on mount, before the screen has its size classes: it still gets
+    the short screen's toast (title folded in, whole text in two rows), not a title row and a text cut mid-row."""
+    from pathlib import Path
+
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    demo = Path(__file__).parent.parent / "sessions" / "demo-eagle3-field-reports.yaml.gz"
+    app = ReplayApp(read_session(demo), start_paused=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_until(pilot, lambda: bool(app.screen.query(Toast)) and "Demonstration" in screen_text(app),
+                         what="the demonstration notice", state=lambda: screen_text(app))
+        await pilot.pause(0.3)
+        rows = [row for row in screen_text(app).splitlines() if row.startswith("▌")]
+        shown = " ".join(" ".join(row.strip("▌ ") for row in rows).split())
+        assert len(rows) == 2 and shown == ("Demonstration session: Recorded against the SGLang test double, not a "
+                                            "real GPU run (the full note: specdash replay --summary FILE)."), rows

@@ -40,7 +40,7 @@ from specdash.app.palette import PaneActions
 from specdash.app.readonly_keys import MUTATING_BINDINGS, hidden, refusal
 from specdash.app.recording import RecordingMixin
 from specdash.app.status_bar import StatusBar
-from specdash.app.toasts import NoticeLog, fit_toast, plain_text
+from specdash.app.toasts import NoticeLog, fit_toast, fold_title, plain_text
 from specdash.app.typing_focus import key_blocked, typing_widget
 from specdash.hosts.base import ConnectionStatus, ConnState, Host, HostError, HostKeyChanged, HostKeyUnknown
 from specdash.logs.startup import StartupHistory
@@ -175,23 +175,41 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:
-        """Textual's notify; on a short screen (below 36 rows) a new notice replaces the ones on screen, so toasts
-        never stack over half of an 80x24 console; a notice longer than its toast is cut at a word with
-        ``… (F1: whole text)``; the help screen lists every recent notice whole (:mod:`specdash.app.toasts`)."""
+        """Textual's notify; on a short screen (below 36 rows) the newest notice replaces the ones on screen (also in
+        a burst, see :meth:`_on_notify`) in a toast of two rows, title folded in, so toasts never take the log's
+        rows on an 80x24 console; a notice longer than its toast is cut at a word with ``… (F1: whole text)``; the
+        help screen lists every recent notice whole (:mod:`specdash.app.toasts`)."""
         plain = plain_text(message, markup)
         self.notice_log.add(plain, title, severity)
-        try:
-            short = self.screen.has_class("-short")
-            small = short or self.screen.has_class("-narrow")
-        except Exception:  # noqa: BLE001 - no screen yet (before the first frame) or shutting down
-            short = small = False
-        if short:
-            self.clear_notifications()
+        short, small = self._short_screen()
+        if short and title:
+            plain, title = fold_title(plain, title), ""
+            message, markup = plain, False
         help_key = self.key_label("app.help", "").strip() or "help"
-        cut = fit_toast(plain, title, self.size.width, f" … ({help_key}: whole text)", small=small)
+        cut = fit_toast(plain, title, self.size.width, f" … ({help_key}: whole text)", small=small, short=short)
         if cut is not None:
             message, markup = cut, False
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def _short_screen(self) -> tuple[bool, bool]:
+        """(short, small): the terminal is below 36 rows; below 120 columns or 36 rows (the breakpoints above),
+        from the app's size, so that a notice raised before the first frame (a replay's on_mount) fits too."""
+        try:
+            width, height = self.size
+        except Exception:  # noqa: BLE001 - no driver yet or shutting down
+            return False, False
+        short = 0 < height < self.VERTICAL_BREAKPOINTS[1][0]
+        return short, short or 0 < width < self.HORIZONTAL_BREAKPOINTS[1][0]
+
+    def _on_notify(self, event: Any) -> None:
+        """Textual's handler; on a short screen only the newest toast stays (notices raised together arrive here
+        one after the other, after notify returned)."""
+        super()._on_notify(event)
+        older = list(self._notifications)[:-1] if self._short_screen()[0] else []
+        for notification in older:
+            self._unnotify(notification, refresh=False)
+        if older:
+            self._refresh_notifications()
 
     def on_resize(self, event: Any) -> None:
         """The key footer drops its padding below 120 columns, so the pane's keys fit an 80-column terminal."""

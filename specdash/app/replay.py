@@ -17,7 +17,9 @@ What goes where:
   which pane is on screen is the viewer's choice.
 
 A :class:`~specdash.session.replay.Rewind` clears every pane and the notices on screen; the events that follow
-rebuild them, and a notice the replayed log raises is shown once per replay, not again after every seek.
+rebuild them. A notice the replayed log raises (the low-acceptance pointer) is shown when playback reaches its event
+at the recorded pace or by a step forward, never for the events a seek skips over (they are the past of the new
+position), and once between two seeks.
 
 Keys: ``p`` pause/resume, ``[`` / ``]`` step back/forward one event, ``{`` / ``}`` previous/next finding, ``+`` /
 ``-`` double/halve the speed, ``g`` seek to a time (``mm:ss``, ``hh:mm:ss`` or seconds).
@@ -67,6 +69,8 @@ _RECORDED_TABS = {"app.tab_log": "log", "app.tab_builder": "builder", "app.tab_b
 MIN_SPEED, MAX_SPEED = 0.125, 256.0
 #: The replay bar refreshes this often (seconds).
 STATUS_REFRESH_S = 0.25
+#: findings kept as "news" at most (each leaves the list when its notice is handled; a bound all the same)
+NEWS_KEPT = 200
 
 _CLOCK_RE = re.compile(r"^\s*(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)\s*$")
 _SECONDS_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*s?\s*$")
@@ -165,6 +169,9 @@ class ReplayApp(SpecdashApp):
         self._server_stopped = False
         self._replaying_event = False
         self._event_notices: set[tuple[str, str]] = set()
+        #: findings the replayed log raised at the recorded pace (not skipped over by a seek): only these toast
+        self._news: list[Any] = []
+        self._quiet_event = False
 
     # -- layout -------------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -219,9 +226,12 @@ class ReplayApp(SpecdashApp):
             try:
                 if isinstance(item, Rewind):
                     self.clear_notifications()  # a seek replays the notices again: no stack of old ones
+                    self._event_notices.clear()
                     self.clear_panes()
-                else:
+                elif self.player.jumping or not isinstance(item, LogEvent) or self.log_pane is None:
                     self.apply_event(item)
+                else:
+                    self._apply_log_event(item, self.log_pane)
             except Exception as exc:  # noqa: BLE001 - one odd event must not end the replay
                 self._add_notice(f"event at {format_clock(getattr(item, 't', 0.0))} not shown: {exc}")
 
@@ -246,6 +256,16 @@ class ReplayApp(SpecdashApp):
         self._mismatched.clear()
         self._server_stopped = False
         self.last_event = ""
+
+    def _apply_log_event(self, event: LogEvent, pane: Any) -> None:
+        """:meth:`apply_event` for a log event reached at the recorded pace: the findings it raises are news (their
+        notices are shown); reading ``findings`` first brings the derived ones (acceptance) up to date, so that
+        those of earlier, skipped events are not counted as this event's."""
+        before = {id(f) for f in pane.analyzer.findings}
+        self.apply_event(event)
+        if self.log_pane is pane:  # (still the same pane)
+            self._news.extend(f for f in self.log_pane.analyzer.findings if id(f) not in before)
+            del self._news[:-NEWS_KEPT]
 
     def apply_event(self, event: Event) -> None:
         """Feed one recorded event to its pane (see the module docstring)."""
@@ -327,9 +347,11 @@ class ReplayApp(SpecdashApp):
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:
-        """Textual's notify, except that a notice raised by replayed events (the low-acceptance pointer) is shown once
-        per replay: a seek re-derives the findings and would raise it again, stacking copies."""
+        """Textual's notify, except for a notice raised by replayed events (the low-acceptance pointer): none for an
+        event a seek skipped over, and once between two seeks (a re-derived finding would stack copies)."""
         if self._replaying_event:
+            if self._quiet_event:
+                return  # raised by an event a seek skipped over: the past of the new position, not news
             key = (title, str(message))
             if key in self._event_notices:
                 return
@@ -339,11 +361,14 @@ class ReplayApp(SpecdashApp):
     def on_log_pane_finding_added(self, message: Any) -> None:
         """The console's handling, with its notices shown once per replay (see :meth:`notify`)."""
         message.prevent_default()  # the console's handler runs here, once, not again after this one
-        self._replaying_event = True
+        news = any(f is message.finding for f in self._news)
+        if news:
+            self._news = [f for f in self._news if f is not message.finding]
+        self._replaying_event, self._quiet_event = True, not news
         try:
             super().on_log_pane_finding_added(message)
         finally:
-            self._replaying_event = False
+            self._replaying_event = self._quiet_event = False
 
     def on_log_pane_server_state_changed(self, message: Any) -> None:
         if self._server_stopped:

@@ -174,8 +174,8 @@ def from_counters(
         return AcceptLength(
             after.avg_spec_accept_length,
             "server_info_fresh",
-            f"fresh server: running avg_spec_accept_length over this run plus {warmup_requests} warm-up "
-            "request(s) of the same workload",
+            f"running avg_spec_accept_length over this run plus {warmup_requests} warm-up request(s) of the same "
+            "workload (the server had served no speculative request before them)",
         )
     return None
 

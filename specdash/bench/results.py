@@ -33,6 +33,17 @@ def accept_source_words(source: str | None) -> str:
     return " + ".join(ACCEPT_SOURCE_WORDS.get(tag, tag) for tag in source.split("+"))
 
 
+def accept_source_text(source: str | None, note: str) -> str:
+    """``"fresh server's average: running avg_spec_accept_length over this run …"``: the source's words
+    (:func:`accept_source_words`), then ``note`` without a leading ``"fresh server: "`` that says the words again
+    (older results' notes start so); the words alone when there is no note."""
+    words = accept_source_words(source)
+    head, sep, rest = note.partition(": ")
+    if sep and head and words.lower().startswith(head.strip().lower()):
+        note = rest
+    return f"{words}: {note}" if note else words
+
+
 @dataclasses.dataclass
 class RequestResult:
     """One request, raw and derived.

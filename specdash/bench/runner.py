@@ -136,9 +136,10 @@ class BenchProgress:
     ttft_p50_ms: float | None
 
     @classmethod
-    def of_result(cls, phase: str, done: int, total: int, result: RunResult) -> BenchProgress:
-        """The final progress of a run: tokens, rate, duration and TTFT p50 read from its :class:`RunResult`."""
-        return cls(phase=phase, done=done, total=total, errors=result.errors,
+    def of_result(cls, phase: str, total: int, result: RunResult) -> BenchProgress:
+        """The final progress of a run: finished requests (completed + failed: a cancelled run's requests cut short
+        are not among them), tokens, rate, duration and TTFT p50, all read from its :class:`RunResult`."""
+        return cls(phase=phase, done=result.completed + result.errors, total=total, errors=result.errors,
                    output_tokens=result.total_output_tokens, elapsed_s=result.duration_s,
                    output_tokens_per_s=result.output_tokens_per_s, ttft_p50_ms=result.ttft_ms.p50)
 
@@ -289,7 +290,7 @@ class BenchRunner:
         pre_warmup = _accept.ServerCounters(_accept.avg_accept_length_of(info), server_info=info)
         result = self._result(requests, duration_s, started_at, model, info, before, after, pre_warmup)
         if self.on_progress is not None:
-            self.on_progress(BenchProgress.of_result(self._phase, self._done, self.settings.num_requests, result))
+            self.on_progress(BenchProgress.of_result(self._phase, self.settings.num_requests, result))
         return result
 
     # -- phases ---------------------------------------------------------------------------------------------------
@@ -532,7 +533,8 @@ class BenchRunner:
             self._streaming_tokens.pop(index, None)
             if result.success:
                 self._finished_tokens += result.output_tokens
-            self._done += 1
+            if not result.partial:  # a request a cancel cut short did not finish
+                self._done += 1
             if not result.success and not result.partial:
                 self._errors += 1
             if result.ttft_ms is not None:

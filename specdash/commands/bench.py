@@ -58,7 +58,7 @@ def _fmt(value: float | None, digits: int = 1) -> str:
 def format_summary(result) -> str:
     """Human-readable summary of a :class:`specdash.bench.results.RunResult` (several lines)."""
     from specdash.bench.acceptance import low_acceptance_warning
-    from specdash.bench.results import accept_source_words
+    from specdash.bench.results import accept_source_text
 
     s = result.settings
     lines = [
@@ -76,7 +76,7 @@ def format_summary(result) -> str:
         lines.append(f"{label:<16}p50 {_fmt(dist.p50, 2)}  p90 {_fmt(dist.p90, 2)}  p99 {_fmt(dist.p99, 2)}")
     if result.accept_length is not None:
         lines.append(f"accept length   {result.accept_length:.2f}  "
-                     f"[{accept_source_words(result.accept_length_source)}: {result.accept_length_note}]")
+                     f"[{accept_source_text(result.accept_length_source, result.accept_length_note)}]")
     else:
         lines.append(f"accept length   -  [{result.accept_length_note}]")
     warning = low_acceptance_warning(result.accept_length, result.effective_config.get("speculative_num_draft_tokens"))

@@ -9,6 +9,9 @@ generator).
 Items yielded are events (:mod:`specdash.session.events`) or a :class:`Rewind`: a backward move (step back,
 seek back) yields ``Rewind`` first — panes clear their state — and then, without pacing, every event up to the
 new position, which rebuilds it. A forward seek yields the skipped events without pacing (no ``Rewind``).
+While :meth:`ReplayPlayer.events` hands out the events a seek or a rebuild skipped over, ``player.jumping`` is True:
+they are the past of the new position, so a notice they would raise is not news (the app shows none for them);
+events reached at the recorded pace and a single step forward are handed out with ``jumping`` False.
 Events of unknown kinds are not replayed (the reader reports them).
 
 Time: ``t`` values are seconds since the session start; "position" is the session time shown. ``clock`` (default
@@ -108,6 +111,9 @@ class ReplayPlayer:
         self._anchor_pos_s = 0.0
         self._anchor_clock = clock()
         self._queue: collections.deque[ReplayItem] = collections.deque()
+        #: how many items at the front of ``_queue`` a seek or rebuild put there (the past of the new position)
+        self._jumped = 0
+        self._jumping = False
         self._wake: asyncio.Event | None = None
         self._closed = False
 
@@ -143,6 +149,12 @@ class ReplayPlayer:
     def speed(self) -> float:
         """Current speed factor (1.0 = recorded pace)."""
         return self._speed
+
+    @property
+    def jumping(self) -> bool:
+        """True while :meth:`events` hands out an event a seek or a rebuild skipped over (not reached at the
+        recorded pace nor by a step forward)."""
+        return self._jumping
 
     @property
     def at_end(self) -> bool:
@@ -223,7 +235,10 @@ class ReplayPlayer:
         t_s = min(max(0.0, float(t_s)), self.duration_s)
         target = bisect.bisect_right(self._times, t_s)
         if target >= self._index:
-            self._queue.extend(self._events[self._index:target])
+            skipped = self._events[self._index:target]
+            if len(self._queue) == self._jumped:  # nothing else queued: the skipped events join the jumped ones
+                self._jumped += len(skipped)
+            self._queue.extend(skipped)
             self._index = target
         else:
             self._rebuild(target)
@@ -257,6 +272,7 @@ class ReplayPlayer:
         self._queue.clear()
         self._queue.append(Rewind(self._times[target - 1] if target else 0.0))
         self._queue.extend(self._events[:target])
+        self._jumped = len(self._queue)
         self._index = target
 
     # -- output ---------------------------------------------------------------------------------------
@@ -264,12 +280,17 @@ class ReplayPlayer:
     def take_due(self) -> list[ReplayItem]:
         """Everything to hand out now: queued items (steps, seeks, rebuilds) then, while playing, every event
         whose ``t`` has been reached. Synchronous; :meth:`events` is built on it."""
-        items: list[ReplayItem] = list(self._queue)
+        return [item for item, _ in self._take_due_marked()]
+
+    def _take_due_marked(self) -> list[tuple[ReplayItem, bool]]:
+        """:meth:`take_due` with each item's ``jumped`` flag (a seek or a rebuild skipped over it)."""
+        items = [(item, i < self._jumped) for i, item in enumerate(self._queue)]
         self._queue.clear()
+        self._jumped = 0
         if not self._paused:
             position = self.position_s
             while self._index < len(self._events) and self._times[self._index] <= position:
-                items.append(self._events[self._index])
+                items.append((self._events[self._index], False))
                 self._index += 1
         return items
 
@@ -290,8 +311,10 @@ class ReplayPlayer:
             self._wake = asyncio.Event()
         while not self._closed:
             self._wake.clear()
-            for item in self.take_due():
+            for item, jumped in self._take_due_marked():
+                self._jumping = jumped
                 yield item
+            self._jumping = False
             if self._closed or (stop_at_end and self.at_end):
                 return
             if self._queue:

@@ -100,7 +100,12 @@ def _entry(event: Event, last: LastVersion | None = None) -> list[str]:
         return lines
     if isinstance(event, CommandEvent):
         what = event.action or "command"
-        if event.pid is not None:
+        # the process group is what the console names (header, quit line, x/r dialogs); the leader's PID is the
+        # same number for a server specdash launched (its own session), so it is said only when it differs
+        if event.pgid is not None:
+            what += f" (PGID {event.pgid}" + (f", leader PID {event.pid})" if event.pid not in (None, event.pgid)
+                                              else ")")
+        elif event.pid is not None:
             what += f" (PID {event.pid})"
         lines = [f"config      {what}: {event.command}".rstrip()]
         effective = _config_text(event.effective)

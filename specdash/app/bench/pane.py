@@ -38,6 +38,7 @@ from specdash.app.bench.render import (
     imported_row,
     progress_line,
     run_row,
+    sweep_notes,
     sweep_row,
 )
 from specdash.app.data_table import MeasuredDataTable
@@ -60,7 +61,8 @@ RUN_ORDER = (1, 4, 9, 3, 5, 6, 7, 8, 2, 0, 10)
 
 
 #: Order the sweep table shows :data:`SWEEP_COLUMNS` in: name, throughput, speedup, accept length and the status
-#: (an "unstable" point and its reason) fit 80 columns; the shape, spread and latencies follow (left/right).
+#: word fit 80 columns; the spread, shape and latencies follow (left/right), all of them on screen at 160 columns.
+#: Each row's note (why it is unstable, within noise ...) is a line under the table, never a cell.
 SWEEP_ORDER = (0, 2, 4, 5, 10, 3, 1, 6, 7, 8, 9)
 
 
@@ -227,6 +229,7 @@ class BenchPane(Widget, can_focus=True):
         yield Static("", id="bench-live")
         yield MeasuredDataTable(id="bench-runs", cursor_type="row", zebra_stripes=True)
         yield MeasuredDataTable(id="bench-sweep", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="bench-sweep-notes")  # each row's note (a long one would push the figures off screen)
         yield PlotextPlot(id="bench-chart")
         yield Static("", id="bench-recommendation")
         yield Static("", id="bench-warnings")
@@ -782,6 +785,7 @@ class BenchPane(Widget, can_focus=True):
         for row in rows:
             row_cells = sweep_row(row)
             table.add_row(*(row_cells[i] for i in SWEEP_ORDER))
+        self.query_one("#bench-sweep-notes", Static).update(_lines("\n".join(sweep_notes(rows))))
         self._draw_chart(result)
         widget = self.query_one("#bench-recommendation", Static)
         total = len(result.definition.points)

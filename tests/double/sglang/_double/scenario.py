@@ -48,7 +48,8 @@ DEFAULTS: dict = {
     # batch sizes "captured" (one progress update per size, largest first as SGLang does)
     "cuda_graph_bs": [1, 2, 4, 8, 12, 16, 24, 32, 40, 48],
     # lines printed before logging is configured (bare before the 2026 era, timestamped in 2026), e.g.
-    # "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1"
+    # "Overlap scheduler is disabled because of using eagle speculative decoding."; the draft-tokens "adjusted"
+    # warning is never scripted: the double prints it when SGLang's topk-1 rule rewrites the launch command
     "warnings": [],
     # post-rewrite values shown in the server_args= line and /get_server_info (scripted; only the topk == 1 draft
     # tokens rewrite is computed, see main.Launcher._post_init_rewrites)
