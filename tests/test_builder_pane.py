@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from support.double import empty_log
+from support.pilot import screen_text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Input, TextArea
 
@@ -219,3 +220,28 @@ async def test_typed_and_effective_columns_use_the_width_at_80x24(tmp_path):
         assert 20 + widths["typed"] + widths["effective"] + 6 <= eff.content_size.width
         row = eff.get_row("speculative_draft_model_path")
         assert str(row[1]) == "/models/eagle3-llama" and len(str(row[1])) <= widths["typed"]
+
+
+async def test_a_command_set_between_compose_and_mount_is_in_the_editor_on_screen():
+    # the app hands the followed server's command to a builder it has just mounted: set_command can run after the
+    # editor was composed (with the old text) and before the pane is mounted; the editor must show it, not only the
+    # form (a blank editor, and typing in it then wiped the command)
+    followed = "python3 -m sglang.launch_server --model-path /models/followed --port 41000"
+
+    class LateCommand(BuilderPane):
+        def compose(self) -> ComposeResult:
+            yield from super().compose()
+            self.set_command(followed)
+
+    class LateApp(PaneApp):
+        def compose(self) -> ComposeResult:
+            yield LateCommand("", self.version)
+
+    app = LateApp()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(BuilderPane)
+        assert pane.command == followed
+        assert pane.query_one("#builder-command", TextArea).text == followed
+        assert "--model-path /models/followed --port 41000" in screen_text(app)
+        assert pane.query_one("#f-port", Input).value == "41000"

@@ -210,6 +210,10 @@ class BuilderPane(Widget):
         yield Static("", id="builder-status")
 
     def on_mount(self) -> None:
+        area = self.query_one("#builder-command", TextArea)
+        if area.text != self._command:  # set_command ran between compose and mount: the editor shows it too
+            with area.prevent(TextArea.Changed):
+                area.load_text(self._command)
         eff = self.query_one("#builder-effective", DataTable)
         eff.add_column("field", key="field", width=EFFECTIVE_FIELD_WIDTH)
         eff.add_column("typed", key="typed", width=EFFECTIVE_TYPED_MIN)
