@@ -19,7 +19,7 @@ from specdash.bench.sweep import SweepDefinition, SweepPoint
 from specdash.hosts.local import LocalHost
 from specdash.server import find_runs
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = pytest.mark.timeout(guard(240))  # a hang guard, scaled like every wait
 
 TWO_POINTS = SweepDefinition(points=(
     SweepPoint("baseline", speculative=False),
