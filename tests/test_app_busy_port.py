@@ -14,13 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.double import harness, host_env
+from support.guard import guard
 from support.pilot import screen_text, wait_until
 
 from specdash.app.main import SpecdashApp
 from specdash.hosts.local import LocalHost
 from specdash.logs.analyzer import LogAnalyzer
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = pytest.mark.timeout(guard(180))  # a hang guard, scaled like every wait
 
 
 def notices(app) -> str:

@@ -12,6 +12,7 @@ import threading
 
 import pytest
 from support.double import harness, host_env
+from support.guard import guard
 from support.pilot import wait_until
 
 from specdash.app import log_liveness
@@ -19,7 +20,7 @@ from specdash.app.log_liveness import health_header
 from specdash.app.main import SpecdashApp
 from specdash.hosts.local import LocalHost
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(guard(120))  # a hang guard, scaled like every wait
 
 OLD_LOG = ("[2026-11-30 09:00:00] Load weight end. type=LlamaForCausalLM\n"
            "[2026-11-30 09:00:05] The server is fired up and ready to roll!\n")

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support.double import harness, host_env
+from support.guard import guard
 from support.pilot import screen_text, wait_until
 from textual.app import App
 from textual.widgets import OptionList
@@ -22,7 +23,7 @@ from specdash.app.modals.server_chooser import ServerChooserScreen
 from specdash.hosts.local import LocalHost
 from specdash.logs.discover import ServerProcess, still_running, summary_of
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(guard(120))  # a hang guard, scaled like every wait
 
 
 def start_server(tmp_path, env, name: str, started_groups) -> tuple[subprocess.Popen, int, str, str]:

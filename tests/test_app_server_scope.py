@@ -11,13 +11,14 @@ import subprocess
 
 import pytest
 from support.double import harness, host_env
+from support.guard import guard
 from support.pilot import benchmark_from_the_bench_pane, screen_text, wait_until
 
 from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.main import SpecdashApp
 from specdash.hosts.local import LocalHost
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = pytest.mark.timeout(guard(180))  # a hang guard, scaled like every wait
 
 
 def notices(app) -> str:

@@ -19,7 +19,7 @@ from specdash.bench.sweep import SweepDefinition, SweepPoint
 from specdash.hosts.local import LocalHost
 from specdash.server import find_runs
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = pytest.mark.timeout(guard(240))  # a hang guard, scaled like every wait
 
 TWO_POINTS = SweepDefinition(points=(
     SweepPoint("baseline", speculative=False),
@@ -111,6 +111,10 @@ async def test_x_or_r_during_the_sweep_cancels_it_cleanly(tmp_path, started_grou
         text = dialog_text(app)
         title = "Stop the server?" if key == "x" else "Restart the server?"
         assert text.startswith(title) and "This cancels the depth sweep (config 1 of 2, baseline)" in text
+        # while the question is open the sweep finishes the restart in flight and then holds: no new restart, no
+        # benchmark, so what the question says stays true however long the user takes to answer
+        await wait_until(pilot, lambda: "held until you answer" in bench.status, what="the sweep held")
+        assert len(await find_runs(app.host)) == 2 and dialog_shown(app)  # the first launch and the sweep's restart
         await pilot.press("y")
         await wait_until(pilot, lambda: bench.sweeping is None, what="sweep cancelled")
         assert "depth sweep cancelled" in bench.status
@@ -136,3 +140,31 @@ async def test_x_or_r_during_the_sweep_cancels_it_cleanly(tmp_path, started_grou
             f"{app.run_handle and app.run_handle.pgid}, builder's command kept: "
             f"{app.run_handle is not None and app.run_handle.command == original}")
         assert not isinstance(app.screen, ConfirmScreen)  # no keep/restore question after a cancel
+
+
+async def test_answering_no_to_x_during_the_sweep_lets_it_go_on_to_its_end(tmp_path, started_groups, monkeypatch):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
+    port = harness.free_port()
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=empty_log(tmp_path), gpu_interval_s=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await launched(pilot, app, started_groups, port)
+        bench = app.bench_pane
+        bench.sweep_definition = TWO_POINTS
+        await pilot.press("f4")
+        await pilot.press("S")
+        await wait_until(pilot, lambda: dialog_shown(app), what="the plan")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "restarting the server for baseline" in bench.status, what="restarting")
+        await pilot.press("x")
+        await wait_until(pilot, lambda: dialog_shown(app), what="stop dialog")
+        assert dialog_text(app).startswith("Stop the server?")
+        await wait_until(pilot, lambda: "held until you answer" in bench.status, what="the sweep held")
+        await pilot.press("n")
+        # the sweep goes on: chain-5 is measured and the end-of-sweep question comes
+        await wait_until(pilot, lambda: bench.sweeping is None and dialog_shown(app), timeout_s=180,
+                         what="keep or restore", state=lambda: bench.status)
+        assert "held" not in bench.status
+        assert [p.point.name for p in bench.sweep_result.points] == ["baseline", "chain-5"]
+        assert dialog_text(app).startswith("Keep ") or "Nothing to keep" in dialog_text(app)
+        started_groups.extend(run.pgid for run in await find_runs(app.host))
+

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.double import harness, host_env
+from support.guard import guard
 from support.pilot import launch_until_ready, screen_text, wait_until
 from textual.widgets import DataTable, Static
 
@@ -19,7 +20,7 @@ from specdash.bench.sweep import SweepDefinition, SweepPoint
 from specdash.hosts.local import LocalHost
 from specdash.logs.analyzer import LogAnalyzer
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = pytest.mark.timeout(guard(240))  # a hang guard, scaled like every wait
 
 CASES = Path(__file__).parent / "data" / "cases"
 

@@ -11,11 +11,12 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from support.guard import guard
 
 from specdash.bench.runner import BenchRunner, BenchSettings
 from specdash.bench.workload import Workload
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(guard(120))  # a hang guard, scaled like every wait
 
 PROMPTS = Workload(name="t", prompts=("p",))
 EVIL = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202egnp.exe hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"

@@ -18,12 +18,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.guard import guard
 
 from specdash.bench.runner import BenchRunner, BenchSettings
 from specdash.bench.stream import ProtocolError, ReadTimeout, ResponseParser, post_stream
 from specdash.bench.workload import Workload
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = pytest.mark.timeout(guard(180))  # a hang guard, scaled like every wait
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPTS = Workload(name="t", prompts=("p0", "p1", "p2"))

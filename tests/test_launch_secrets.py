@@ -14,12 +14,13 @@ import threading
 import time
 
 import pytest
+from support.guard import guard
 
 from specdash.hosts.local import LocalHost
 from specdash.server.launch import launch
 from specdash.server.runs import find_runs
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = pytest.mark.timeout(guard(90))  # a hang guard, scaled like every wait
 
 HF = "hf_QwErTyUiOpAsDfGhJkLzXcVbNm0123456789"
 PWD = "Pw-9x!LmN2q"

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support.double import harness
+from support.guard import guard
 from support.pilot import wait_until
 from textual.app import App, ComposeResult
 from textual.widgets import Static
@@ -22,7 +23,7 @@ from specdash.server import ServerState, launch, server_status, stop
 from specdash.server.probe import ProbeMemory
 from specdash.server.status import LOG_TAIL_BYTES
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(guard(60))  # a hang guard, scaled like every wait
 
 
 def sglang_access_line(client: str, method: str, path: str, status: str) -> str:

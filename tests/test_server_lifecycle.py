@@ -11,6 +11,7 @@ import signal
 
 import pytest
 from support.double import harness
+from support.guard import guard
 
 from specdash.hosts.local import LocalHost
 from specdash.logs.startup import PHASES
@@ -29,7 +30,7 @@ from specdash.server import (
 )
 from specdash.sglang.command_edit import launch_port
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(guard(60))  # a hang guard, scaled like every wait
 
 SETTLED = frozenset({ServerState.READY, ServerState.CRASHED, ServerState.STOPPED})
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 
 import pytest
+from support.guard import guard
 from support.tail import collect_until as _collect_until
 from support.tail import lines_of as _lines
 
 from specdash.hosts.local import LocalHost
 from specdash.hosts.tail import LogFollower, TailMarker
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(guard(60))  # a hang guard, scaled like every wait
 
 
 def _line(i: int, tag: str = "a") -> bytes:

@@ -343,6 +343,7 @@ class LifecycleActions(_Base):
         details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {markup(self.host.name)}\n"
                    f"{markup(redact_text(parse_command(handle.command).launcher or 'server'))} … port {handle.port}\n"
                    f"SIGTERM to the group, SIGKILL after {STOP_GRACE_S:g} s." + self._sweep_note())
+        self._hold_sweep()
         self.push_screen(ConfirmScreen("Stop the server?", details, "Stop"), self._confirmed_stop)
 
     def _sweep_note(self) -> str:
@@ -357,10 +358,22 @@ class LifecycleActions(_Base):
         if self.bench_pane is not None and getattr(self.bench_pane, "sweeping", None):
             self.bench_pane.cancel_sweep()
 
+    def _hold_sweep(self) -> None:
+        """While the stop/restart question is open, a running depth sweep starts no new restart or run (the one in
+        flight goes on), so the question stays true and no end-of-sweep question lands on top of it."""
+        if self.bench_pane is not None and getattr(self.bench_pane, "sweeping", None):
+            self.bench_pane.hold_sweep()
+
+    def _release_sweep(self) -> None:
+        if self.bench_pane is not None:
+            self.bench_pane.release_sweep()
+
     def _confirmed_stop(self, yes: bool | None) -> None:
         if yes:
             self._cancel_sweep()
             self._stop()
+        else:
+            self._release_sweep()
 
     async def _settle_restart(self) -> None:
         """Wait for a restart a cancelled sweep left running (its server is then this session's)."""
@@ -404,6 +417,7 @@ class LifecycleActions(_Base):
             return
         details = (f"Stop process group [b]{self.run_handle.pgid}[/b], wait until its GPU memory is released, "
                    f"then launch:\n{markup(command or self.run_handle.command)}" + self._sweep_note())
+        self._hold_sweep()
         self.push_screen(ConfirmScreen("Restart the server?", details, "Restart"), self._confirmed_restart(command))
 
     def _confirmed_restart(self, command: str | None):
@@ -411,6 +425,8 @@ class LifecycleActions(_Base):
             if yes:
                 self._cancel_sweep()
                 self._restart(command)
+            else:
+                self._release_sweep()
         return answered
 
     @work(group="lifecycle", exclusive=True)

@@ -542,7 +542,7 @@ def sweep_key(definition: SweepDefinition, base_command: str, settings: BenchSet
 @dataclasses.dataclass(frozen=True)
 class SweepEvent:
     """Progress of a sweep for a display: ``index``/``total`` points, ``point`` name, ``phase`` ("restart",
-    "waiting", "warmup+run", "run", "rejected", "point-done", "finished", "cancelled"), one-line ``message``,
+    "waiting", "warmup+run", "run", "rejected", "held", "point-done", "finished", "cancelled"), one-line ``message``,
     and the live :class:`BenchProgress` of the current run (or None)."""
 
     index: int
@@ -613,6 +613,8 @@ class SweepRunner:
         self.on_event = on_event
         self.log_accept_samples = log_accept_samples
         self._cancelled = False
+        self._go = asyncio.Event()  # cleared by hold(): no new restart or benchmark run starts
+        self._go.set()
         self._runner: BenchRunner | None = None
         #: the result so far while :meth:`run` runs (its measured points, in definition order), else None
         self.partial: SweepResult | None = None
@@ -623,8 +625,29 @@ class SweepRunner:
     def cancel(self) -> None:
         """Stop the sweep: the current benchmark run is cancelled, nothing further is started."""
         self._cancelled = True
+        self._go.set()
         if self._runner is not None:
             self._runner.cancel()
+
+    def hold(self) -> None:
+        """Hold the sweep where it is (e.g. while the user is asked whether to stop or restart the server): the
+        restart or benchmark run in flight goes on, no new one starts and the sweep does not end until
+        :meth:`release` (or :meth:`cancel`)."""
+        self._go.clear()
+
+    def release(self) -> None:
+        """Let a held sweep go on."""
+        self._go.set()
+
+    @property
+    def held(self) -> bool:
+        """True between :meth:`hold` and :meth:`release`."""
+        return not self._go.is_set()
+
+    async def _wait_if_held(self, index: int, point: str) -> None:
+        if not self._go.is_set():
+            self._emit(index, point, "held", "held until you answer")
+            await self._go.wait()
 
     def _emit(self, index: int, point: str, phase: str, message: str, bench: BenchProgress | None = None) -> None:
         if self.on_event:
@@ -681,6 +704,8 @@ class SweepRunner:
         result = self.partial = self._load()
         done = {p.point.name for p in result.points}
         for index, point in enumerate(self.definition.points):
+            if point.name not in done:
+                await self._wait_if_held(index, point.name)
             if self._cancelled:
                 break
             if point.name in done:
@@ -693,6 +718,7 @@ class SweepRunner:
             result.points = [p for p in result.points if p.point.name != point.name] + [measured]
             self._save(result)
             self._emit(index, point.name, "point-done", f"{point.name}: {measured.status}")
+        await self._wait_if_held(len(self.definition.points) - 1, "")  # no end (and no keep question) while held
         result.cancelled = self._cancelled
         result.finished = not self._cancelled
         self._save(result)
@@ -716,6 +742,7 @@ class SweepRunner:
         rejected: list[str] = []
         first = True
         while len(runs) < self.definition.repeats and len(rejected) <= self.definition.max_rejected:
+            await self._wait_if_held(index, point.name)
             if self._cancelled:
                 return None
             settings = dataclasses.replace(

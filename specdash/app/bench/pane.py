@@ -560,6 +560,23 @@ class BenchPane(Widget, can_focus=True):
                              f"{self._key('sweep')} resumes it. ")
         self._set_status(self._cancel_note.strip())
 
+    def hold_sweep(self) -> None:
+        """Hold the running sweep while the user answers a question about the server (:meth:`SweepRunner.hold`);
+        the status says so."""
+        if self._sweep is not None:
+            self._sweep.hold()
+            self._before_hold = self.status
+            self._set_status(f"{self.status.split(' - ')[0]} - held: nothing new starts until you answer")
+
+    def release_sweep(self) -> None:
+        """Let a held sweep go on (the question was answered no)."""
+        if self._sweep is not None and self._sweep.held:
+            self._sweep.release()
+            if "held" in self.status:
+                self._set_status(self._before_hold)
+
+    _before_hold = ""
+
     async def _restart(self, command: str) -> str:
         assert self.restart_server is not None
         if self._sweep is not None and self._sweep_at is not None:
