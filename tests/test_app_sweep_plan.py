@@ -45,6 +45,25 @@ async def launched(pilot, app, started_groups, port: int) -> None:
     await wait_until(pilot, lambda: app.log_pane.analyzer.startup.time_to_ready_s is not None, what="start-up timed")
 
 
+async def key_during_the_sweeps_first_restart(pilot, app, started_groups, port: int, key: str):
+    """Launch, start the two-point sweep (F4, S, y), press ``key`` while it restarts the server for its first
+    configuration and wait until the question is shown and the sweep holds; returns the bench pane."""
+    await launched(pilot, app, started_groups, port)
+    bench = app.bench_pane
+    bench.sweep_definition = TWO_POINTS
+    await pilot.press("f4")
+    await pilot.press("S")
+    await wait_until(pilot, lambda: dialog_shown(app), what="the plan")
+    await pilot.press("y")
+    await wait_until(pilot, lambda: "restarting the server for baseline" in bench.status, what="restarting")
+    await pilot.press(key)  # in the middle of the sweep's restart
+    await wait_until(pilot, lambda: dialog_shown(app), what="stop/restart dialog")
+    # while the question is open the sweep finishes the restart in flight and then holds: no new restart, no
+    # benchmark, so what the question says stays true however long the user takes to answer
+    await wait_until(pilot, lambda: "held until you answer" in bench.status, what="the sweep held")
+    return bench
+
+
 async def test_S_shows_the_plan_asks_and_ends_with_keep_or_restore(tmp_path, started_groups, monkeypatch):
     monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
     port = harness.free_port()
@@ -97,23 +116,11 @@ async def test_x_or_r_during_the_sweep_cancels_it_cleanly(tmp_path, started_grou
     port = harness.free_port()
     app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=empty_log(tmp_path), gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
-        await launched(pilot, app, started_groups, port)
+        bench = await key_during_the_sweeps_first_restart(pilot, app, started_groups, port, key)
         original = app.builder_pane.command
-        bench = app.bench_pane
-        bench.sweep_definition = TWO_POINTS
-        await pilot.press("f4")
-        await pilot.press("S")
-        await wait_until(pilot, lambda: dialog_shown(app), what="the plan")
-        await pilot.press("y")
-        await wait_until(pilot, lambda: "restarting the server for baseline" in bench.status, what="restarting")
-        await pilot.press(key)  # in the middle of the sweep's restart
-        await wait_until(pilot, lambda: dialog_shown(app), what="stop/restart dialog")
         text = dialog_text(app)
         title = "Stop the server?" if key == "x" else "Restart the server?"
         assert text.startswith(title) and "This cancels the depth sweep (config 1 of 2, baseline)" in text
-        # while the question is open the sweep finishes the restart in flight and then holds: no new restart, no
-        # benchmark, so what the question says stays true however long the user takes to answer
-        await wait_until(pilot, lambda: "held until you answer" in bench.status, what="the sweep held")
         assert len(await find_runs(app.host)) == 2 and dialog_shown(app)  # the first launch and the sweep's restart
         await pilot.press("y")
         await wait_until(pilot, lambda: bench.sweeping is None, what="sweep cancelled")
@@ -147,18 +154,8 @@ async def test_answering_no_to_x_during_the_sweep_lets_it_go_on_to_its_end(tmp_p
     port = harness.free_port()
     app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=empty_log(tmp_path), gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
-        await launched(pilot, app, started_groups, port)
-        bench = app.bench_pane
-        bench.sweep_definition = TWO_POINTS
-        await pilot.press("f4")
-        await pilot.press("S")
-        await wait_until(pilot, lambda: dialog_shown(app), what="the plan")
-        await pilot.press("y")
-        await wait_until(pilot, lambda: "restarting the server for baseline" in bench.status, what="restarting")
-        await pilot.press("x")
-        await wait_until(pilot, lambda: dialog_shown(app), what="stop dialog")
+        bench = await key_during_the_sweeps_first_restart(pilot, app, started_groups, port, "x")
         assert dialog_text(app).startswith("Stop the server?")
-        await wait_until(pilot, lambda: "held until you answer" in bench.status, what="the sweep held")
         await pilot.press("n")
         # the sweep goes on: chain-5 is measured and the end-of-sweep question comes
         await wait_until(pilot, lambda: bench.sweeping is None and dialog_shown(app), timeout_s=180,

@@ -35,6 +35,22 @@ async def _sse_events(client: httpx.AsyncClient, url: str, body: dict) -> list:
     return events
 
 
+async def _ready_then_one_stream(host, command: str, started_groups, port: int, max_new_tokens: int,
+                                 info_path: str) -> tuple:
+    """Launch ``command``, wait until ready, stream one ``/generate`` of ``max_new_tokens``; return the launch handle,
+    the SSE events, ``info_path``'s JSON (a server-info endpoint) and the accept lengths the log's decode lines show."""
+    handle = await launch(host, command)
+    started_groups.append(handle.pgid)
+    status = await wait_for_state(host, handle, READY, timeout_s=20, poll_s=0.1)
+    assert status.state is ServerState.READY, status.describe()
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", trust_env=False, timeout=10) as client:
+        events = await _sse_events(client, "/generate", {"text": "Hi", "stream": True,
+                                                         "sampling_params": {"max_new_tokens": max_new_tokens}})
+        info = (await client.get(info_path)).json()
+    log = pathlib.Path(handle.log_path).read_text()
+    return handle, events, info, [float(v) for v in re.findall(r"accept len: ([\d.]+)", log)]
+
+
 async def test_unknown_flag_is_rejected_with_argparse_text(tmp_path):
     host = LocalHost(env=harness.double_env(tmp_path, "fast"))
     result = await host.run("python3 -m sglang.launch_server --model-path /m --speculative-model x "
@@ -262,17 +278,9 @@ async def test_accept_lengths_are_possible_for_the_configuration_run(tmp_path, s
     command = harness.launch_command(port, spec=False, extra=(
         "--speculative-algorithm EAGLE3 --speculative-draft-model-path /models/EAGLE3-LLaMA3.1-8B " + extra)
         if spec else "")
-    handle = await launch(host, command)
-    started_groups.append(handle.pgid)
-    status = await wait_for_state(host, handle, READY, timeout_s=20, poll_s=0.1)
-    assert status.state is ServerState.READY, status.describe()
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", trust_env=False, timeout=10) as client:
-        events = await _sse_events(client, "/generate", {"text": "Hi", "stream": True,
-                                                         "sampling_params": {"max_new_tokens": 60}})
-        final = events[-2]["meta_info"]
-        info = (await client.get("/get_server_info")).json()["internal_states"][0]
-    log = pathlib.Path(handle.log_path).read_text()
-    logged = [float(v) for v in re.findall(r"accept len: ([\d.]+)", log)]
+    _, events, info, logged = await _ready_then_one_stream(host, command, started_groups, port, 60, "/get_server_info")
+    final = events[-2]["meta_info"]
+    info = info["internal_states"][0]
     if spec:
         assert logged and all(v == pytest.approx(1 + 0.62 * (possible - 1)) for v in logged)  # 1.62 of 2
         assert final["spec_accept_length"] <= possible and info["avg_spec_accept_length"] <= possible
@@ -359,16 +367,7 @@ async def test_era_2026_accept_lengths_stay_within_the_running_configuration(tmp
     host = LocalHost(env=env)
     port = harness.free_port()
     command = harness.launch_command(port).replace("--speculative-num-steps 3", f"--speculative-num-steps {steps}")
-    handle = await launch(host, command)
-    started_groups.append(handle.pgid)
-    status = await wait_for_state(host, handle, READY, timeout_s=20, poll_s=0.1)
-    assert status.state is ServerState.READY, status.describe()
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", trust_env=False, timeout=10) as client:
-        events = await _sse_events(client, "/generate", {"text": "Hi", "stream": True,
-                                                         "sampling_params": {"max_new_tokens": 40}})
-        info = (await client.get("/server_info")).json()
-    log = pathlib.Path(handle.log_path).read_text()
-    logged = [float(v) for v in re.findall(r"accept len: ([\d.]+)", log)]
+    handle, events, info, logged = await _ready_then_one_stream(host, command, started_groups, port, 40, "/server_info")
     assert logged and all(v <= steps + 1 for v in logged)
     assert info["speculative_num_draft_tokens"] == steps + 1
     assert events[-2]["meta_info"]["spec_accept_length"] <= steps + 1
