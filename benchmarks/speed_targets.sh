@@ -26,7 +26,7 @@ run() {
 run "$py" benchmarks/bench_startup.py --runs 5
 run "$py" benchmarks/bench_tail_first.py 1000000 1000
 run "$py" benchmarks/bench_tail_first.py 10000000
-run "$py" benchmarks/bench_scan.py --rounds 3
+run "$py" benchmarks/bench_scan.py --rounds 3 --floors
 run "$py" benchmarks/bench_recording_cost.py 200000
 run "$py" benchmarks/bench_log_pane.py 20000 20 200000
 if [ -n "$sglang_py" ]; then
