@@ -185,7 +185,7 @@ class ReplayApp(SpecdashApp):
     def on_mount(self) -> None:
         self.set_interval(STATUS_REFRESH_S, self._refresh_bar)
         if self.log_pane is not None:
-            self.log_pane.border_title = markup(recorded_log_title(self._source))
+            self.log_pane.set_title(recorded_log_title(self._source))
         header = self.session_log.header
         if header is not None and header.demo:
             # short: a toast must not cover the panes on a small terminal; the recorder's full note is in --summary

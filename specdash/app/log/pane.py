@@ -59,6 +59,19 @@ HISTORY_JUMP_LINES = 50_000
 HISTORY_PENDING_MAX = 200_000
 
 
+def fit_title(title: str, width: int) -> str:
+    """``title`` in at most ``width`` characters (``width`` below 12: unchanged, the border cuts it). A title
+    ``PATH · MARKER`` keeps its marker whole and loses the start of the path (``…`` + its end, where the file name
+    is); a title without a marker, or whose marker leaves the path under 12 characters, keeps its end."""
+    if len(title) <= width or width < 12:
+        return title
+    path, sep, marker = title.partition(" · ")
+    room = width - len(sep) - len(marker) - 1
+    if sep and room >= 12:
+        return "…" + path[-room:] + sep + marker
+    return "…" + title[-(width - 1):]
+
+
 @dataclasses.dataclass
 class HistoryProgress:
     """The background analysis of the bytes before the tail shown first: ``total_bytes`` to analyse,
@@ -131,7 +144,8 @@ class LogPane(Widget):
     def __init__(self, title: str = "log", *, history: StartupHistory | None = None, host: str = "",
                  id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.border_title = markup(title)  # a path from the user or the host: shown, never parsed as markup
+        self._title = title
+        self._fit_title()
         self._history = history if history is not None else StartupHistory()
         self._host = host
         self._dirty = False
@@ -463,7 +477,7 @@ class LogPane(Widget):
     def reset(self, title: str) -> None:
         """Start over for a different file titled ``title`` (lines, findings, metrics, start-up and the ``/`` filter
         are cleared)."""
-        self.border_title = markup(title)
+        self.set_title(title)
         self.analyzer = self._new_analyzer()
         self._launch_findings = []
         if self._predicted is not None and self._predicted[0] != title:
@@ -538,7 +552,19 @@ class LogPane(Widget):
             self.set_class(not shown, "-findings-hidden")
             self._update_status()
 
+    def set_title(self, title: str) -> None:
+        """Title the pane ``title`` (a log's path, maybe `` · `` and a marker), fitted to its width."""
+        self._title = title
+        self._fit_title()
+
+    def _fit_title(self) -> None:
+        """The border title: the log's path (from the user or the host: shown, never parsed as markup) fitted to the
+        pane's width by :func:`fit_title`, so a marker after it (`` · re-attached, PGID 4242``) stays on screen."""
+        width = self.size.width
+        self.border_title = markup(fit_title(self._title, width - 6) if width else self._title)
+
     def on_resize(self, event) -> None:
+        self._fit_title()
         self._apply_findings_layout()
         self._update_status()  # its parts fit the new width
 
