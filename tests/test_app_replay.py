@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.pilot import wait_until
+from support.pilot import screen_text, wait_until
 
 from specdash.app.replay import ReplayApp, parse_seek_time
 from specdash.gpu.model import GpuInfo, GpuProcess, GpuSnapshot
@@ -200,6 +200,11 @@ async def test_replay_is_read_only_kill_and_launch_are_refused(tmp_path):
         assert any("Read-only session: killing is disabled" in m for m in messages)
         assert any("Read-only session: launching a server is disabled" in m for m in messages)
         assert len(app.gpu_pane.processes) == 2 and app.run_handle is None
+        await pilot.press("f4")  # the Benchmarks pane: its footer offers no benchmark, sweep or run to cancel
+        await wait_until(pilot, lambda: "Import results file" in screen_text(app), what="the bench pane's footer",
+                         state=lambda: screen_text(app).splitlines()[-1])
+        footer = screen_text(app).splitlines()[-1]
+        assert "Cancel run" not in footer and "Benchmark" not in footer and "Depth sweep" not in footer, footer
 
 
 async def test_damaged_file_replays_what_is_readable_and_says_what_was_skipped(tmp_path):

@@ -357,8 +357,9 @@ class BenchPane(Widget, can_focus=True):
     # -- actions --------------------------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Read-only: the mutating keys are hidden from the footer and help (:mod:`specdash.app.readonly_keys`)."""
-        return False if hidden(self.readonly, action) else True
+        """Read-only: the mutating keys are hidden from the footer and help (:mod:`specdash.app.readonly_keys`), and
+        so is esc's "Cancel run" (no run can start here)."""
+        return False if hidden(self.readonly, action) or (self.readonly and action == "cancel") else True
 
     def action_run_bench(self) -> None:
         """``b``: benchmark the selected workload against ``server_url``."""
