@@ -41,6 +41,10 @@ async def test_a_discovered_server_is_said_not_launched_here_and_x_r_b_say_their
         await wait_until(pilot, lambda: app.log_path == str(log), what="the discovered server's log")
         await wait_until(pilot, lambda: f"following PID {proc.pid} (not launched from here)" in screen_text(app),
                          what="the log title names the server as not launched here", state=lambda: screen_text(app))
+        await pilot.resize_terminal(80, 24)  # a narrow pane cuts the log path's start, never the note
+        await wait_until(pilot, lambda: f"log · following PID {proc.pid} (not launched from here)" in screen_text(app),
+                         what="the note at 80 columns", state=lambda: screen_text(app).splitlines()[1])
+        await pilot.resize_terminal(160, 48)
         await pilot.press("x")
         await wait_until(pilot, lambda: "x stops only a server launched from this console" in notices(app),
                          what="x's scope")

@@ -459,9 +459,9 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                 self._connect_followed_bench(self.followed_pid, self.followed_port)
             if pane is not None and pane.is_attached:
                 try:
-                    # the note first: a narrow pane cuts the title's end
-                    pane.reset(path if self.followed_pid is None else f"following PID {self.followed_pid} (not "
-                               f"launched from here) · {path}")
+                    # the note after the path: a narrow pane cuts the path's start, never the note (fit_title)
+                    pane.reset(path if self.followed_pid is None else f"{path} · following PID {self.followed_pid} "
+                               "(not launched from here)")
                 except NoMatches:  # the pane is being torn down (the app is closing)
                     pass
             return found.path
