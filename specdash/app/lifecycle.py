@@ -340,6 +340,9 @@ class LifecycleActions(_Base):
             self.notify("No server launched from this session (use the GPU pane's K for other processes).",
                         severity="warning")
             return
+        if self.status_bar.stopping:  # a second x while the first stop runs: say so (it used to do nothing)
+            self.notify(f"Already stopping: {self.status_bar.stopping}.", timeout=5)
+            return
         details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {markup(self.host.name)}\n"
                    f"{markup(redact_text(parse_command(handle.command).launcher or 'server'))} … port {handle.port}\n"
                    f"SIGTERM to the group, SIGKILL after {STOP_GRACE_S:g} s." + self._sweep_note())
