@@ -176,9 +176,9 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:
         """Textual's notify; on a short screen (below 36 rows) the newest notice replaces the ones on screen (also in
-        a burst, see :meth:`_on_notify`) in a toast of two rows, title folded in, so toasts never take the log's
-        rows on an 80x24 console; a notice longer than its toast is cut at a word with ``… (F1: whole text)``; the
-        help screen lists every recent notice whole (:mod:`specdash.app.toasts`)."""
+        a burst; an error stays over a lesser notice, see :meth:`_on_notify`) in a toast of two rows, title folded
+        in, so toasts never take the log's rows on an 80x24 console; a notice longer than its toast is cut at a word
+        with ``… (F1: whole text)``; the help screen lists every recent notice whole (:mod:`specdash.app.toasts`)."""
         plain = plain_text(message, markup)
         self.notice_log.add(plain, title, severity)
         short, small = self._short_screen()
@@ -202,10 +202,17 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         return short, short or 0 < width < self.HORIZONTAL_BREAKPOINTS[1][0]
 
     def _on_notify(self, event: Any) -> None:
-        """Textual's handler; on a short screen only the newest toast stays (notices raised together arrive here
-        one after the other, after notify returned)."""
+        """Textual's handler; on a short screen one toast stays (notices raised together arrive here one after the
+        other, after notify returned): the newest of the most severe, so an error is never replaced by a lesser
+        notice raised with it (``error`` > ``warning`` > ``information``; the others are in the help screen)."""
+        event.prevent_default()  # Textual's own handler runs here, once: after this one it would add the notice again
         super()._on_notify(event)
-        older = list(self._notifications)[:-1] if self._short_screen()[0] else []
+        shown = list(self._notifications) if self._short_screen()[0] else []
+        if shown:
+            rank = {"error": 2, "warning": 1}
+            keep = max(reversed(shown), key=lambda n: rank.get(str(n.severity), 0))
+            shown.remove(keep)
+        older = shown
         for notification in older:
             self._unnotify(notification, refresh=False)
         if older:
