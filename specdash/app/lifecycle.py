@@ -170,6 +170,9 @@ class LifecycleActions(_Base):
         from specdash.sglang.command_edit import flag_value, launch_port
 
         release = self._flag_release()
+        given = flag_value(command, "--port", release)
+        if given is not None and launch_port(command, release) != given:  # --port 0, 70000, ...: not SGLang's
+            return None  # default port, and no port this check can ask about: unknown, the launch goes ahead
         port = launch_port(command, release)
         bind_host = flag_value(command, "--host", release)
         taken = await port_in_use(self.host, port, bind_host if isinstance(bind_host, str) else None,
