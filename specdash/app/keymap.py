@@ -66,8 +66,10 @@ def _binding_table() -> dict[str, tuple[str, str]]:
 
 #: Binding-id groups whose keys are live at the same time as the app's: a pane's key shadows the app's key while
 #: the pane has focus, so one key in both would do two different things (the dialogs take every key while open).
-#: The replay app's keys are live beside the app's and the panes' (it repeats the lifecycle keys).
-APP_GROUPS = ("app", "server", "replay")
+APP_GROUPS = ("app", "server")
+#: the replay app's own keys, live beside the app-level ones (it repeats the lifecycle keys); a pane's key may
+#: shadow one of them while that pane has focus (``space``: play/pause, or tag in the GPU pane)
+REPLAY_GROUP = "replay"
 PANE_GROUPS = ("log", "builder", "gpus", "bench")
 #: dialog bindings that live in a pane group's name (the kill confirmation): not live beside the app's keys
 DIALOG_IDS = frozenset({"gpus.kill_confirm", "gpus.kill_cancel"})
@@ -85,7 +87,8 @@ def key_name(key: str) -> str:
 def key_clashes(keymap: dict[str, str] | None = None) -> list[tuple[str, str, str]]:
     """Keys bound to two bindings that are live at the same time, with the defaults of :func:`binding_table` and
     ``keymap`` (binding id -> comma-separated keys, config.yaml) applied: an app-level binding (groups
-    :data:`APP_GROUPS`) and a pane's (:data:`PANE_GROUPS`), two app-level ones, two of one pane or of one dialog.
+    :data:`APP_GROUPS`) and a pane's (:data:`PANE_GROUPS`) or the replay app's, two app-level ones, two of one pane
+    or of one dialog.
     ``[(key, binding id, the other binding id listed before it)]`` (``"?"`` and ``"question_mark"`` are one key),
     empty when every key does one thing."""
     table = binding_table()
@@ -98,7 +101,7 @@ def key_clashes(keymap: dict[str, str] | None = None) -> list[tuple[str, str, st
     def group(binding_id: str) -> str:
         return "dialog:" + binding_id if binding_id in DIALOG_IDS else binding_id.split(".")[0]
 
-    scopes = [set(APP_GROUPS) | {pane} for pane in PANE_GROUPS] + [{name} for name in DIALOG_GROUPS]
+    scopes = [set(APP_GROUPS) | {pane} for pane in (*PANE_GROUPS, REPLAY_GROUP)] + [{name} for name in DIALOG_GROUPS]
     scopes.append({"dialog:" + binding_id for binding_id in DIALOG_IDS})
     clashes: list[tuple[str, str, str]] = []
     for scope in scopes:
