@@ -38,3 +38,38 @@ async def test_pane_hints_name_the_remapped_keys(tmp_path):
 def test_bound_key_names_the_first_key_as_a_hint_writes_it():
     assert bound_key("bench.run") == "b" and bound_key("bench.run", {"bench.run": "B,ctrl+b"}) == "B"
     assert bound_key("app.help") == "F1" and bound_key("log.filter") == "/" and bound_key("bench.cancel") == "esc"
+
+
+DIALOG_KEYMAP = {"confirm.yes": "j", "confirm.no": "k", "hostkey.trust": "ctrl+t", "hostkey.cancel": "c",
+                 "gpus.kill_confirm": "Y", "gpus.kill_cancel": "q"}
+
+
+async def test_dialog_buttons_name_the_remapped_keys_and_those_keys_answer(tmp_path):
+    """The stop/restart, host-key and kill dialogs' buttons said ``(y)``, ``(n)``, ``(t)``, ``(esc)`` whatever the
+    keymap bound: with ``confirm.yes: j`` the button said ``Stop (y)`` and y did nothing."""
+    from textual.widgets import Button
+
+    from specdash.app.gpus.kill_modal import KillConfirmScreen
+    from specdash.app.modals.confirm import ConfirmScreen
+    from specdash.app.modals.host_key import HostKeyScreen
+
+    log = tmp_path / "server.log"
+    log.write_text("line\n")
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(log), gpu_interval_s=5,
+                      keymap=DIALOG_KEYMAP)
+    answers: list[object] = []
+    async with app.run_test(size=(160, 48)) as pilot:
+        for screen, labels, key, answer in (
+                (ConfirmScreen("Stop the server?", "group 4242", "Stop"), ["Stop (j)", "Cancel (k)"], "j", True),
+                (ConfirmScreen("Stop the server?", "group 4242", "Stop"), ["Stop (j)", "Cancel (k)"], "k", False),
+                (HostKeyScreen("gpu-box", 22, "ED25519", "SHA256:abc", "/tmp/kh"), ["Trust (ctrl+t)", "Cancel (c)"],
+                 "c", False),
+                (KillConfirmScreen([], [], 10.0), ["Kill (Y)", "Cancel (q)"], "q", False)):
+            app.push_screen(screen, answers.append)
+            await wait_until(pilot, lambda s=screen: app.screen is s and bool(s.query(Button)), what="the dialog")
+            await pilot.pause(0.2)
+            assert [str(b.label) for b in app.screen.query(Button)] == labels
+            await pilot.press(key)
+            await wait_until(pilot, lambda s=screen: app.screen is not s, what="the dialog answered",
+                             state=lambda: screen_text(app))
+            assert answers[-1] is answer, (labels, answers)

@@ -675,6 +675,8 @@ class BenchPane(Widget, can_focus=True):
         unstable = result.unstable()
         more = None
         unstable_text = ""
+        # the keys the dialog's buttons name
+        yes, no, again = (key_for(self, i) for i in ("confirm.yes", "confirm.no", "sweep.measure_again"))
         if unstable:
             names = ", ".join(p.point.name for p in unstable)
             more = "Measure again"
@@ -685,7 +687,7 @@ class BenchPane(Widget, can_focus=True):
                 + "\n".join(f"  {line}" for line in result.unstable_lines())
                 + ("\nThe baseline is unstable: no speedup over it can be trusted yet."
                    if base is not None and base.status == "unstable" and best is not None and best is not base else "")
-                + f"\nMeasure again ({'y' if best is None or not best.command else 'm'}): {repeats} new "
+                + f"\nMeasure again ({yes if best is None or not best.command else again}): {repeats} new "
                   f"repeat{'s' if repeats != 1 else ''} of {names} (a restart each); the stable configurations are "
                   "kept, not measured again.")
 
@@ -702,21 +704,21 @@ class BenchPane(Widget, can_focus=True):
         if best is None or not best.command:
             if unstable:  # the question asked is the one y answers; n restores, as in the keep dialog
                 details = (f"No configuration to keep ({rec.reason}).{unstable_text}\n"
-                           "Restore (n): the server is restarted with your command.")
+                           f"Restore ({no}): the server is restarted with your command.")
                 self.app.push_screen(SweepEndScreen("Nothing to keep yet: measure the unstable configurations again?",
                                                     _lines(details), ("Measure again", MORE),
                                                     ("Restore my command", RESTORE)), chose)
                 return
             details = (f"No configuration to keep ({rec.reason}).\n"
-                       "Restore (y): the server is restarted with your command. "
-                       "No (n): the server keeps running the sweep's last configuration.")
+                       f"Restore ({yes}): the server is restarted with your command. "
+                       f"No ({no}): the server keeps running the sweep's last configuration.")
             self.app.push_screen(SweepEndScreen("Restore your launch command?", _lines(details),
                                                 ("Restore my command", RESTORE), ("No", LEAVE)), chose)
             return
         details = (f"By output tokens/s: {rec.reason}.{unstable_text}\n"
-                   f"Keep (y): the builder gets {best.point.name}'s command"
+                   f"Keep ({yes}): the builder gets {best.point.name}'s command"
                    f"{'' if best.command == serving else ' and the server is restarted with it'}.\n"
-                   "Restore (n): the server is restarted with your original command.")
+                   f"Restore ({no}): the server is restarted with your original command.")
         self.app.push_screen(SweepEndScreen(f"Keep {best.point.name}?", _lines(details),
                                             (f"Keep {best.point.name}", KEEP), ("Restore my command", RESTORE), more),
                              chose)
