@@ -85,3 +85,16 @@ async def test_a_port_that_is_no_tcp_port_is_never_refused_as_the_default_port()
         assert await console._port_taken(f"{LAUNCH} --port={port} --host 10.255.255.254") is None  # unknown
         if ipv6():
             assert await console._port_taken(f"{LAUNCH} --port {port} --host ::") is None
+
+
+async def test_the_check_over_ssh_and_with_no_python_there(sshd):
+    """Through the real SSH host: the same answers; a host without the python asked for says unknown."""
+    host = sshd.make_host()
+    try:
+        await host.connect()
+        with listener(socket.AF_INET, "127.0.0.1") as port:
+            assert await port_in_use(host, port) is True
+            assert await port_in_use(host, port, "::" if ipv6() else "0.0.0.0") is (False if ipv6() else True)
+            assert await port_in_use(host, port, None, "/nonexistent/python3") is None
+    finally:
+        await host.close()
