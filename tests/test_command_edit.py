@@ -14,6 +14,7 @@ from specdash.sglang.command_edit import (
     DEFAULT_PORT,
     CommandEditError,
     flag_value,
+    known_launch_port,
     launch_port,
     remove_flags,
     remove_speculative_flags,
@@ -149,3 +150,11 @@ def test_removing_speculative_flags_never_leaves_a_backslash_word(flags, joint):
     command = joint.join(["python3 -m sglang.launch_server --model-path m", *flags])
     words = _as_the_launch_wrapper_runs_it(remove_speculative_flags(command))
     assert "\\" not in words and not any(w.startswith("--speculative") for w in words), words
+
+
+def test_a_port_that_is_no_tcp_port_is_not_known_never_the_default():
+    base = "python -m sglang.launch_server --model-path m"
+    assert known_launch_port(base) == DEFAULT_PORT and known_launch_port(f"{base} --port=31000") == 31000
+    assert known_launch_port(f"{base} --po 31000") == 31000
+    for flags in ("--port 0", "--port=70000", "--port -1", "--port abc", "--port"):
+        assert known_launch_port(f"{base} {flags}") is None, flags

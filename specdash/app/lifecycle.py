@@ -167,13 +167,12 @@ class LifecycleActions(_Base):
         unknown: the launch goes ahead). SGLang starts its HTTP server last, so a busy port fails only after the
         whole start-up; the followed server is named when it is the one on that port."""
         from specdash.server.port_check import port_in_use
-        from specdash.sglang.command_edit import flag_value, launch_port
+        from specdash.sglang.command_edit import flag_value, known_launch_port
 
         release = self._flag_release()
-        given = flag_value(command, "--port", release)
-        if given is not None and launch_port(command, release) != given:  # --port 0, 70000, ...: not SGLang's
-            return None  # default port, and no port this check can ask about: unknown, the launch goes ahead
-        port = launch_port(command, release)
+        port = known_launch_port(command, release)
+        if port is None:  # --port 0, 70000, ...: no port this check can ask about; unknown, the launch goes ahead
+            return None
         bind_host = flag_value(command, "--host", release)
         taken = await port_in_use(self.host, port, bind_host if isinstance(bind_host, str) else None,
                                   getattr(self, "host_python", "python3"))

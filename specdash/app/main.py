@@ -739,7 +739,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         """The builder says when its command's port is the followed server's (a server not launched from here):
         ``l`` would be refused (the port is taken), and a server started there another way would fail to bind
         only after loading everything. Nothing once a server launched from here is followed."""
-        from specdash.sglang.command_edit import launch_port
+        from specdash.sglang.command_edit import known_launch_port
 
         builder = self._deferred_panes.get("builder")
         if builder is None or not hasattr(builder, "set_port_note"):
@@ -747,7 +747,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         pid, port, text = self.followed_pid, self.followed_port, ""
         report = getattr(builder, "report", None)
         if pid is not None and port is not None and self.run_handle is None and builder.command.strip():
-            if launch_port(builder.command, report.profile.flag_release if report is not None else None) == port:
+            release = report.profile.flag_release if report is not None else None
+            if known_launch_port(builder.command, release) == port:  # --port 0: not known, nothing said
                 text = (f"port {port} is the followed server's (PID {pid}): {key_for(self, 'server.launch')} "
                         "would start a second server that cannot listen on it - change --port before launching")
         builder.set_port_note(text)
