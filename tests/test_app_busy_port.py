@@ -99,3 +99,13 @@ def test_any_bind_failure_text_gives_one_error_finding_and_never_raises(prefix, 
     found = [f for f in analyzer.findings if f.kind in ("crash", "error")]
     assert [f.severity for f in found] == ["error"], [(f.kind, f.message) for f in analyzer.findings]
     assert found[0].flag == "--port"
+
+
+def test_an_ipv6_bind_failure_names_its_port():
+    """asyncio writes an IPv6 address with four fields: the finding still names the port (it said "its HTTP
+    port")."""
+    analyzer = LogAnalyzer()
+    analyzer.feed_many(["ERROR:    [Errno 98] error while attempting to bind on address ('::1', 30123, 0, 0): "
+                        "address already in use"])
+    assert [f.message for f in analyzer.findings if f.severity == "error"] == [
+        "launch failed: port 30123 is already in use (another process listens on it)"]
