@@ -157,6 +157,12 @@ async def test_80x24_an_error_raised_with_an_info_stays_on_screen(tmp_path):
         await pilot.pause(0.5)
         text = " ".join(screen_text(app).split())
         assert "Kill failed: PID 4242 is not yours" in text and "Launch failed" not in text, text
+        for notification in app._notifications:  # raised a while ago, not with what comes next
+            notification.raised_at -= 5
+        app.notify("Launched (PGID 4343)", timeout=30)  # news: it replaces the older error
+        await pilot.pause(0.5)
+        text = " ".join(screen_text(app).split())
+        assert "Launched (PGID 4343)" in text and "Kill failed" not in text, text
         await pilot.press("f1")
         await wait_until(pilot, lambda: bool(app.screen.query("#help-body")), what="the help screen")
         body = " ".join(str(app.screen.query_one("#help-body").render()).split())

@@ -75,6 +75,11 @@ class _MainScreen(Screen):
         self.AUTO_FOCUS = None  # type: ignore[misc,assignment]  # this screen's own value (Textual reads it so)
 
 
+#: notices raised within this many seconds of each other are raised "together" (one action's burst): on a short
+#: screen the most severe of them is the one toast shown
+BURST_S = 1.0
+
+
 class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTabs, App):
     """The console. ``host`` is any Host (local, SSH, replay); ``log_path`` the server log to follow on it
     (None: discover the running server's log); ``readonly`` disables every mutating action."""
@@ -203,14 +208,16 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
 
     def _on_notify(self, event: Any) -> None:
         """Textual's handler; on a short screen one toast stays (notices raised together arrive here one after the
-        other, after notify returned): the newest of the most severe, so an error is never replaced by a lesser
-        notice raised with it (``error`` > ``warning`` > ``information``; the others are in the help screen)."""
+        other, after notify returned): the newest, except that an error is never replaced by a lesser notice raised
+        with it (within :data:`BURST_S`; ``error`` > ``warning`` > ``information``). The others are in the help
+        screen; a notice raised later replaces an older error (it is news: "Launched" after "Not launched")."""
         event.prevent_default()  # Textual's own handler runs here, once: after this one it would add the notice again
         super()._on_notify(event)
         shown = list(self._notifications) if self._short_screen()[0] else []
         if shown:
             rank = {"error": 2, "warning": 1}
-            keep = max(reversed(shown), key=lambda n: rank.get(str(n.severity), 0))
+            burst = [n for n in shown if shown[-1].raised_at - n.raised_at <= BURST_S]
+            keep = max(reversed(burst), key=lambda n: rank.get(str(n.severity), 0))
             shown.remove(keep)
         older = shown
         for notification in older:
