@@ -590,13 +590,18 @@ class BenchPane(Widget, can_focus=True):
         if event.bench is not None:
             self._on_progress(event.bench)
             return
+        k = min(event.index + 1, event.total)
+        if event.phase == "held":  # waiting for the answer to x/r's question (esc answers it, it does not cancel
+            # the sweep); what is named next has not started
+            self._set_status(f"depth sweep held until you answer; next: {event.message} (config {k} of "
+                             f"{event.total})")
+            return
         if event.point:
-            self._sweep_at = (min(event.index + 1, event.total), event.total, event.point)
+            self._sweep_at = (k, event.total, event.point)
         sweep = self._sweep
         if event.phase == "point-done" and sweep is not None and sweep.partial is not None and self._tables_ready:
             self._render_sweep(sweep.partial, partial=True)  # each configuration's row as soon as it is measured
         if event.message:
-            k = min(event.index + 1, event.total)
             self._set_status(f"sweep config {k} of {event.total}: {event.message} - {self._key('cancel')} cancels")
 
     def action_runs_right(self) -> None:
