@@ -73,3 +73,21 @@ async def test_dialog_buttons_name_the_remapped_keys_and_those_keys_answer(tmp_p
             await wait_until(pilot, lambda s=screen: app.screen is not s, what="the dialog answered",
                              state=lambda: screen_text(app))
             assert answers[-1] is answer, (labels, answers)
+
+
+async def test_help_names_a_remapped_key_as_the_footer_does(tmp_path):
+    """``log.wrap: full_stop`` showed ``full_stop`` in the help screen while the footer said ``.``."""
+    import re
+
+    log = tmp_path / "server.log"
+    log.write_text("line\n")
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(log), gpu_interval_s=5,
+                      keymap={"log.wrap": "full_stop", "log.copy": "exclamation_mark"})
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: ". Wrap" in screen_text(app).splitlines()[-1], what="the footer",
+                         state=lambda: screen_text(app))
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: bool(app.screen.query("#help-body")), what="the help screen")
+        body = str(app.screen.query_one("#help-body").render())
+        assert re.search(r"^\s+\.\s+Wrap$", body, re.M) and re.search(r"^\s+!\s+Copy lines$", body, re.M), body
+        assert "full_stop" not in body and "exclamation_mark" not in body

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -21,8 +22,9 @@ NOTICES_SHOWN = 5
 
 
 def _key_label(key: str) -> str:
-    """``"f1,question_mark"`` → ``"f1 / ?"``."""
-    return " / ".join(_KEY_NAMES.get(part.strip(), part.strip()) for part in key.split(","))
+    """``"f1,question_mark"`` → ``"f1 / ?"``; a key the table does not name as Textual shows it (a remapped
+    ``full_stop`` is ``.``, as the footer shows it)."""
+    return " / ".join(_KEY_NAMES.get(part.strip()) or format_key(part.strip()) for part in key.split(","))
 
 
 class HelpScreen(ModalScreen[None]):
