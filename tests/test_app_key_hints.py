@@ -82,7 +82,7 @@ async def test_help_names_a_remapped_key_as_the_footer_does(tmp_path):
     log = tmp_path / "server.log"
     log.write_text("line\n")
     app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(log), gpu_interval_s=5,
-                      keymap={"log.wrap": "full_stop", "log.copy": "exclamation_mark"})
+                      keymap={"log.wrap": "full_stop", "log.copy": "exclamation_mark", "help.close": "c"})
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_until(pilot, lambda: ". Wrap" in screen_text(app).splitlines()[-1], what="the footer",
                          state=lambda: screen_text(app))
@@ -91,3 +91,6 @@ async def test_help_names_a_remapped_key_as_the_footer_does(tmp_path):
         body = str(app.screen.query_one("#help-body").render())
         assert re.search(r"^\s+\.\s+Wrap$", body, re.M) and re.search(r"^\s+!\s+Copy lines$", body, re.M), body
         assert "full_stop" not in body and "exclamation_mark" not in body
+        assert "specdash keys  (c closes)" in body  # it said "esc closes", and esc did not close it
+        await pilot.press("c")
+        await wait_until(pilot, lambda: not app.screen.query("#help-body"), what="help closed")

@@ -10,6 +10,7 @@ from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from specdash.app.keymap import bound_key
 from specdash.app.styles import load_tcss
 from specdash.app.toasts import Notice
 
@@ -56,7 +57,8 @@ class HelpScreen(ModalScreen[None]):
                     body.append(f"{notice.title}: ", style="bold")
                 body.append(f"{notice.text}\n")
             body.append("\n")
-        body.append_text(Text.assemble(("specdash keys", "bold"), "  (esc closes)\n\n"))
+        closes = bound_key("help.close", self.keymap)  # the key the keymap binds, "esc" by default
+        body.append_text(Text.assemble(("specdash keys", "bold"), f"  ({closes} closes)\n\n"))
         for title, bindings in self.sections:
             rows = []
             for b in bindings:
