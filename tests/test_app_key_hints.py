@@ -94,3 +94,26 @@ async def test_help_names_a_remapped_key_as_the_footer_does(tmp_path):
         assert "specdash keys  (c closes)" in body  # it said "esc closes", and esc did not close it
         await pilot.press("c")
         await wait_until(pilot, lambda: not app.screen.query("#help-body"), what="help closed")
+
+
+async def test_the_log_status_line_names_the_remapped_keys(tmp_path):
+    """The log's status line said ``wrapped (Z)``, ``(F shows)`` and ``(f: follow)`` whatever the keymap bound."""
+    log = tmp_path / "server.log"
+    log.write_text("".join(f"[2026-01-01 10:00:00] line {i}\n" for i in range(300)))
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(log), gpu_interval_s=5,
+                      keymap={"log.wrap": "full_stop", "log.findings": "ctrl+g", "log.follow": "ctrl+l"})
+
+    def status() -> str:
+        return str(app.log_pane.query_one("#log-status").render())
+
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: "line 299" in screen_text(app), what="the log", state=lambda: screen_text(app))
+        app.set_focus(app.log_pane.view)
+        await pilot.press("full_stop", "ctrl+g")
+        await wait_until(pilot, lambda: "wrapped (.)" in status() and "(ctrl+g shows)" in status(),
+                         what="the status line", state=status)
+        assert "(Z)" not in status() and "F shows" not in status()
+        await pilot.press("up", "up")  # leaves follow mode; new lines then say how to follow again
+        with log.open("a") as out:
+            out.write("[2026-01-01 10:00:01] one more line\n")
+        await wait_until(pilot, lambda: "(ctrl+l: follow)" in status(), what="the new lines hint", state=status)
