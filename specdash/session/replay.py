@@ -151,6 +151,11 @@ class ReplayPlayer:
         return self._speed
 
     @property
+    def finding_count(self) -> int:
+        """How many recorded findings (:class:`FindingEvent`) the session holds."""
+        return sum(1 for event in self._events if isinstance(event, FindingEvent))
+
+    @property
     def jumping(self) -> bool:
         """True while :meth:`events` hands out an event a seek or a rebuild skipped over (not reached at the
         recorded pace nor by a step forward)."""
