@@ -82,6 +82,8 @@ def test_a_remap_onto_another_app_key_is_refused(tmp_path):
     assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
     assert "config.yaml:2: keymap.server.stop: 'l' is also the key of server.launch (Launch)" in out.stderr
     assert key_clashes({"server.stop": "?"}) == [("question_mark", "server.stop", "app.help")]
+    out = _config_error(tmp_path, "  server.stop: '?'\n")  # named as written, not as Textual's key name
+    assert "keymap.server.stop: '?' is also the key of app.help (Help)" in out.stderr, out.stderr
     assert key_clashes({"log.follow": "n"}) == [("n", "log.follow", "log.next_hit")]
     assert key_clashes({"confirm.yes": "escape"}) == [("escape", "confirm.no", "confirm.yes")]
     assert key_clashes({"server.stop": "l", "server.launch": "x"}) == []  # a swap is fine

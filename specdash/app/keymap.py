@@ -143,7 +143,8 @@ def load_app_config() -> Config:
             mine = pane_id if pane_id in config.keymap else app_id
             other = app_id if mine == pane_id else pane_id
             raise ConfigError(config.source, config.key_lines.get(f"keymap.{mine}"), f"keymap.{mine}",
-                              f"{key!r} is also the key of {other} ({binding_table()[other][1]}); choose another key")
+                              f"{format_key(key)!r} is also the key of {other} ({binding_table()[other][1]}); choose "
+                              "another key")
     return config
 
 
