@@ -6,6 +6,11 @@ Each round runs, interleaved, the bulk reader (the default of ``specdash scan``)
 ``--per-line``, and the anchors found on PATH: ``lnav`` counting the file's lines (when installed), ``grep -c ''``
 and ``wc -l``. Figures are CPU seconds (user + system of the child, from ``wait4``) and the child's peak RSS;
 the median over the rounds is printed. Targets: >= 1 000 000 lines/s CPU, <= 2x lnav's count time, <= 100 MB RSS.
+
+``--floors`` adds what the bulk reader cannot go below in this interpreter, each a child process on the same file:
+the interpreter with the scan command imported; that plus reading the file in the bulk reader's blocks; plus the
+bulk reader's one ``findall`` per block (the figures of every regular line extracted, nothing analysed); plus a loop
+that only unpacks each match. Whatever the analysis costs comes on top of the last one.
 """
 
 from __future__ import annotations
@@ -20,6 +25,13 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+_FLOOR_IMPORT = "import specdash.commands.scan"
+_FLOOR_READ = _FLOOR_IMPORT + (
+    "\nimport sys\nfrom specdash.logs.bulk import BLOCK_BYTES, _BULK, read_blocks\nrest = b''\n"
+    "with open(sys.argv[1], 'rb') as fh:\n    for block in read_blocks(fh, BLOCK_BYTES):\n"
+    "        cut = block.rfind(b'\\n') + 1\n        data, rest = rest + block[:cut], block[cut:]\n")
+_FLOOR_FINDALL = _FLOOR_READ + "        rows = _BULK.findall(data)\n"
+_FLOOR_LOOP = _FLOOR_FINDALL + "        for row in rows:\n            t, *figures = row\n"
 _PER_LINE = ("import sys, specdash.commands.scan as s; s.PER_LINE = True; from specdash.cli import main; "
              "sys.exit(main(sys.argv[1:]))")
 
@@ -39,6 +51,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--per-line", action="store_true", help="also time the per-line reader")
+    ap.add_argument("--floors", action="store_true", help="also time the bulk reader's floors (see above)")
     args = ap.parse_args(argv)
     tmp = None
     if args.log:
@@ -55,6 +68,10 @@ def main(argv: list[str]) -> int:
         if args.per_line:
             commands["specdash scan --json (per-line)"] = [sys.executable, "-c", _PER_LINE, "scan", "--json",
                                                            str(log)]
+        if args.floors:
+            for name, code in (("floor: import", _FLOOR_IMPORT), ("floor: + read blocks", _FLOOR_READ),
+                               ("floor: + findall (extract)", _FLOOR_FINDALL), ("floor: + unpack each", _FLOOR_LOOP)):
+                commands[name] = [sys.executable, "-c", code, str(log)]
         if shutil.which("lnav"):
             commands["lnav (count lines)"] = ["lnav", "-n", "-c", ";SELECT count(*) FROM all_logs", str(log)]
         commands["grep -c ''"] = ["grep", "-c", "", str(log)]

@@ -258,7 +258,10 @@ async def show_stored_sweep(pilot, sweep: SweepResult) -> BenchPane:
     for run in sweep.points[-1].runs:
         pane.show_run(run)
     pane.show_sweep(sweep)
-    await pilot.pause()
+    # the pane brings the sweep's table into view after a refresh: wait for it on screen (a loaded machine takes
+    # more than two frames), then for the frame after it
+    await wait_until(pilot, lambda: not pane._sweep_to_view and "speedup" in screen_text(pilot.app),
+                     what="the sweep table in view", state=lambda: screen_text(pilot.app))
     await pilot.pause()
     return pane
 

@@ -9,10 +9,14 @@ background analysis is held by a gate the test opens (no timing)."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.guard import guard
 from support.pilot import wait_until
 
 import specdash.app.main as app_main
@@ -433,3 +437,34 @@ async def test_while_the_history_is_analysed_the_panels_move_with_each_whole_per
         pane.feed_history_bytes(data[below_one:two], below_one, two)  # past 1 %: drawn at the next tick
         await wait_until(pilot, lambda: panel.option_count == len(pane.findings), what="the findings so far")
         assert "history: 1 % analysed" in status_text(app)
+
+
+#: modules of the panes and dialogs the console builds after its first frame (specdash.app.deferred_tabs)
+AFTER_FIRST_FRAME = ("specdash.app.builder", "specdash.app.bench", "specdash.app.replay", "httpx", "textual_plotext")
+
+
+def test_the_first_frame_imports_no_pane_that_is_built_after_it(tmp_path):
+    # The tabs' labels name their keys (config.yaml may remap them): finding the app's own keys must not import
+    # the builder, the bench pane (httpx, plotext) or the replay app, which the console builds after the first
+    # frame. Run in a fresh interpreter: this test process has imported them all already.
+    log = tmp_path / "server.log"
+    log.write_text("\n".join(DEMO_LOG) + "\n")
+    code = (
+        "import sys\n"
+        "from specdash.app.main import SpecdashApp\n"
+        "from specdash.hosts.local import LocalHost\n"
+        "async def main():\n"
+        f"    app = SpecdashApp(LocalHost(), log_path={str(log)!r}, gpu_interval_s=3600)\n"
+        "    def at_first_frame():\n"
+        f"        print(' '.join(sorted(m for m in sys.modules if m.startswith({AFTER_FIRST_FRAME!r}))) or 'none')\n"
+        "        app.exit()\n"
+        "    app.first_frame_shown = at_first_frame\n"
+        "    async with app.run_test(size=(160, 48)) as pilot:\n"
+        "        while app.is_running:\n"
+        "            await pilot.pause(0.05)\n"
+        "import asyncio\n"
+        "asyncio.run(main())\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=guard(120),
+                            env={**os.environ, "SPECDASH_STATE_DIR": str(tmp_path / "state")})
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().splitlines()[-1] == "none"

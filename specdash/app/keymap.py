@@ -45,22 +45,42 @@ def binding_table() -> dict[str, tuple[str, str]]:
 def bound_key(binding_id: str, keymap: Mapping[str, str] | None = None) -> str:
     """The key that runs ``binding_id``, as a hint names it: the first key of ``keymap`` (config.yaml's remapping,
     binding id -> comma-separated Textual key names) for that id, else of its default; ``"b"``, ``"S"``,
-    ``"ctrl+r"``, ``"F3"``, ``"?"``. Raises KeyError for an id no binding has (a typo in the code, not the user's)."""
-    keys = (keymap or {}).get(binding_id) or _binding_table()[binding_id][0]
+    ``"ctrl+r"``, ``"F3"``, ``"?"``. Raises KeyError for an id no binding has (a typo in the code, not the user's).
+    Only the classes up to the one defining the id are imported (the app's own ids: none beyond the app), so a
+    hint on the first frame does not import the panes the app builds after it."""
+    keys = (keymap or {}).get(binding_id) or _default_binding(binding_id)[0]
     first = keys.split(",")[0].strip()
     return first.upper() if first[:1] == "f" and first[1:].isdigit() else format_key(first)
+
+
+def _default_binding(binding_id: str) -> tuple[str, str]:
+    """(default keys, description) of ``binding_id`` from the first holder that defines it; KeyError if none."""
+    for holder in BINDING_HOLDERS:
+        found = _holder_bindings(holder).get(binding_id)
+        if found is not None:
+            return found
+    raise KeyError(binding_id)
+
+
+@functools.cache
+def _holder_bindings(holder: str) -> dict[str, tuple[str, str]]:
+    """id -> (keys, description) of the bindings with an id of one ``module:class`` holder (imported here)."""
+    module_name, _, class_name = holder.partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    table: dict[str, tuple[str, str]] = {}
+    for entry in getattr(cls, "BINDINGS", []):
+        binding = entry if isinstance(entry, Binding) else Binding(*entry)
+        if binding.id and binding.id not in table:
+            table[binding.id] = (binding.key, binding.description)
+    return table
 
 
 @functools.cache
 def _binding_table() -> dict[str, tuple[str, str]]:
     table: dict[str, tuple[str, str]] = {}
     for holder in BINDING_HOLDERS:
-        module_name, _, class_name = holder.partition(":")
-        cls = getattr(importlib.import_module(module_name), class_name)
-        for entry in getattr(cls, "BINDINGS", []):
-            binding = entry if isinstance(entry, Binding) else Binding(*entry)
-            if binding.id and binding.id not in table:
-                table[binding.id] = (binding.key, binding.description)
+        for binding_id, entry in _holder_bindings(holder).items():
+            table.setdefault(binding_id, entry)
     return table
 
 
