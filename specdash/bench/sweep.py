@@ -473,7 +473,14 @@ class SweepResult:
         named = f"{chosen.point.name} ({chosen.point.depth} draft tokens, {speed})"
         tie = f"ties with the fastest {fastest.point.name} within noise; the smaller depth wins the tie"
         beats = None
-        if not chosen.point.speculative:
+        unstable = [p.point.name for p in self.unstable() if p.point.speculative]
+        if not chosen.point.speculative and unstable:  # not compared: their repeats disagree, nothing is known
+            reason = (
+                f"baseline ({speed}): no stable speculative config beats it beyond noise, but "
+                f"{', '.join(unstable)} {'was' if len(unstable) == 1 else 'were'} unstable and not compared - measure "
+                f"{'it' if len(unstable) == 1 else 'them'} again before leaving speculation off"
+            )
+        elif not chosen.point.speculative:
             reason = (
                 f"baseline ({speed}): no speculative config beats it beyond noise - leave speculation off, or try a "
                 "better draft / smaller batch"
