@@ -82,11 +82,16 @@ async def test_help_names_a_remapped_key_as_the_footer_does(tmp_path):
     log = tmp_path / "server.log"
     log.write_text("line\n")
     app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(log), gpu_interval_s=5,
-                      keymap={"log.wrap": "full_stop", "log.copy": "exclamation_mark", "help.close": "c"})
+                      keymap={"log.wrap": "full_stop", "log.copy": "exclamation_mark", "help.close": "c",
+                              "app.help": "f10,question_mark"})
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_until(pilot, lambda: ". Wrap" in screen_text(app).splitlines()[-1], what="the footer",
                          state=lambda: screen_text(app))
-        await pilot.press("f1")
+        await pilot.press("f10")
+        await wait_until(pilot, lambda: bool(app.screen.query("#help-body")), what="the help screen")
+        await pilot.press("f10")  # the key that opens help closes it (it did nothing)
+        await wait_until(pilot, lambda: not app.screen.query("#help-body"), what="help closed by its own key")
+        await pilot.press("f10")
         await wait_until(pilot, lambda: bool(app.screen.query("#help-body")), what="the help screen")
         body = str(app.screen.query_one("#help-body").render())
         assert re.search(r"^\s+\.\s+Wrap$", body, re.M) and re.search(r"^\s+!\s+Copy lines$", body, re.M), body

@@ -6,11 +6,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.events import Key
 from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from specdash.app.keymap import bound_key
+from specdash.app.keymap import bound_key, key_name
 from specdash.app.styles import load_tcss
 from specdash.app.toasts import Notice
 
@@ -76,3 +77,10 @@ class HelpScreen(ModalScreen[None]):
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)
+
+    def on_key(self, event: Key) -> None:
+        """The key that opens help (``app.help``, remapped in config.yaml) closes it too, as F1 does by default."""
+        opens = {key_name(part) for part in (self.keymap.get("app.help") or "").split(",") if part.strip()}
+        if event.key in opens:
+            event.stop()
+            self.dismiss(None)
