@@ -162,15 +162,18 @@ class LifecycleActions(_Base):
         self._adopt(handle)
         self.notify(f"Launched (PGID {handle.pgid}); log: {markup(handle.log_path)}")
 
-    async def _port_taken(self, command: str) -> str | None:
+    async def _port_taken(self, command: str, restart: bool = False) -> str | None:
         """Why ``command`` cannot listen on its port (another process already does, on the host), or None (free, or
         unknown: the launch goes ahead). SGLang starts its HTTP server last, so a busy port fails only after the
-        whole start-up; the followed server is named when it is the one on that port."""
+        whole start-up; the followed server is named when it is the one on that port. ``restart``: said for ``r``
+        (nothing was stopped)."""
         from specdash.server.port_check import port_in_use
-        from specdash.sglang.command_edit import flag_value, launch_port
+        from specdash.sglang.command_edit import flag_value, known_launch_port
 
         release = self._flag_release()
-        port = launch_port(command, release)
+        port = known_launch_port(command, release)
+        if port is None:  # --port 0, 70000, ...: no port this check can ask about; unknown, the launch goes ahead
+            return None
         bind_host = flag_value(command, "--host", release)
         taken = await port_in_use(self.host, port, bind_host if isinstance(bind_host, str) else None,
                                   getattr(self, "host_python", "python3"))
@@ -179,6 +182,10 @@ class LifecycleActions(_Base):
         followed = getattr(self, "followed_pid", None)
         who = (f"the followed server (PID {followed}) listens on it" if followed is not None
                and getattr(self, "followed_port", None) == port else "another process listens on it")
+        if restart:
+            return (f"Not restarted (the server keeps running): port {port} is in use on {markup(self.host.name)} "
+                    f"({who}); the new server would fail only after loading everything. Change --port in the builder "
+                    f"({key_for(self, 'app.tab_builder')}), then {key_for(self, 'server.restart')}.")
         return (f"Not launched: port {port} is in use on {markup(self.host.name)} ({who}); the server would fail "
                 f"only after loading everything. Change --port in the builder ({key_for(self, 'app.tab_builder')}), "
                 f"then {key_for(self, 'server.launch')}.")
@@ -437,11 +444,17 @@ class LifecycleActions(_Base):
         from specdash.gpu.group_memory import memory_held_by_group
         from specdash.gpu.sampler import make_sampler
         from specdash.server import restart
+        from specdash.sglang.command_edit import known_launch_port
 
         await self._settle_restart()
         handle = self.run_handle
         if handle is None:  # gone while the restart settled
             return
+        if command and known_launch_port(command, self._flag_release()) not in (None, handle.port):
+            busy = await self._port_taken(command, restart=True)  # a new port: checked before anything is stopped
+            if busy:
+                self.notify(busy, severity="error", timeout=20)
+                return
         sampler = make_sampler(self.host)
         self.status_bar.stopping = (f"restart: SIGTERM sent to process group {handle.pgid}; SIGKILL after "
                                     f"{STOP_GRACE_S:g} s, then the launch")

@@ -75,6 +75,11 @@ class _MainScreen(Screen):
         self.AUTO_FOCUS = None  # type: ignore[misc,assignment]  # this screen's own value (Textual reads it so)
 
 
+#: notices raised within this many seconds of each other are raised "together" (one action's burst): on a short
+#: screen the most severe of them is the one toast shown
+BURST_S = 1.0
+
+
 class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTabs, App):
     """The console. ``host`` is any Host (local, SSH, replay); ``log_path`` the server log to follow on it
     (None: discover the running server's log); ``readonly`` disables every mutating action."""
@@ -176,9 +181,9 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:
         """Textual's notify; on a short screen (below 36 rows) the newest notice replaces the ones on screen (also in
-        a burst, see :meth:`_on_notify`) in a toast of two rows, title folded in, so toasts never take the log's
-        rows on an 80x24 console; a notice longer than its toast is cut at a word with ``… (F1: whole text)``; the
-        help screen lists every recent notice whole (:mod:`specdash.app.toasts`)."""
+        a burst; an error stays over a lesser notice, see :meth:`_on_notify`) in a toast of two rows, title folded
+        in, so toasts never take the log's rows on an 80x24 console; a notice longer than its toast is cut at a word
+        with ``… (F1: whole text)``; the help screen lists every recent notice whole (:mod:`specdash.app.toasts`)."""
         plain = plain_text(message, markup)
         self.notice_log.add(plain, title, severity)
         short, small = self._short_screen()
@@ -202,10 +207,19 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         return short, short or 0 < width < self.HORIZONTAL_BREAKPOINTS[1][0]
 
     def _on_notify(self, event: Any) -> None:
-        """Textual's handler; on a short screen only the newest toast stays (notices raised together arrive here
-        one after the other, after notify returned)."""
+        """Textual's handler; on a short screen one toast stays (notices raised together arrive here one after the
+        other, after notify returned): the newest, except that an error is never replaced by a lesser notice raised
+        with it (within :data:`BURST_S`; ``error`` > ``warning`` > ``information``). The others are in the help
+        screen; a notice raised later replaces an older error (it is news: "Launched" after "Not launched")."""
+        event.prevent_default()  # Textual's own handler runs here, once: after this one it would add the notice again
         super()._on_notify(event)
-        older = list(self._notifications)[:-1] if self._short_screen()[0] else []
+        shown = list(self._notifications) if self._short_screen()[0] else []
+        if shown:
+            rank = {"error": 2, "warning": 1}
+            burst = [n for n in shown if shown[-1].raised_at - n.raised_at <= BURST_S]
+            keep = max(reversed(burst), key=lambda n: rank.get(str(n.severity), 0))
+            shown.remove(keep)
+        older = shown
         for notification in older:
             self._unnotify(notification, refresh=False)
         if older:
@@ -732,7 +746,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         """The builder says when its command's port is the followed server's (a server not launched from here):
         ``l`` would be refused (the port is taken), and a server started there another way would fail to bind
         only after loading everything. Nothing once a server launched from here is followed."""
-        from specdash.sglang.command_edit import launch_port
+        from specdash.sglang.command_edit import known_launch_port
 
         builder = self._deferred_panes.get("builder")
         if builder is None or not hasattr(builder, "set_port_note"):
@@ -740,7 +754,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         pid, port, text = self.followed_pid, self.followed_port, ""
         report = getattr(builder, "report", None)
         if pid is not None and port is not None and self.run_handle is None and builder.command.strip():
-            if launch_port(builder.command, report.profile.flag_release if report is not None else None) == port:
+            release = report.profile.flag_release if report is not None else None
+            if known_launch_port(builder.command, release) == port:  # --port 0: not known, nothing said
                 text = (f"port {port} is the followed server's (PID {pid}): {key_for(self, 'server.launch')} "
                         "would start a second server that cannot listen on it - change --port before launching")
         builder.set_port_note(text)

@@ -434,7 +434,9 @@ class ReplayApp(SpecdashApp):
     def action_replay_finding(self, direction: int) -> None:
         """``}`` next finding, ``{`` previous finding."""
         found = self.player.seek_next_finding() if direction > 0 else self.player.seek_previous_finding()
-        if found is None:
+        if found is None and not self.player.finding_count:
+            self.notify("No findings were recorded in this session.", severity="warning")
+        elif found is None:
             self.notify("No more findings " + ("ahead." if direction > 0 else "before this point."),
                         severity="warning")
         else:

@@ -250,14 +250,14 @@ def explain_argparse(detail: str) -> Explanation:
     return Explanation("launch failed: bad arguments", detail, None, None)
 
 
-_BIND_ADDRESS = re.compile(r"bind on address \(?'?([^'),]*)'?, (\d+)\)?: (.*)$")
+_BIND_ADDRESS = re.compile(r"bind on address \(?'?([^'),]*)'?, (\d+)(?:, \d+)*\)?: (.*)$")
 
 
 def _bind_failed(detail: str) -> Explanation:
     """The HTTP server could not listen on its address: ``detail`` is the OSError text of CPython's asyncio
     ``create_server`` (``[Errno 98] error while attempting to bind on address ('127.0.0.1', 30000): address
-    already in use``), which uvicorn logs before it exits - after the whole start-up (weights, KV cache, CUDA graphs),
-    since SGLang starts its HTTP server last."""
+    already in use``; an IPv6 address has four fields, ``('::1', 30000, 0, 0)``), which uvicorn logs before it
+    exits - after the whole start-up (weights, KV cache, CUDA graphs), since SGLang starts its HTTP server last."""
     m = _BIND_ADDRESS.search(detail)
     port = m.group(2) if m else None
     reason = m.group(3).strip() if m else detail

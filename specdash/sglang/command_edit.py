@@ -96,6 +96,14 @@ def launch_port(text: str, release: str | None = None) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536 else DEFAULT_PORT
 
 
+def known_launch_port(text: str, release: str | None = None) -> int | None:
+    """:func:`launch_port`, or None when ``--port`` is given a value that is no TCP port 1-65535 (``0``, ``70000``,
+    a word): the port the server will listen on is then not known (never SGLang's default 30000)."""
+    given = flag_value(text, "--port", release)
+    port = launch_port(text, release)
+    return port if given is None or given == port else None
+
+
 def _require(command: LaunchCommand) -> None:
     if not command.found:
         raise CommandEditError("no launch command found to edit (expected e.g. python -m sglang.launch_server ...)")

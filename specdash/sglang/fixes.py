@@ -42,9 +42,17 @@ def remove_span(text: str, start: int, end: int) -> str:
     return text[:start] + text[end:]
 
 
+#: a line continuation (``\\`` after a blank or alone on its line) with nothing after it but blanks and newlines: a
+#: shell given it (the launch wrapper's ``eval``) passes a literal ``\\`` word, which SGLang's argparse refuses
+_DANGLING_CONTINUATION = re.compile(r"(?:(?<=[ \t])|(?<=\n)|^)\\[ \t]*(?:\n[ \t]*)*\Z")
+
+
 def drop_empty_continuations(text: str) -> str:
-    """Drop continuation lines left empty by removals (``\\`` alone on a line)."""
-    return re.sub(r"\n[ \t]*\\[ \t]*(?=\n)", "", text)
+    """Drop continuation lines left empty by removals (``\\`` alone on a line), and a continuation left at the end
+    of the command when the removed flags were on its last lines (``--port 30000 \\`` then nothing)."""
+    text = re.sub(r"\n[ \t]*\\[ \t]*(?=\n)", "", text)
+    dangling = _DANGLING_CONTINUATION.search(text)
+    return text[:dangling.start()].rstrip(" \t\n") if dangling else text
 
 
 def _apply_one(text: str, edit: Edit, release: str) -> str:

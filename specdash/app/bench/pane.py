@@ -591,13 +591,18 @@ class BenchPane(Widget, can_focus=True):
         if event.bench is not None:
             self._on_progress(event.bench)
             return
+        k = min(event.index + 1, event.total)
+        if event.phase == "held":  # waiting for the answer to x/r's question (esc answers it, it does not cancel
+            # the sweep); what is named next has not started
+            self._set_status(f"depth sweep held until you answer; next: {event.message} (config {k} of "
+                             f"{event.total})")
+            return
         if event.point:
-            self._sweep_at = (min(event.index + 1, event.total), event.total, event.point)
+            self._sweep_at = (k, event.total, event.point)
         sweep = self._sweep
         if event.phase == "point-done" and sweep is not None and sweep.partial is not None and self._tables_ready:
             self._render_sweep(sweep.partial, partial=True)  # each configuration's row as soon as it is measured
         if event.message:
-            k = min(event.index + 1, event.total)
             self._set_status(f"sweep config {k} of {event.total}: {event.message} - {self._key('cancel')} cancels")
 
     def action_runs_right(self) -> None:
@@ -676,6 +681,8 @@ class BenchPane(Widget, can_focus=True):
         unstable = result.unstable()
         more = None
         unstable_text = ""
+        # the keys the dialog's buttons name
+        yes, no, again = (key_for(self, i) for i in ("confirm.yes", "confirm.no", "sweep.measure_again"))
         if unstable:
             names = ", ".join(p.point.name for p in unstable)
             more = "Measure again"
@@ -686,7 +693,7 @@ class BenchPane(Widget, can_focus=True):
                 + "\n".join(f"  {line}" for line in result.unstable_lines())
                 + ("\nThe baseline is unstable: no speedup over it can be trusted yet."
                    if base is not None and base.status == "unstable" and best is not None and best is not base else "")
-                + f"\nMeasure again ({'y' if best is None or not best.command else 'm'}): {repeats} new "
+                + f"\nMeasure again ({yes if best is None or not best.command else again}): {repeats} new "
                   f"repeat{'s' if repeats != 1 else ''} of {names} (a restart each); the stable configurations are "
                   "kept, not measured again.")
 
@@ -703,21 +710,21 @@ class BenchPane(Widget, can_focus=True):
         if best is None or not best.command:
             if unstable:  # the question asked is the one y answers; n restores, as in the keep dialog
                 details = (f"No configuration to keep ({rec.reason}).{unstable_text}\n"
-                           "Restore (n): the server is restarted with your command.")
+                           f"Restore ({no}): the server is restarted with your command.")
                 self.app.push_screen(SweepEndScreen("Nothing to keep yet: measure the unstable configurations again?",
                                                     _lines(details), ("Measure again", MORE),
                                                     ("Restore my command", RESTORE)), chose)
                 return
             details = (f"No configuration to keep ({rec.reason}).\n"
-                       "Restore (y): the server is restarted with your command. "
-                       "No (n): the server keeps running the sweep's last configuration.")
+                       f"Restore ({yes}): the server is restarted with your command. "
+                       f"No ({no}): the server keeps running the sweep's last configuration.")
             self.app.push_screen(SweepEndScreen("Restore your launch command?", _lines(details),
                                                 ("Restore my command", RESTORE), ("No", LEAVE)), chose)
             return
         details = (f"By output tokens/s: {rec.reason}.{unstable_text}\n"
-                   f"Keep (y): the builder gets {best.point.name}'s command"
+                   f"Keep ({yes}): the builder gets {best.point.name}'s command"
                    f"{'' if best.command == serving else ' and the server is restarted with it'}.\n"
-                   "Restore (n): the server is restarted with your original command.")
+                   f"Restore ({no}): the server is restarted with your original command.")
         self.app.push_screen(SweepEndScreen(f"Keep {best.point.name}?", _lines(details),
                                             (f"Keep {best.point.name}", KEEP), ("Restore my command", RESTORE), more),
                              chose)

@@ -19,6 +19,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -27,6 +28,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from specdash.app.keymap import key_for
 from specdash.app.log.findings_panel import FindingsPanel
 from specdash.app.log.metrics_strip import MetricsStrip
 from specdash.app.log.startup_bar import StartupBar
@@ -587,13 +589,15 @@ class LogPane(Widget):
         form, then the least important go (:func:`fit_status`); the state, new lines and the findings count stay."""
         view = self.view
         parts: list[tuple[int, str, str]] = []  # (rank: lower stays longer, markup, short markup)
+        # the keys as the keymap binds them (config.yaml), as markup text
+        follow, wrap, findings = (escape(key_for(self, i)) for i in ("log.follow", "log.wrap", "log.findings"))
         if view.follow:
             parts.append((0, "[b]following[/b]", "[b]following[/b]"))
         else:
             parts.append((0, "[b $warning]paused[/]", "[b $warning]paused[/]"))
             if view.new_lines:
-                parts.append((1, f"[reverse $warning] {view.new_lines:,} new lines ↓ [/] (f: follow)",
-                              f"[reverse $warning] {view.new_lines:,} new ↓ [/] (f)"))
+                parts.append((1, f"[reverse $warning] {view.new_lines:,} new lines ↓ [/] ({follow}: follow)",
+                              f"[reverse $warning] {view.new_lines:,} new ↓ [/] ({follow})"))
         hits = view.filter_hits
         if hits is not None:
             parts.append((2, f"filter: {hits:,} lines", f"filter: {hits:,}"))
@@ -610,10 +614,10 @@ class LogPane(Widget):
         if view.cursor_number is not None and (history is None or history.finished):
             parts.append((5, f"line {view.cursor_number}", f"line {view.cursor_number}"))
         if view.wrap:
-            parts.append((7, "wrapped (Z)", "wrapped (Z)"))
+            parts.append((7, f"wrapped ({wrap})", f"wrapped ({wrap})"))
         if self.has_class("-findings-hidden"):
             count = len(self.analyzer.engine.order) + self.known_issues.matched
-            text = f"[b]{count} finding{'s' if count != 1 else ''}[/b] (F shows)"
+            text = f"[b]{count} finding{'s' if count != 1 else ''}[/b] ({findings} shows)"
             parts.append((1, text, text))
         status = self.query_one("#log-status", Static)
         # one row, the pane's width (its size never changes with its text): no layout pass for each update
