@@ -35,11 +35,7 @@ def _launch_script(command: str, run_dir: str | None, base_name: str, run_id: st
             f'b="$runs/{base_name}"; d="$b"; n=2; '
             'while [ -e "$d" ]; do d="$b-$n"; n=$((n+1)); done'
         )
-    # the wrapper records its PID, runs the command, and records the exit status if the command ends by itself
-    # (the run files are made under umask 077; the command itself runs under the user's own umask)
-    wrapper = (f'{_WRAPPER_START}; c=$(cat "$SPECDASH_RUN_DIR/command.sh"); '
-               'umask "$SPECDASH_UMASK"; unset SPECDASH_UMASK; eval "$c"; '
-               's=$?; umask 077; echo $s > "$SPECDASH_RUN_DIR/exit_status"')
+    wrapper = launch_wrapper()
     shown = redact_text(command)
     info = {"run_id": run_id, "command": shown, "port": port, "started_at_s": started_at_s}
     return (
@@ -62,6 +58,21 @@ def _launch_script(command: str, run_dir: str | None, base_name: str, run_id: st
 _WRAPPER_START = 'echo $$ > "$SPECDASH_RUN_DIR/leader.pid"'
 #: what the launch wrapper is, for the user (its raw shell text means nothing to them); the PGID follows
 LAUNCH_SHELL_LABEL = "specdash's launch shell of the server, leader of process group"
+
+
+def launch_wrapper() -> str:
+    """The ``sh -c`` text that leads a launched server's process group (run with ``$SPECDASH_RUN_DIR`` and
+    ``$SPECDASH_UMASK`` set): it records its PID in ``leader.pid``, runs ``command.sh`` under the user's umask
+    (the run files are made under umask 077) and, when the command ends by itself, writes its exit status to
+    ``exit_status``.
+
+    The command is eval'd as the file has it: ``$(cat file)`` alone strips the final newline, and a command whose
+    last line ends in a backslash (a continuation onto nothing) would then hand the program a literal ``\\``
+    argument (argparse: ``error: unrecognized arguments: \\``); the ``.`` printed after the file keeps its
+    newlines and is cut off again."""
+    return (f'{_WRAPPER_START}; c=$(cat "$SPECDASH_RUN_DIR/command.sh"; echo .); c=${{c%.}}; '
+            'umask "$SPECDASH_UMASK"; unset SPECDASH_UMASK; eval "$c"; '
+            's=$?; umask 077; echo $s > "$SPECDASH_RUN_DIR/exit_status"')
 
 
 def is_launch_shell(args: str) -> bool:

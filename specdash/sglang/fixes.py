@@ -35,16 +35,55 @@ def remove_span(text: str, start: int, end: int) -> str:
     # take trailing blanks too (not newlines or a continuation backslash)
     while end < len(text) and text[end] in " \t":
         end += 1
-    # or, at the end of a line, the blanks before it
-    if end >= len(text) or text[end] in "\n\\":
+    # or, at the end of a line, the blanks before it (not before a continuation "\\": the word before would be
+    # glued to the next line's first word)
+    if end >= len(text) or text[end] == "\n":
         while start > 0 and text[start - 1] in " \t":
             start -= 1
     return text[:start] + text[end:]
 
 
 def drop_empty_continuations(text: str) -> str:
-    """Drop continuation lines left empty by removals (``\\`` alone on a line)."""
-    return re.sub(r"\n[ \t]*\\[ \t]*(?=\n)", "", text)
+    """Drop continuation lines left empty by removals (``\\`` alone on a line, also the last one)."""
+    return re.sub(r"\n[ \t]*\\[ \t]*(?=\n|\Z)", "", text)
+
+
+def close_final_continuation(text: str, end: int) -> str:
+    """``text`` without a dangling continuation after the command's last word (``end``: its end offset, as
+    :attr:`specdash.sglang.command.LaunchCommand.end` gives it): a ``\\`` ending that word's line whose next line
+    is blank or missing continues the command onto nothing. The shell then ends the command anyway, but the text
+    misleads, and a runner that strips the final newline (``c=$(cat file)``) hands the ``\\`` to the program
+    as a literal argument (argparse: ``error: unrecognized arguments: \\``). The backslash and the blanks before
+    it go with the blank line (one newline stays). Any other text is returned unchanged."""
+    i = end
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    if not text.startswith("\\", i):
+        return text
+    j = i + 1
+    if j == len(text):
+        return text[:_blanks_before(text, i, end)]
+    if text.startswith("\r\n", j):
+        j += 2
+    elif text.startswith("\n", j):
+        j += 1
+    else:
+        return text
+    k = j
+    while k < len(text) and text[k] in " \t":
+        k += 1
+    if k < len(text) and text[k] not in "\r\n":
+        return text
+    start = _blanks_before(text, i, end)
+    # "a \\<newline><blank line>": the blank line's newline ends the command; "a \\<newline>": that newline does
+    return text[:start] + (text[k:] if k < len(text) else text[i + 1:j])
+
+
+def _blanks_before(text: str, i: int, floor: int) -> int:
+    """The offset where the run of blanks ending at ``i`` begins (not before ``floor``)."""
+    while i > floor and text[i - 1] in " \t":
+        i -= 1
+    return i
 
 
 def _apply_one(text: str, edit: Edit, release: str) -> str:
