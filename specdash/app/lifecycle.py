@@ -74,6 +74,10 @@ else:
     _Base = object
 
 
+#: the title of the question ``q`` asks while a depth sweep runs
+QUIT_DURING_SWEEP = "Quit during the depth sweep?"
+
+
 class LifecycleActions(_Base):
     """Mixin for the app (needs :class:`LifecycleApp`): the lifecycle keys and the sweep's restart hook."""
 
@@ -367,6 +371,56 @@ class LifecycleActions(_Base):
     def _release_sweep(self) -> None:
         if self.bench_pane is not None:
             self.bench_pane.release_sweep()
+
+    def ask_before_quitting(self) -> bool:
+        """``q`` while a depth sweep runs: hold the sweep and ask (as ``x``/``r`` do), naming the configuration the
+        server is left running; True when the question is shown (its answer quits or lets the sweep go on)."""
+        bench = self.bench_pane
+        at = getattr(bench, "sweeping", None) if bench is not None else None
+        handle = self.run_handle
+        if not at or handle is None or self.readonly:
+            return False
+        app: Any = self  # Textual's App
+        if isinstance(app.screen, ConfirmScreen) and app.screen.question == QUIT_DURING_SWEEP:
+            return True
+        k, n, name = at
+        pending = self._pending_restart
+        # a restart in flight runs to its end (quitting waits for it): its configuration is the one left running
+        left = name if pending is not None and not pending.done() else bench.sweep_config_of(handle.command)
+        runs = f"sweep config {markup(left)}, not your command" if left else "your command"
+        details = (f"This cancels the depth sweep (config {k} of {n}, {markup(name)}); measured configs are kept "
+                   f"({key_for(self, 'bench.sweep')} resumes it).\nThe server is left running [b]{runs}[/b] (process "
+                   f"group {handle.pgid}, port {handle.port}). To run your command again: "
+                   f"{key_for(self, 'server.restart')} here, or after `specdash connect {markup(self.host.name)}` "
+                   f"re-attaches it, restarts it with the builder's command; {key_for(self, 'server.stop')} stops it.")
+        self._hold_sweep()
+        self.push_screen(ConfirmScreen(QUIT_DURING_SWEEP, details, "Quit", "Keep working"), self._confirmed_quit)
+        return True
+
+    def _confirmed_quit(self, yes: bool | None) -> None:
+        if yes:
+            app: Any = self  # Textual's App
+            app.run_worker(self._quit_after_sweep(), group="quit", exclusive=True)
+        else:
+            self._release_sweep()
+
+    async def _quit_after_sweep(self) -> None:
+        await self._settle_restart()
+        self._cancel_sweep()
+        self.remember_serving()
+        app: Any = self  # Textual's App
+        app.exit()
+
+    def remember_serving(self) -> None:
+        """Note, while the panes still exist, which sweep configuration (if any) the server launched from here
+        runs instead of the builder's command, and the builder's command: :meth:`exit_note` says both."""
+        handle, bench = self.run_handle, self.bench_pane
+        name = bench.sweep_config_of(handle.command) if handle is not None and bench is not None else None
+        builder = self._builder_command()[0]
+        self._serving_at_exit = (name, builder) if name and handle is not None and handle.command != builder \
+            else None
+
+    _serving_at_exit: tuple[str, str | None] | None = None
 
     def _confirmed_stop(self, yes: bool | None) -> None:
         if yes:
