@@ -52,6 +52,15 @@ async def test_q_during_the_sweep_asks_and_the_exit_line_names_the_config_left_r
             f"command, on local: PGID {handle.pgid}, port {handle.port}") in note
     assert note.endswith(f"To run your command again, re-attach and press r with it in the builder: {original}")
 
+    # re-attached, the console says so too: the run dir records the sweep configuration it runs
+    again = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=None, gpu_interval_s=0.5)
+    async with again.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: again.run_handle is not None and again.run_handle.pgid == handle.pgid,
+                         what="re-attached")
+        assert again.run_handle.sweep_config == left
+        await wait_until(pilot, lambda: f"runs sweep config {left}" in again.status_bar.server_detail,
+                         what="the header names the sweep config", state=lambda: again.status_bar.server_detail)
+
 
 async def test_q_without_a_sweep_quits_at_once_and_the_exit_line_is_unchanged(tmp_path, started_groups,
                                                                               monkeypatch):
