@@ -174,3 +174,18 @@ def test_try_locals_multi_line_command_keeps_its_baseline(stand_ins, tmp_path):
 def test_a_backslash_typed_last_never_reaches_the_program(stand_ins, tmp_path):
     assert run_wrapper("python3 -m sglang.launch_server --port 3 \\", stand_ins, tmp_path) == [
         ["-m", "sglang.launch_server", "--port", "3"]]
+
+
+@given(st.sampled_from([" ", "  ", "\t"]), st.sampled_from(["--port 3", "--port 3 \\\n  --tp 2"]))
+@settings(max_examples=20, deadline=None)
+def test_the_builder_names_a_backslash_that_ends_the_text_and_its_fix_removes_it(blanks, flags):
+    from specdash.sglang.validate import validate_command
+
+    text = f"python3 -m sglang.launch_server --model-path m {flags}{blanks}\\"
+    (diagnostic,) = [d for d in validate_command(text).diagnostics if d.severity == "error"]
+    assert diagnostic.message == ("argparse error: unrecognized arguments: \\ (the command ends in a backslash, a line "
+                                  "continuation with nothing after it: the shell passes a backslash that ends a file "
+                                  "as a literal argument)")
+    fixed = diagnostic.fix.apply(text)
+    assert fixed == f"python3 -m sglang.launch_server --model-path m {flags}"
+    assert not [d for d in validate_command(fixed).diagnostics if d.severity == "error"]

@@ -126,7 +126,9 @@ def _apply_one(text: str, edit: Edit, release: str) -> str:
         if edit.typed is not None and not targets:
             for word in sorted(parsed.stray, key=lambda w: w.start, reverse=True):
                 if word.text == edit.typed:
-                    text = remove_span(text, word.start, word.end)
+                    # a "\\" that ends the text is a word of no typed characters (raw ""): the backslash goes
+                    end = word.end if word.end > word.start else min(word.start + 1, len(text))
+                    text = remove_span(text, word.start, end)
         return drop_empty_continuations(text)
     if edit.kind == "rename":
         targets = [o for o in parsed.occurrences
