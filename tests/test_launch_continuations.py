@@ -189,3 +189,13 @@ def test_the_builder_names_a_backslash_that_ends_the_text_and_its_fix_removes_it
     fixed = diagnostic.fix.apply(text)
     assert fixed == f"python3 -m sglang.launch_server --model-path m {flags}"
     assert not [d for d in validate_command(fixed).diagnostics if d.severity == "error"]
+
+
+@given(st.text(alphabet=st.sampled_from(list(" \t\n\r\\ab'\"#-")), max_size=60), st.integers(0, 70))
+@settings(max_examples=300, deadline=None)
+def test_closing_any_text_never_raises_and_only_removes(text, end):
+    closed = close_final_continuation(text, min(end, len(text)))
+    assert len(closed) <= len(text) and closed.count("\\") >= text.count("\\") - 1
+    if closed != text:  # only a backslash at the end of a line whose next line is blank or missing went
+        assert text.count("\\") - closed.count("\\") == 1
+        assert close_final_continuation(closed, min(end, len(closed))) == closed
