@@ -406,11 +406,14 @@ class LifecycleActions(_Base):
         k, n, name = at
         pending = self._pending_restart
         # a restart in flight runs to its end (quitting waits for it): its configuration is the one left running
-        left = name if pending is not None and not pending.done() else bench.sweep_config_of(handle.command)
+        in_flight = pending is not None and not pending.done()
+        left = name if in_flight else bench.sweep_config_of(handle.command)
         runs = f"sweep config {markup(left)}, not your command" if left else "your command"
+        where = ("once the restart in flight to it has finished" if in_flight
+                 else f"process group {handle.pgid}, port {handle.port}")
         details = (f"This cancels the depth sweep (config {k} of {n}, {markup(name)}); measured configs are kept "
-                   f"({key_for(self, 'bench.sweep')} resumes it).\nThe server is left running [b]{runs}[/b] (process "
-                   f"group {handle.pgid}, port {handle.port}). To run your command again: "
+                   f"({key_for(self, 'bench.sweep')} resumes it).\nThe server is left running [b]{runs}[/b] ({where}). "
+                   "To run your command again: "
                    f"{key_for(self, 'server.restart')} here, or after `specdash connect {markup(self.host.name)}` "
                    f"re-attaches it, restarts it with the builder's command; {key_for(self, 'server.stop')} stops it.")
         self._hold_sweep()
