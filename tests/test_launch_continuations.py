@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 from specdash.server.launch import launch_wrapper
 from specdash.sglang.command import parse_command
 from specdash.sglang.command_edit import remove_speculative_flags, set_flag
+from specdash.sglang.diagnostics import Edit, Fix
 from specdash.sglang.fixes import close_final_continuation
+from specdash.sglang.versions import profile_for
 
 #: a stand-in for python3 / sglang: writes the argv it got (after its own name) to $ARGV_OUT as one JSON line
 STAND_IN = "#!{python}\nimport json, os, sys\nopen(os.environ['ARGV_OUT'], 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n"
@@ -103,7 +105,7 @@ def argv_of(flags) -> list[str]:
     return out
 
 
-EDITS = st.sampled_from(["baseline", "steps", "add", "drop_port", "switch_off"])
+EDITS = st.sampled_from(["baseline", "steps", "add", "drop_port", "switch_off", "builder_fix"])
 
 
 def edited(text: str, flags, edit: str, number: int) -> tuple[str, list]:
@@ -118,6 +120,9 @@ def edited(text: str, flags, edit: str, number: int) -> tuple[str, list]:
         return set_flag(text, "--mem-fraction-static", 0.8), [*flags, ["--mem-fraction-static", ("0.8", "0.8"), False]]
     if edit == "drop_port":
         return set_flag(text, "--port", None), [f for f in flags if f[0] != "--port"]
+    if edit == "builder_fix":  # a builder fix's edits (specdash.sglang.fixes), as the builder applies them
+        fix = Fix("remove --tp", (Edit("remove", dest="tp_size"),), profile_for(None).flag_release)
+        return fix.apply(text), [f for f in flags if f[0] != "--tp"]
     return set_flag(text, "--enable-metrics", False), [f for f in flags if f[0] != "--enable-metrics"]
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from specdash.sglang.arguments import Occurrence, ParsedArguments, parse_arguments
 from specdash.sglang.command import LaunchCommand, parse_command
-from specdash.sglang.fixes import close_final_continuation, drop_empty_continuations, remove_span, splice
+from specdash.sglang.fixes import close_command, drop_empty_continuations, remove_span, splice
 from specdash.sglang.flags import FlagSpec, FlagTable, load_table, normalise_foreign
 from specdash.sglang.versions import profile_for
 
@@ -119,7 +119,7 @@ def set_flag(text: str, option: str, value: FlagValue, release: str | None = Non
     rendered = None if value is True else _quote(value)
     if not found:
         extra = name if rendered is None else f"{name} {rendered}"
-        return _closed(splice(text, command.end, command.end, f" {extra}"))
+        return close_command(splice(text, command.end, command.end, f" {extra}"))
     last = found[-1]
     splices: list[tuple[int, int, str]] = []
     option_word = last.words[0]
@@ -145,20 +145,7 @@ def set_flag(text: str, option: str, value: FlagValue, release: str | None = Non
 def _remove(text: str, occurrences: list[Occurrence]) -> str:
     for occ in sorted(occurrences, key=lambda o: o.start, reverse=True):
         text = remove_span(text, occ.start, occ.end)
-    return _closed(drop_empty_continuations(text))
-
-
-def _closed(text: str) -> str:
-    """``text`` whose command ends whole: no ``\\`` continuing its last line onto a blank line or the end of the
-    text (left when the flags of the last lines were removed, or typed so), see
-    :func:`specdash.sglang.fixes.close_final_continuation`."""
-    command = parse_command(text)
-    if not command.found:
-        return text
-    # a "\\" that ends the text is read as a word of nothing typed (raw ""): the launch wrapper runs the command
-    # with a final newline, where it is a continuation onto nothing
-    typed = [word for word in command.args if word.raw]
-    return close_final_continuation(text, typed[-1].end if typed else command.end)
+    return close_command(drop_empty_continuations(text))
 
 
 def remove_flags(text: str, predicate: Callable[[str], bool], release: str | None = None) -> str:

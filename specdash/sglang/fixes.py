@@ -79,6 +79,19 @@ def close_final_continuation(text: str, end: int) -> str:
     return text[:start] + (text[k:] if k < len(text) else text[i + 1:j])
 
 
+def close_command(text: str) -> str:
+    """``text`` whose launch command ends whole: no ``\\`` continuing its last line onto a blank line or the end
+    of the text (left when the flags of the last lines were removed, or typed so), see
+    :func:`close_final_continuation`; ``text`` itself when it holds no launch command."""
+    command = parse_command(text)
+    if not command.found:
+        return text
+    # a "\\" that ends the text is read as a word of nothing typed (raw ""): the launch wrapper runs the command
+    # with a final newline, where it is a continuation onto nothing
+    typed = [word for word in command.args if word.raw]
+    return close_final_continuation(text, typed[-1].end if typed else command.end)
+
+
 def _blanks_before(text: str, i: int, floor: int) -> int:
     """The offset where the run of blanks ending at ``i`` begins (not before ``floor``)."""
     while i > floor and text[i - 1] in " \t":
@@ -199,8 +212,9 @@ def _batch_renames(text: str, edits: list[Edit], release: str) -> str | None:
 
 
 def apply_edits(text: str, edits: Iterable[Edit], release: str) -> str:
-    """Apply ``edits`` in order to ``text`` using the flag table of ``release``; return the new text. Runs of
-    renames are applied on a single parse (the builder re-validates on every keystroke)."""
+    """Apply ``edits`` in order to ``text`` using the flag table of ``release``; return the new text, its command
+    ending whole (:func:`close_command`). Runs of renames are applied on a single parse (the builder re-validates
+    on every keystroke)."""
     pending: list[Edit] = []
     for edit in list(edits) + [Edit("end")]:
         if edit.kind == "rename":
@@ -216,4 +230,4 @@ def apply_edits(text: str, edits: Iterable[Edit], release: str) -> str:
             pending = []
         if edit.kind != "end":
             text = _apply_one(text, edit, release)
-    return text
+    return close_command(text)
