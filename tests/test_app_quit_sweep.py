@@ -80,3 +80,32 @@ async def test_q_without_a_sweep_quits_at_once_and_the_exit_line_is_unchanged(tm
     note = app.exit_note()
     assert note is not None and "sweep config" not in note and "To run your command again" not in note
     assert f"still runs on local: PGID {app.run_handle.pgid}, port {port}" in note
+
+
+async def test_a_sweep_of_a_multi_line_command_measures_its_baseline(tmp_path, started_groups, monkeypatch):
+    """The launch command written over lines with backslash continuations (as tools/try_local.sh writes it): the
+    sweep's no-speculation baseline runs (it crashed on a dangling backslash) and is measured."""
+    from support.pilot import launch_until_ready
+    from test_app_sweep_plan import TWO_POINTS
+
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
+    port = harness.free_port()
+    command = harness.launch_command(port).replace(" --speculative-algorithm", " \\\n  --speculative-algorithm")
+    command = command.replace(" --speculative-num-steps", " \\\n  --speculative-num-steps") + "\n"
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=empty_log(tmp_path), gpu_interval_s=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await launch_until_ready(pilot, app, started_groups, command)
+        bench = app.bench_pane
+        bench.sweep_definition = TWO_POINTS
+        await pilot.press("f4")
+        await pilot.press("S")
+        await wait_until(pilot, lambda: dialog_shown(app), what="the plan")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: bench.sweeping is None and dialog_shown(app), timeout_s=180,
+                         what="the end of the sweep", state=lambda: bench.status)
+        started_groups.extend(run.pgid for run in await find_runs(app.host))
+        baseline = bench.sweep_result.point("baseline")
+        assert baseline.status in ("ok", "unstable"), baseline.error
+        assert baseline.command == (f"python3 -m sglang.launch_server --model-path /models/Llama-3.1-8B-Instruct "
+                                    f"--host 127.0.0.1 --port {port}\n")
+        assert "restart failed" not in bench.status and "unrecognized" not in dialog_text(app)
