@@ -535,10 +535,21 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if handle is None or not self._server_alive:
             return None
         target = self.host.name
-        return (f"the server launched from this console still runs on {target}: PGID {handle.pgid}, port "
+        serving = self._serving_at_exit  # a depth sweep's configuration instead of the builder's command
+        runs = f" sweep config {serving[0]} of the depth sweep, not your command," if serving else ""
+        note = (f"the server launched from this console still runs{runs} on {target}: PGID {handle.pgid}, port "
                 f"{handle.port}, log {handle.log_path}; `specdash connect {target}` re-attaches it "
                 f"({key_for(self, 'server.stop')} stops it), "
                 f"or stop its group there: kill -TERM -{handle.pgid}")
+        if serving:
+            import re
+
+            from specdash.text.redaction import redact_text
+
+            yours = re.sub(r"[ \t]*\\\r?\n[ \t]*", " ", redact_text(serving[1] or "")).strip()
+            note += (f". To run your command again, re-attach and press {key_for(self, 'server.restart')} with it "
+                     f"in the builder{': ' + yours if yours else ''}")
+        return note
 
     @work(group="cmdline", exclusive=True)
     async def _read_command_line(self, pid: int) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from specdash.sglang.arguments import Occurrence, ParsedArguments, parse_arguments
 from specdash.sglang.command import LaunchCommand, parse_command
-from specdash.sglang.fixes import drop_empty_continuations, remove_span, splice
+from specdash.sglang.fixes import close_command, drop_empty_continuations, remove_span, splice
 from specdash.sglang.flags import FlagSpec, FlagTable, load_table, normalise_foreign
 from specdash.sglang.versions import profile_for
 
@@ -127,7 +127,7 @@ def set_flag(text: str, option: str, value: FlagValue, release: str | None = Non
     rendered = None if value is True else _quote(value)
     if not found:
         extra = name if rendered is None else f"{name} {rendered}"
-        return splice(text, command.end, command.end, f" {extra}")
+        return close_command(splice(text, command.end, command.end, f" {extra}"))
     last = found[-1]
     splices: list[tuple[int, int, str]] = []
     option_word = last.words[0]
@@ -153,7 +153,7 @@ def set_flag(text: str, option: str, value: FlagValue, release: str | None = Non
 def _remove(text: str, occurrences: list[Occurrence]) -> str:
     for occ in sorted(occurrences, key=lambda o: o.start, reverse=True):
         text = remove_span(text, occ.start, occ.end)
-    return drop_empty_continuations(text)
+    return close_command(drop_empty_continuations(text))
 
 
 def remove_flags(text: str, predicate: Callable[[str], bool], release: str | None = None) -> str:
