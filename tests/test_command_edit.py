@@ -134,8 +134,8 @@ def test_the_baseline_of_a_multi_line_command_runs_without_a_dangling_backslash(
                "--port 54565 \\\n  --speculative-algorithm EAGLE3 --speculative-draft-model-path /models/EAGLE3 \\\n"
                "  --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 8\n")
     baseline = remove_speculative_flags(command)
-    assert baseline == ("python3 -m sglang.launch_server --model-path /models/Llama-3.1-8B-Instruct --host 127.0.0.1 "
-                        "--port 54565")
+    assert baseline.rstrip("\n") == ("python3 -m sglang.launch_server --model-path /models/Llama-3.1-8B-Instruct "
+                                     "--host 127.0.0.1 --port 54565")
     assert _as_the_launch_wrapper_runs_it(baseline)[-2:] == ["--port", "54565"]
     middle = "python3 -m sglang.launch_server \\\n  --speculative-num-steps 3 \\\n  --port 1 \\\n  --speculative-eagle-topk 1"
     assert _as_the_launch_wrapper_runs_it(remove_speculative_flags(middle))[-2:] == ["--port", "1"]
