@@ -39,10 +39,13 @@ async def test_launch_onto_a_gpu_three_quarters_full_warns_with_the_figures(tmp_
         await pilot.pause(0.2)
         await pilot.press("l")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the launch question")
+        used = app.gpu_pane.view.snapshot.gpus[0].memory_used_mib
+        figures = f"GPU 0: {used} of 81559 MiB already in use (75%)"
+        # the dialog's body is drawn after its title on a loaded machine: wait for it
+        await wait_until(pilot, lambda: figures in _screen_text(app.screen), what="the dialog's figures",
+                         state=lambda: _screen_text(app.screen))
         text = _screen_text(app.screen)
         assert "Launch onto GPUs already in use?" in text
-        used = app.gpu_pane.view.snapshot.gpus[0].memory_used_mib
-        assert f"GPU 0: {used} of 81559 MiB already in use (75%)" in text
         assert "GPU 1" not in text  # a TP-1 launch uses GPU 0 only
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="the question answered")

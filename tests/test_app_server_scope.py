@@ -100,8 +100,9 @@ async def test_kill_dialog_says_pid_alone_and_points_at_x_then_quit_names_the_se
         gpus.query_one("DataTable").move_cursor(row=row)
         await pilot.press("K")
         await wait_until(pilot, lambda: isinstance(app.screen, KillConfirmScreen), what="kill confirmation")
+        await wait_until(pilot, lambda: f"Kill 1 process holding {target.used_mib} MiB?" in screen_text(app),
+                         what="the confirmation drawn", state=lambda: screen_text(app))
         seen = screen_text(app)
-        assert f"Kill 1 process holding {target.used_mib} MiB?" in seen
         how = str(app.screen.query_one("#kill-how").render())
         group_size = len(app.screen.groups[handle.pgid])
         assert group_size == len(harness.pids_in_group(handle.pgid))

@@ -96,7 +96,8 @@ async def test_K_refuses_when_the_focused_row_is_not_on_screen(tmp_path):
                              what="the focused row on screen", state=lambda: screen_text(app))
             await pilot.press("ctrl+k")  # the same row, now seen: the confirmation names it
             await wait_until(pilot, lambda: isinstance(app.screen, KillConfirmScreen), what="the confirmation")
-            assert f"PID {server.pid}" in screen_text(app)
+            await wait_until(pilot, lambda: f"PID {server.pid}" in screen_text(app), what="the confirmation's row",
+                             state=lambda: screen_text(app))
             await pilot.press("escape")
             await pilot.pause(0.1)
     finally:
