@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
+from specdash.app.keymap import key_for
 from specdash.app.modals.confirm import SCROLL_BINDINGS, ConfirmScreen
 
 KEEP, RESTORE, MORE, LEAVE = "keep", "restore", "more", "leave"
@@ -43,9 +44,9 @@ class SweepEndScreen(ConfirmScreen, inherit_bindings=False):
                 yield Static(self.details, id="confirm-body")
             with Horizontal(id="confirm-buttons"):
                 if self.more:
-                    yield Button(f"{self.more} (m)", variant="warning", id="more")
-                yield Button(f"{self.yes[0]} (y)", variant="error", id="yes")
-                yield Button(f"{self.no[0]} (n)", id="no")
+                    yield Button(f"{self.more} ({key_for(self, 'sweep.measure_again')})", variant="warning", id="more")
+                yield Button(f"{self.yes[0]} ({key_for(self, 'confirm.yes')})", variant="error", id="yes")
+                yield Button(f"{self.no[0]} ({key_for(self, 'confirm.no')})", id="no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_answer(str(event.button.id))

@@ -97,8 +97,8 @@ class KillConfirmScreen(ModalScreen[bool]):
                              "for its GPU memory.",
                              id="kill-launched")
             with Horizontal(id="kill-buttons"):
-                yield Button("Kill (y)", variant="error", id="kill")
-                yield Button("Cancel (esc)", id="cancel")
+                yield Button(f"Kill ({key_for(self, 'gpus.kill_confirm')})", variant="error", id="kill")
+                yield Button(f"Cancel ({key_for(self, 'gpus.kill_cancel')})", id="cancel")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "kill")

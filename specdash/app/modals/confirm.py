@@ -8,6 +8,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from specdash.app.keymap import key_for
 from specdash.app.styles import load_tcss
 
 #: pgup/pgdn/up/down scroll a long body (the buttons keep the focus); shared with the dialogs built on this one.
@@ -20,7 +21,8 @@ SCROLL_BINDINGS = [
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """Asks ``question`` (title) with ``details`` (markup) below; ``y`` confirms, ``n``/``esc`` cancels."""
+    """Asks ``question`` (title) with ``details`` (markup) below; ``y`` confirms, ``n``/``esc`` cancels (the buttons
+    name the keys bound to ``confirm.yes`` / ``confirm.no``, config.yaml's keymap applied)."""
 
     DEFAULT_CSS = load_tcss(__file__)
     BINDINGS = [
@@ -40,8 +42,8 @@ class ConfirmScreen(ModalScreen[bool]):
                 with VerticalScroll(id="confirm-scroll"):  # a long body scrolls; the buttons stay on screen
                     yield Static(self.details, id="confirm-body")
             with Horizontal(id="confirm-buttons"):
-                yield Button(f"{self.yes_label} (y)", variant="error", id="yes")
-                yield Button(f"{self.no_label} (n)", id="no")
+                yield Button(f"{self.yes_label} ({key_for(self, 'confirm.yes')})", variant="error", id="yes")
+                yield Button(f"{self.no_label} ({key_for(self, 'confirm.no')})", id="no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")

@@ -8,6 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from specdash.app.keymap import key_for
 from specdash.app.styles import load_tcss
 
 
@@ -37,8 +38,8 @@ class HostKeyScreen(ModalScreen[bool]):
                 id="hostkey-body",
             )
             with Horizontal(id="hostkey-buttons"):
-                yield Button("Trust (t)", variant="warning", id="trust")
-                yield Button("Cancel (esc)", id="cancel")
+                yield Button(f"Trust ({key_for(self, 'hostkey.trust')})", variant="warning", id="trust")
+                yield Button(f"Cancel ({key_for(self, 'hostkey.cancel')})", id="cancel")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "trust")
