@@ -39,6 +39,10 @@ def test_only_the_baseline_stable_and_every_speculative_repeat_faster_never_says
         "them was faster than every baseline repeat, but which configuration to keep is not known yet - measure "
         "them again before deciding")
     assert "leave speculation off" not in rec.reason
+    # the table's notes: an unstable config is not "within noise of the baseline" (before: chain-5, 1.27x, was)
+    notes = {row.name: row.note for row in result.rows()}
+    assert notes["chain-5"] == "unstable: repeats differ by 21.1 %; every repeat above the baseline's (1518-1600)"
+    assert not any("within noise" in note for note in notes.values())
 
 
 def test_only_the_baseline_stable_with_a_speculative_config_overlapping_it_says_it_is_not_known():
@@ -127,6 +131,15 @@ def test_the_recommendation_never_compares_what_cannot_be_compared(base, specs):
     if "no configuration is faster than the baseline" in rec.reason:
         for p in spec_points:
             assert p.status == "ok" or _lo_hi(p)[1] < b_lo, (p.point.name, rec.reason)
+    # the table's notes: "within noise of the baseline" only for a stable config; "every repeat above / below the
+    # baseline's" only when the ranges do not overlap
+    for row, p in zip(result.rows(), result.points, strict=True):
+        if "within noise of the baseline" in row.note:
+            assert p.status == "ok", row.note
+        if "every repeat above the baseline's" in row.note:
+            assert _lo_hi(p)[0] > _lo_hi(baseline)[1], row.note
+        if "every repeat below the baseline's" in row.note:
+            assert _lo_hi(p)[1] < b_lo, row.note
     # y keeps only a stable config, never a speculative one slower than the baseline
     if chosen is not None:
         assert chosen.status == "ok"

@@ -380,7 +380,13 @@ class SweepResult:
                 notes.append(f"unstable: repeats differ by {p.throughput.range_pct:.1f} %")  # type: ignore[union-attr]
             if p.earlier_values:
                 notes.append(f"measured again (the earlier repeats {_values(p.earlier_values)} were unstable)")
-            if self.versus_baseline(p) == "within noise":
+            if p.status == "unstable" and p.point.speculative and base is not None and base.throughput:
+                # never compared with the baseline by noise (its repeats disagree); only ranges apart say something
+                if _below(base, p):
+                    notes.append(f"every repeat above the baseline's ({_span(base)})")
+                elif _below(p, base):
+                    notes.append(f"every repeat below the baseline's ({_span(base)})")
+            elif self.versus_baseline(p) == "within noise":
                 notes.append("within noise of the baseline")  # its speedup is not shown to be real
             if p.rejected:
                 notes.append(f"{len(p.rejected)} run(s) rejected for failed requests")
