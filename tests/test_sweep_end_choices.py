@@ -18,7 +18,9 @@ from support.sweep import BASE, TIMINGS, FakeLifecycle  # noqa: E402
 
 from specdash.app.bench import BenchPane  # noqa: E402
 from specdash.app.bench.end_dialog import MORE, RESTORE, SweepEndScreen  # noqa: E402
+from specdash.app.gpus.kill_modal import KillConfirmScreen  # noqa: E402
 from specdash.app.modals.confirm import ConfirmScreen  # noqa: E402
+from specdash.app.modals.host_key import HostKeyScreen  # noqa: E402
 from specdash.bench.stats import repeat_spread  # noqa: E402
 from specdash.bench.sweep import (  # noqa: E402
     PointResult,
@@ -110,7 +112,8 @@ async def test_a_config_slower_than_an_unstable_baseline_is_not_offered_to_keep(
 
 async def test_dialog_buttons_and_texts_name_the_remapped_keys(tmp_path, monkeypatch):
     monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
-    keymap = {"confirm.yes": "Y", "confirm.no": "N", "sweep.measure_again": "a"}
+    keymap = {"confirm.yes": "Y", "confirm.no": "N", "sweep.measure_again": "a", "gpus.kill_confirm": "Y",
+              "hostkey.trust": "T"}
     base, _, _, c5 = default_sweep().points
     # chain-5 stable and faster; the baseline unstable: keep (y), restore (n) and measure again (m) are offered
     result = SweepResult(default_sweep(), BASE, {}, "k", "now", finished=True,
@@ -138,6 +141,16 @@ async def test_dialog_buttons_and_texts_name_the_remapped_keys(tmp_path, monkeyp
         assert answers == [] and isinstance(app.screen, ConfirmScreen)
         await pilot.press("Y")
         await wait_until(pilot, lambda: answers == [True], what="the remapped yes")
+        # the kill and host-key dialogs name their bound keys the same way
+        app.push_screen(KillConfirmScreen([], [], 15.0))
+        await wait_until(pilot, lambda: isinstance(app.screen, KillConfirmScreen) and app.screen.query(Button),
+                         what="the kill dialog")
+        assert labels(app) == {"kill": "Kill (Y)", "cancel": "Cancel (esc)"}
+        app.pop_screen()
+        app.push_screen(HostKeyScreen("gpu-box", 22, "ssh-ed25519", "SHA256:abc", str(tmp_path / "known_hosts")))
+        await wait_until(pilot, lambda: isinstance(app.screen, HostKeyScreen) and app.screen.query(Button),
+                         what="the host-key dialog")
+        assert labels(app) == {"trust": "Trust (T)", "cancel": "Cancel (esc)"}
 
 
 async def test_a_cancelled_sweep_says_so_under_the_chart_and_names_a_failed_config(tmp_path, monkeypatch):
