@@ -99,3 +99,45 @@ def test_any_bind_failure_text_gives_one_error_finding_and_never_raises(prefix, 
     found = [f for f in analyzer.findings if f.kind in ("crash", "error")]
     assert [f.severity for f in found] == ["error"], [(f.kind, f.message) for f in analyzer.findings]
     assert found[0].flag == "--port"
+
+
+def test_an_ipv6_bind_failure_names_its_port():
+    """asyncio writes an IPv6 address with four fields: the finding still names the port (it said "its HTTP
+    port")."""
+    analyzer = LogAnalyzer()
+    analyzer.feed_many(["ERROR:    [Errno 98] error while attempting to bind on address ('::1', 30123, 0, 0): "
+                        "address already in use"])
+    assert [f.message for f in analyzer.findings if f.severity == "error"] == [
+        "launch failed: port 30123 is already in use (another process listens on it)"]
+
+
+async def test_r_onto_a_taken_port_keeps_the_server_and_says_why(tmp_path, started_groups, monkeypatch):
+    """r with a builder command on another port that another process holds used to stop the running server and
+    start one that would fail only after loading everything; now nothing is stopped and the notice says why."""
+    from support.pilot import launch_until_ready
+
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
+    port = harness.free_port()
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(tmp_path / "empty.log"),
+                      gpu_interval_s=0.5)
+    (tmp_path / "empty.log").write_text("")
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        async with app.run_test(size=(160, 48)) as pilot:
+            await launch_until_ready(pilot, app, started_groups, harness.launch_command(port))
+            pgid = app.run_handle.pgid
+            app.builder_pane.set_command(harness.launch_command(taken))
+            await pilot.pause(0.3)
+            await pilot.press("escape", "f2")
+            await pilot.pause(0.3)
+            await pilot.press("r")
+            await wait_until(pilot, lambda: "Restart the server?" in screen_text(app), what="the restart dialog")
+            await pilot.press("y")
+            said = (f"Not restarted (the server keeps running): port {taken} is in use on local (another process "
+                    "listens on it); the new server would fail only after loading everything. Change --port in the "
+                    "builder (F3), then r.")
+            await wait_until(pilot, lambda: said in notices(app), what="the refusal", state=lambda: notices(app))
+            await pilot.pause(0.5)
+            assert app.run_handle.pgid == pgid and app.status_bar.server_state == "ready" and listening(port)

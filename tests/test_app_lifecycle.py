@@ -242,6 +242,11 @@ async def test_the_header_says_stopping_while_a_server_that_ignores_sigterm_is_s
         await wait_until(pilot, lambda: "server: stopping" in header(), what="the header while stopping",
                          state=header)
         assert f"(SIGTERM sent to process group {pgid}; SIGKILL after 3 s)" in header()
+        await pilot.press("x")  # again while it stops: one line says so, no second dialog
+        await wait_until(pilot, lambda: any("Already stopping: SIGTERM sent to process group" in str(n.message)
+                                            for n in app._notifications),
+                         what="the already-stopping notice", state=lambda: [n.message for n in app._notifications])
+        assert not isinstance(app.screen, ConfirmScreen)
         await wait_until(pilot, lambda: app.status_bar.server_state == "stopped" and "stopping" not in header(),
                          what="stopped", state=header)
         assert harness.pids_in_group(pgid) == []

@@ -89,3 +89,13 @@ async def test_f12_saves_a_screenshot_under_the_state_dir_and_shows_its_path(tmp
         assert len(shots) == 1 and "specdash" in shots[0].read_text()
         assert (shots[0].stat().st_mode & 0o777) == 0o600
         assert any(f"Screenshot saved: {shots[0]}" == str(n.message) for n in app._notifications)
+
+
+def test_a_remapped_punctuation_key_is_refused_in_one_line():
+    """config.yaml writes a punctuation key as typed (``gpus.kill: "!"``); Textual names it
+    ``exclamation_mark``: the read-only refusal used to miss it (the key did nothing, silently)."""
+    from specdash.app.readonly_keys import refusal
+
+    assert refusal("exclamation_mark", {"gpus.kill": "!"}) == "Read-only session: killing is disabled."
+    assert refusal("exclamation_mark", {"gpus.kill": "exclamation_mark"}) == "Read-only session: killing is disabled."
+    assert refusal("K", {"gpus.kill": "!"}) is None

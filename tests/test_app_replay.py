@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.pilot import wait_until
+from support.pilot import screen_text, wait_until
 
 from specdash.app.replay import ReplayApp, parse_seek_time
 from specdash.gpu.model import GpuInfo, GpuProcess, GpuSnapshot
@@ -200,6 +200,11 @@ async def test_replay_is_read_only_kill_and_launch_are_refused(tmp_path):
         assert any("Read-only session: killing is disabled" in m for m in messages)
         assert any("Read-only session: launching a server is disabled" in m for m in messages)
         assert len(app.gpu_pane.processes) == 2 and app.run_handle is None
+        await pilot.press("f4")  # the Benchmarks pane: its footer offers no benchmark, sweep or run to cancel
+        await wait_until(pilot, lambda: "Import results file" in screen_text(app), what="the bench pane's footer",
+                         state=lambda: screen_text(app).splitlines()[-1])
+        footer = screen_text(app).splitlines()[-1]
+        assert "Cancel run" not in footer and "Benchmark" not in footer and "Depth sweep" not in footer, footer
 
 
 async def test_damaged_file_replays_what_is_readable_and_says_what_was_skipped(tmp_path):
@@ -400,3 +405,26 @@ async def test_replayed_orphan_row_shows_its_recorded_parent(tmp_path):
         header = [str(c.label) for c in table.columns.values()]
         row = [str(cell) for cell in table.get_row_at(0)]
         assert row[header.index("PPID")] == "1", list(zip(header, row, strict=False))
+
+
+async def test_finding_keys_in_a_session_without_findings_say_so(tmp_path):
+    """``}`` in a session that recorded no finding said "No more findings ahead.", as if there had been some."""
+    story = (REPO / "tests" / "data" / "session" / "story.yaml").read_text()
+    docs = story.split("--- ")
+    path = tmp_path / "quiet.yaml"
+    path.write_text("--- ".join(d for d in docs if '"kind": "finding"' not in d))
+    app = ReplayApp(read_session(path), 1.0, start_paused=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for key in ("right_curly_bracket", "left_curly_bracket"):
+            await pilot.press(key)
+            await wait_until(pilot, lambda: any("No findings were recorded in this session." in str(n.message)
+                                                for n in app._notifications), what="the notice")
+            app.clear_notifications()
+        assert not any("No more findings" in n.text for n in app.notice_log.notices)
+    app = ReplayApp(read_session(REPO / "tests" / "data" / "session" / "story.yaml"), 1.0, start_paused=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("left_curly_bracket")  # at the start of a session that has findings
+        await wait_until(pilot, lambda: any("No more findings before this point." in str(n.message)
+                                            for n in app._notifications), what="the notice")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+from pathlib import Path
 
 import pytest
 from support.double import harness, host_env
@@ -40,6 +41,10 @@ async def test_a_discovered_server_is_said_not_launched_here_and_x_r_b_say_their
         await wait_until(pilot, lambda: app.log_path == str(log), what="the discovered server's log")
         await wait_until(pilot, lambda: f"following PID {proc.pid} (not launched from here)" in screen_text(app),
                          what="the log title names the server as not launched here", state=lambda: screen_text(app))
+        await pilot.resize_terminal(80, 24)  # a narrow pane cuts the log path's start, never the note
+        await wait_until(pilot, lambda: f"log · following PID {proc.pid} (not launched from here)" in screen_text(app),
+                         what="the note at 80 columns", state=lambda: screen_text(app).splitlines()[1])
+        await pilot.resize_terminal(160, 48)
         await pilot.press("x")
         await wait_until(pilot, lambda: "x stops only a server launched from this console" in notices(app),
                          what="x's scope")
@@ -119,8 +124,10 @@ async def test_kill_dialog_says_pid_alone_and_points_at_x_then_quit_names_the_se
     async with again.run_test(size=(160, 48)) as pilot:
         await wait_until(pilot, lambda: again.run_handle is not None and again.log_path == handle.log_path,
                          what="re-attached")
-        await wait_until(pilot, lambda: handle.log_path in str(again.log_pane.border_title), what="log path title")
-        assert f"re-attached, PGID {handle.pgid}" in str(again.log_pane.border_title)
+        # the title ends with the log's name and the marker (a long path loses its start, never the marker)
+        title = f"{Path(handle.log_path).name} · re-attached, PGID {handle.pgid}"
+        await wait_until(pilot, lambda: title in screen_text(again), what="the re-attached title",
+                         state=lambda: screen_text(again).splitlines()[1])
         # b benchmarks the re-attached server (it said "no server to benchmark")
         await wait_until(pilot, lambda: again.bench_pane.server_url == f"http://127.0.0.1:{port}",
                          what="the bench pane pointed at the re-attached server",

@@ -61,6 +61,8 @@ async def key_during_the_sweeps_first_restart(pilot, app, started_groups, port: 
     # while the question is open the sweep finishes the restart in flight and then holds: no new restart, no
     # benchmark, so what the question says stays true however long the user takes to answer
     await wait_until(pilot, lambda: "held until you answer" in bench.status, what="the sweep held")
+    # what starts once released, and no "esc cancels": esc answers the question, it does not cancel the sweep
+    assert bench.status == "depth sweep held until you answer; next: repeat 1/1 of baseline (config 1 of 2)"
     return bench
 
 

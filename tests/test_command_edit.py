@@ -14,8 +14,10 @@ from specdash.sglang.command_edit import (
     DEFAULT_PORT,
     CommandEditError,
     flag_value,
+    known_launch_port,
     launch_port,
     remove_flags,
+    remove_speculative_flags,
     set_flag,
 )
 from specdash.sglang.flags import load_table
@@ -111,3 +113,48 @@ def test_any_text_never_raises(text):
         remove_flags(text, lambda name: name.startswith("--speculative"))
     except CommandEditError:
         pass
+
+
+def _as_the_launch_wrapper_runs_it(command: str) -> list[str]:
+    """The words a POSIX shell gives the command when the launch wrapper ``eval``s it (its text read back with
+    ``$(cat ...)``, which drops the trailing newlines)."""
+    import subprocess
+
+    out = subprocess.run(["sh", "-c", 'c=$(printf "%s\\n" "$1"); eval "printf \'[%s]\' $c"', "sh", command],
+                         capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr
+    return out.stdout[1:-1].split("][")
+
+
+def test_the_baseline_of_a_multi_line_command_runs_without_a_dangling_backslash():
+    """The depth sweep's baseline of a command whose speculative flags sit on its last lines (the way
+    tools/try_local.sh and most READMEs write it) used to end in ``--port 54565 \\``: the shell passed a literal
+    ``\\`` word and SGLang refused the command ("unrecognized arguments: \\"), so the baseline always failed."""
+    command = ("python3 -m sglang.launch_server --model-path /models/Llama-3.1-8B-Instruct --host 127.0.0.1 "
+               "--port 54565 \\\n  --speculative-algorithm EAGLE3 --speculative-draft-model-path /models/EAGLE3 \\\n"
+               "  --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 8\n")
+    baseline = remove_speculative_flags(command)
+    assert baseline.rstrip("\n") == ("python3 -m sglang.launch_server --model-path /models/Llama-3.1-8B-Instruct "
+                                     "--host 127.0.0.1 --port 54565")
+    assert _as_the_launch_wrapper_runs_it(baseline)[-2:] == ["--port", "54565"]
+    middle = "python3 -m sglang.launch_server \\\n  --speculative-num-steps 3 \\\n  --port 1 \\\n  --speculative-eagle-topk 1"
+    assert _as_the_launch_wrapper_runs_it(remove_speculative_flags(middle))[-2:] == ["--port", "1"]
+    kept = "python3 -m sglang.launch_server --model-path 'C:\\models\\' --port 1"  # a backslash that is a value's
+    assert remove_speculative_flags(kept) == kept
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(["--port 1", "--speculative-num-steps 3", "--speculative-eagle-topk 1", "--tp 2"]),
+                max_size=5), st.sampled_from([" ", " \\\n  ", " \\\n"]))
+def test_removing_speculative_flags_never_leaves_a_backslash_word(flags, joint):
+    command = joint.join(["python3 -m sglang.launch_server --model-path m", *flags])
+    words = _as_the_launch_wrapper_runs_it(remove_speculative_flags(command))
+    assert "\\" not in words and not any(w.startswith("--speculative") for w in words), words
+
+
+def test_a_port_that_is_no_tcp_port_is_not_known_never_the_default():
+    base = "python -m sglang.launch_server --model-path m"
+    assert known_launch_port(base) == DEFAULT_PORT and known_launch_port(f"{base} --port=31000") == 31000
+    assert known_launch_port(f"{base} --po 31000") == 31000
+    for flags in ("--port 0", "--port=70000", "--port -1", "--port abc", "--port"):
+        assert known_launch_port(f"{base} {flags}") is None, flags

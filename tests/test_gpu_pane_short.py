@@ -74,6 +74,8 @@ async def test_K_refuses_when_the_focused_row_is_not_on_screen(tmp_path):
         state.add_process(server.pid, 0, 61305)
         state.add_process(pids[0], 0, 59719)
         app = PaneApp(LocalHost(env=state.env()))
+        app.keymap_overrides = {"gpus.kill": "ctrl+k"}  # config.yaml's keymap: the refusal names the key bound
+        app.set_keymap(app.keymap_overrides)
         async with app.run_test(size=(80, 11)) as pilot:  # the notes above fill the pane: no process row is drawn
             pane = app.query_one(GpuPane)
             pane.set_server_pgids({server.pid})
@@ -83,15 +85,16 @@ async def test_K_refuses_when_the_focused_row_is_not_on_screen(tmp_path):
                              state=lambda: screen_text(app))
             await pilot.pause(0.2)  # a process row that wrongly fitted would be drawn by now
             assert str(server.pid) not in screen_text(app) and not pane.cursor_row_on_screen()
-            await pilot.press("K")
+            await pilot.press("ctrl+k")
             await wait_until(pilot, lambda: any("not on screen" in str(n.message) for n in app._notifications),
                              what="K's refusal", state=lambda: [str(n.message) for n in app._notifications])
+            assert any("then press ctrl+k again" in str(n.message) for n in app._notifications)
             assert not isinstance(app.screen, KillConfirmScreen)
             await pilot.resize_terminal(80, 24)
             await pilot.pause()
             await wait_until(pilot, lambda: str(server.pid) in screen_text(app) and pane.cursor_row_on_screen(),
                              what="the focused row on screen", state=lambda: screen_text(app))
-            await pilot.press("K")  # the same row, now seen: the confirmation names it
+            await pilot.press("ctrl+k")  # the same row, now seen: the confirmation names it
             await wait_until(pilot, lambda: isinstance(app.screen, KillConfirmScreen), what="the confirmation")
             assert f"PID {server.pid}" in screen_text(app)
             await pilot.press("escape")

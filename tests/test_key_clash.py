@@ -65,3 +65,38 @@ async def test_in_the_benchmarks_pane_o_is_the_apps_and_i_opens_the_file_box():
         await pilot.press("i")
         await pilot.pause()
         assert box.display and app.focused is box
+
+
+def _config_error(tmp_path, keymap: str) -> subprocess.CompletedProcess:
+    path = tmp_path / "config.yaml"
+    path.write_text("keymap:\n" + keymap)
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SPECDASH_")}
+    return subprocess.run([sys.executable, "-m", "specdash", "config"], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL, env={**clean, "SPECDASH_CONFIG": str(path)})
+
+
+def test_a_remap_onto_another_app_key_is_refused(tmp_path):
+    """``server.stop: l`` used to be accepted: l then both launched and stopped in the hints, and ran only one of
+    them; two keys of one pane or one dialog, and ``?`` written for ``question_mark``, clash the same way."""
+    out = _config_error(tmp_path, "  server.stop: l\n")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "config.yaml:2: keymap.server.stop: 'l' is also the key of server.launch (Launch)" in out.stderr
+    assert key_clashes({"server.stop": "?"}) == [("question_mark", "server.stop", "app.help")]
+    out = _config_error(tmp_path, "  server.stop: '?'\n")  # named as written, not as Textual's key name
+    assert "keymap.server.stop: '?' is also the key of app.help (Help)" in out.stderr, out.stderr
+    assert key_clashes({"log.follow": "n"}) == [("n", "log.follow", "log.next_hit")]
+    assert key_clashes({"confirm.yes": "escape"}) == [("escape", "confirm.no", "confirm.yes")]
+    assert key_clashes({"server.stop": "l", "server.launch": "x"}) == []  # a swap is fine
+
+
+def test_a_key_name_textual_never_matches_is_refused(tmp_path):
+    """``F12`` (as the hints write F-keys) or ``Ctrl+x`` was accepted and the hints named it, but Textual's key
+    names are lower case: the key never fired."""
+    out = _config_error(tmp_path, "  app.screenshot: F12\n")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert ("config.yaml:2: keymap.app.screenshot: 'F12' is not a key name: Textual's are lower case ('f12')"
+            in out.stderr)
+    out = _config_error(tmp_path, "  app.help: 'f1, '\n  server.stop: Ctrl+x\n")
+    assert out.returncode == 2 and "keymap.app.help: an empty key name" in out.stderr, out.stderr
+    out = _config_error(tmp_path, "  server.stop: ctrl+x\n  server.restart: R\n  app.screenshot: f11\n")
+    assert out.returncode == 0, out.stderr

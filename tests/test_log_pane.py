@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.pilot import wait_until
+from support.pilot import screen_text, wait_until
 from textual.app import App, ComposeResult
 from textual.widgets import Footer, Input, Static
 
@@ -452,3 +452,32 @@ async def test_following_keeps_the_last_line_on_screen_when_a_long_line_brings_t
         assert view.scroll_y == view.max_scroll_y
         screen = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
         assert "the newest line" in screen
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_a_long_log_path_loses_its_start_in_the_title_never_the_re_attached_marker(app, size):
+    title = "/tmp/try/state/specdash/runs/20261202-035321-52885/server.log · re-attached, PGID 31050"
+    async with app.run_test(size=size) as pilot:
+        app.query_one(LogPane).reset(title)
+        await wait_until(pilot, lambda: "server.log · re-attached, PGID 31050" in screen_text(app),
+                         what="the title's end on screen", state=lambda: screen_text(app).splitlines()[0])
+        top = screen_text(app).splitlines()[0]
+        assert top.count("…") == (1 if size[0] < len(title) + 6 else 0), top
+        await pilot.resize_terminal(size[0] - 20, size[1])
+        await wait_until(pilot, lambda: "server.log · re-attached, PGID 31050" in screen_text(app),
+                         what="the title's end after a resize", state=lambda: screen_text(app).splitlines()[0])
+
+
+@pytest.mark.parametrize("title, width, shown", [
+    ("/a/b/server.log · re-attached, PGID 7", 80, "/a/b/server.log · re-attached, PGID 7"),
+    ("/tmp/runs/20261202-035321-52885/server.log · re-attached, PGID 31050", 50,
+     "…035321-52885/server.log · re-attached, PGID 31050"),
+    ("/tmp/runs/20261202-035321-52885/server.log", 20, "…21-52885/server.log"),
+    ("/tmp/runs/20261202-035321-52885/server.log · re-attached, PGID 31050", 20, "…ttached, PGID 31050"),
+    ("/tmp/runs/server.log", 8, "/tmp/runs/server.log"),
+])
+def test_fit_title(title, width, shown):
+    from specdash.app.log.pane import fit_title
+
+    assert fit_title(title, width) == shown
+    assert len(shown) <= width or width < 12

@@ -202,3 +202,24 @@ def test_events_a_seek_or_rebuild_skips_over_are_handed_out_as_jumping():
         assert await take(3) == [("d", False), ("Fe", False), ("f", False)]
 
     asyncio.run(asyncio.wait_for(scenario(), guard(5)))
+
+
+def test_a_seek_right_after_a_step_still_marks_the_skipped_events_jumping():
+    """``]`` then ``}`` before the app took the stepped event: the seek's skipped events were handed out as not
+    jumping (only a queue holding nothing but jumped items counted), so their notices showed as news."""
+    player, advance = make(start_paused=True)
+
+    async def scenario():
+        stream = player.events(stop_at_end=True)
+
+        async def take(count):
+            return [(names([await anext(stream)])[0], player.jumping) for _ in range(count)]
+
+        player.step_forward()  # "a", reached by a step: news
+        player.seek(5.5)  # before "a" was taken: "b", "Fc" and "d" are the past of the new position
+        assert await take(4) == [("a", False), ("b", True), ("Fc", True), ("d", True)]
+        player.seek(6.5)
+        player.step_forward()
+        assert await take(2) == [("Fe", True), ("f", False)]
+
+    asyncio.run(asyncio.wait_for(scenario(), guard(5)))

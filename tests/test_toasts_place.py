@@ -136,3 +136,34 @@ async def test_80x24_a_notice_raised_before_the_first_frame_fits_its_two_rows(tm
         shown = " ".join(" ".join(row.strip("▌ ") for row in rows).split())
         assert len(rows) == 2 and shown == ("Demonstration session: Recorded against the SGLang test double, not a "
                                             "real GPU run (the full note: specdash replay --summary FILE)."), rows
+
+
+async def test_80x24_an_error_raised_with_an_info_stays_on_screen(tmp_path):
+    """At 80x24 one toast shows; an error and then an information notice raised together used to leave only the
+    information (the newest) on screen, the error lost to the help screen. The error stays; help lists both."""
+    log = tmp_path / "server.log"
+    log.write_text("log line\n")
+    app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=str(log), gpu_interval_s=5)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_until(pilot, lambda: "log line" in screen_text(app), what="the log", state=lambda: screen_text(app))
+        app.notify("Launch failed: cannot create the run directory", severity="error", timeout=30)
+        app.notify("Copied the command", timeout=30)
+        await pilot.pause(0.5)
+        text = " ".join(screen_text(app).split())
+        assert "Launch failed: cannot create the run directory" in text, text
+        assert "Copied the command" not in text
+        assert len(list(app.screen.query(Toast))) == 1
+        app.notify("Kill failed: PID 4242 is not yours", severity="error", timeout=30)  # a newer error replaces it
+        await pilot.pause(0.5)
+        text = " ".join(screen_text(app).split())
+        assert "Kill failed: PID 4242 is not yours" in text and "Launch failed" not in text, text
+        for notification in app._notifications:  # raised a while ago, not with what comes next
+            notification.raised_at -= 5
+        app.notify("Launched (PGID 4343)", timeout=30)  # news: it replaces the older error
+        await pilot.pause(0.5)
+        text = " ".join(screen_text(app).split())
+        assert "Launched (PGID 4343)" in text and "Kill failed" not in text, text
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: bool(app.screen.query("#help-body")), what="the help screen")
+        body = " ".join(str(app.screen.query_one("#help-body").render()).split())
+        assert "Copied the command" in body and "Launch failed: cannot create the run directory" in body

@@ -162,7 +162,10 @@ class DeferredTabs:
 
     async def action_quit(self: Any) -> None:
         """``q``: quit — once a pane being mounted right after the first frame has finished (a fraction of a
-        second; the app keeps running meanwhile)."""
+        second; the app keeps running meanwhile). While a depth sweep runs it asks first (the answer quits)."""
+        if self.ask_before_quitting():
+            return
+        self.remember_serving()
         if any(not pane.is_mounted for pane in self._deferred_panes.values()):
             self.run_worker(self._quit_when_mounted(), group="quit", exclusive=True)
             return

@@ -14,7 +14,7 @@ import importlib
 from collections.abc import Mapping
 
 from textual.binding import Binding
-from textual.keys import format_key
+from textual.keys import _character_to_key, format_key
 
 from specdash.config import ConfigError, load_config
 from specdash.config.loader import check_keymap
@@ -87,29 +87,68 @@ def _binding_table() -> dict[str, tuple[str, str]]:
 #: Binding-id groups whose keys are live at the same time as the app's: a pane's key shadows the app's key while
 #: the pane has focus, so one key in both would do two different things (the dialogs take every key while open).
 APP_GROUPS = ("app", "server")
+#: the replay app's own keys, live beside the app-level ones (it repeats the lifecycle keys); a pane's key may
+#: shadow one of them while that pane has focus (``space``: play/pause, or tag in the GPU pane)
+REPLAY_GROUP = "replay"
 PANE_GROUPS = ("log", "builder", "gpus", "bench")
 #: dialog bindings that live in a pane group's name (the kill confirmation): not live beside the app's keys
 DIALOG_IDS = frozenset({"gpus.kill_confirm", "gpus.kill_cancel"})
+#: groups of a dialog's own keys, live alone while it is open
+DIALOG_GROUPS = ("help", "confirm", "sweep", "hostkey")
+
+
+def key_name(key: str) -> str:
+    """``key`` (one key as config.yaml or a ``BINDINGS`` table writes it) as Textual matches it: a single character
+    by its name (``"?"`` -> ``"question_mark"``, as :class:`textual.binding.Binding` does), else as written."""
+    key = key.strip()
+    return _character_to_key(key) if len(key) == 1 else key
 
 
 def key_clashes(keymap: dict[str, str] | None = None) -> list[tuple[str, str, str]]:
-    """Keys bound both by an app-level binding (groups :data:`APP_GROUPS`) and by a pane's (:data:`PANE_GROUPS`),
-    with the defaults of :func:`binding_table` and ``keymap`` (binding id -> comma-separated keys, config.yaml)
-    applied: ``[(key, pane binding id, app binding id)]``, empty when every key does one thing."""
+    """Keys bound to two bindings that are live at the same time, with the defaults of :func:`binding_table` and
+    ``keymap`` (binding id -> comma-separated keys, config.yaml) applied: an app-level binding (groups
+    :data:`APP_GROUPS`) and a pane's (:data:`PANE_GROUPS`) or the replay app's, two app-level ones, two of one pane
+    or of one dialog.
+    ``[(key, binding id, the other binding id listed before it)]`` (``"?"`` and ``"question_mark"`` are one key),
+    empty when every key does one thing."""
     table = binding_table()
     overrides = keymap or {}
 
     def keys(binding_id: str) -> set[str]:
         text = overrides.get(binding_id) or table[binding_id][0]
-        return {part.strip() for part in text.split(",") if part.strip()}
+        return {key_name(part) for part in text.split(",") if part.strip()}
 
-    app_keys = {key: binding_id for binding_id in table if binding_id.split(".")[0] in APP_GROUPS
-                for key in keys(binding_id)}
-    clashes = []
-    for binding_id in table:
-        if binding_id.split(".")[0] in PANE_GROUPS and binding_id not in DIALOG_IDS:
-            clashes += [(key, binding_id, app_keys[key]) for key in sorted(keys(binding_id)) if key in app_keys]
+    def group(binding_id: str) -> str:
+        return "dialog:" + binding_id if binding_id in DIALOG_IDS else binding_id.split(".")[0]
+
+    scopes = [set(APP_GROUPS) | {pane} for pane in (*PANE_GROUPS, REPLAY_GROUP)] + [{name} for name in DIALOG_GROUPS]
+    scopes.append({"dialog:" + binding_id for binding_id in DIALOG_IDS})
+    clashes: list[tuple[str, str, str]] = []
+    for scope in scopes:
+        seen: dict[str, str] = {}
+        for binding_id in table:
+            if group(binding_id) not in scope:
+                continue
+            for key in sorted(keys(binding_id)):
+                clash = (key, binding_id, seen[key]) if key in seen else None
+                if clash is not None and clash not in clashes:
+                    clashes.append(clash)
+                seen.setdefault(key, binding_id)
     return clashes
+
+
+def _check_key_names(config: Config) -> None:
+    """Every key config.yaml's ``keymap`` sets is one Textual can match: not empty, and lower case unless it is a
+    single character (Textual's key names are ``f12``, ``ctrl+x``, ``escape``; ``F12`` or ``Ctrl+x`` would never
+    fire while the hints named them). Raises :class:`~specdash.config.ConfigError`."""
+    for binding_id, text in config.keymap.items():
+        for part in str(text).split(","):
+            key = part.strip()
+            if not key or (len(key) > 1 and key != key.lower()):
+                what = (f"{key!r} is not a key name: Textual's are lower case ({key.lower()!r}); a single character "
+                        "is written as typed ('S', '?')") if key else "an empty key name"
+                raise ConfigError(config.source, config.key_lines.get(f"keymap.{binding_id}"),
+                                  f"keymap.{binding_id}", what)
 
 
 def load_app_config() -> Config:
@@ -119,11 +158,13 @@ def load_app_config() -> Config:
     config = load_config()
     if config.keymap:
         check_keymap(config, binding_table())
+        _check_key_names(config)
         for key, pane_id, app_id in key_clashes(dict(config.keymap)):
             mine = pane_id if pane_id in config.keymap else app_id
             other = app_id if mine == pane_id else pane_id
             raise ConfigError(config.source, config.key_lines.get(f"keymap.{mine}"), f"keymap.{mine}",
-                              f"{key!r} is also the key of {other} ({binding_table()[other][1]}); choose another key")
+                              f"{format_key(key)!r} is also the key of {other} ({binding_table()[other][1]}); choose "
+                              "another key")
     return config
 
 

@@ -74,6 +74,10 @@ else:
     _Base = object
 
 
+#: the title of the question ``q`` asks while a depth sweep runs
+QUIT_DURING_SWEEP = "Quit during the depth sweep?"
+
+
 class LifecycleActions(_Base):
     """Mixin for the app (needs :class:`LifecycleApp`): the lifecycle keys and the sweep's restart hook."""
 
@@ -162,15 +166,18 @@ class LifecycleActions(_Base):
         self._adopt(handle)
         self.notify(f"Launched (PGID {handle.pgid}); log: {markup(handle.log_path)}")
 
-    async def _port_taken(self, command: str) -> str | None:
+    async def _port_taken(self, command: str, restart: bool = False) -> str | None:
         """Why ``command`` cannot listen on its port (another process already does, on the host), or None (free, or
         unknown: the launch goes ahead). SGLang starts its HTTP server last, so a busy port fails only after the
-        whole start-up; the followed server is named when it is the one on that port."""
+        whole start-up; the followed server is named when it is the one on that port. ``restart``: said for ``r``
+        (nothing was stopped)."""
         from specdash.server.port_check import port_in_use
-        from specdash.sglang.command_edit import flag_value, launch_port
+        from specdash.sglang.command_edit import flag_value, known_launch_port
 
         release = self._flag_release()
-        port = launch_port(command, release)
+        port = known_launch_port(command, release)
+        if port is None:  # --port 0, 70000, ...: no port this check can ask about; unknown, the launch goes ahead
+            return None
         bind_host = flag_value(command, "--host", release)
         taken = await port_in_use(self.host, port, bind_host if isinstance(bind_host, str) else None,
                                   getattr(self, "host_python", "python3"))
@@ -179,6 +186,10 @@ class LifecycleActions(_Base):
         followed = getattr(self, "followed_pid", None)
         who = (f"the followed server (PID {followed}) listens on it" if followed is not None
                and getattr(self, "followed_port", None) == port else "another process listens on it")
+        if restart:
+            return (f"Not restarted (the server keeps running): port {port} is in use on {markup(self.host.name)} "
+                    f"({who}); the new server would fail only after loading everything. Change --port in the builder "
+                    f"({key_for(self, 'app.tab_builder')}), then {key_for(self, 'server.restart')}.")
         return (f"Not launched: port {port} is in use on {markup(self.host.name)} ({who}); the server would fail "
                 f"only after loading everything. Change --port in the builder ({key_for(self, 'app.tab_builder')}), "
                 f"then {key_for(self, 'server.launch')}.")
@@ -243,20 +254,24 @@ class LifecycleActions(_Base):
         if self.readonly:
             raise RuntimeError("read-only session: the sweep cannot restart the server")
 
+        bench = self.bench_pane
+        name = (bench.sweep_config_of(command) if bench is not None else None) or ""  # kept in run.json
+
         async def restart_and_adopt():
             if self.run_handle is not None and self._server_alive:
                 sampler = make_sampler(self.host)
                 try:
                     result = await restart(
                         self.host, self.run_handle, command=command, flag_release=self._flag_release(),
-                        gpu_memory_held_by=lambda pgid: memory_held_by_group(self.host, pgid, sampler.sample_once))
+                        gpu_memory_held_by=lambda pgid: memory_held_by_group(self.host, pgid, sampler.sample_once),
+                        sweep_config=name)
                 finally:
                     await sampler.close()
                 if result.new_handle is None:
                     raise RuntimeError(result.describe())
                 handle = result.new_handle
             else:
-                handle = await launch(self.host, command, flag_release=self._flag_release())
+                handle = await launch(self.host, command, flag_release=self._flag_release(), sweep_config=name)
             # before its log's lines: a replay then knows this log is a sweep configuration's
             self.record_command(action if action in (SWEEP_KEPT, SWEEP_RESTORED) else SWEEP_RESTARTED, command,
                                 handle=handle)
@@ -324,11 +339,27 @@ class LifecycleActions(_Base):
         """``"runs sweep config chain-5, not the builder's command"`` while the server launched from here runs a
         configuration of a depth sweep (during the sweep, or after it ended without restoring the builder's
         command); ``"was sweep config chain-5, …"`` once that server is ``gone`` (stopped or crashed); else ""."""
-        handle, bench = self.run_handle, self.bench_pane
-        name = bench.sweep_config_of(handle.command) if handle is not None and bench is not None else None
-        if not name or handle is None or handle.command == self._builder_command()[0]:
+        handle = self.run_handle
+        name = self._sweep_config_served()
+        if not name or handle is None:
             return ""
+        if handle.command == self._builder_command()[0]:
+            # kept at the end of the sweep (builder and server agree); re-attached, the run dir says it
+            return "" if self._sweep_config_of_this_session(handle) else \
+                f"{'was' if gone else 'runs'} sweep config {name} of a depth sweep"
         return f"{'was' if gone else 'runs'} sweep config {name}, not the builder's command"
+
+    def _sweep_config_of_this_session(self, handle: Any) -> str | None:
+        bench = self.bench_pane
+        return bench.sweep_config_of(handle.command) if bench is not None else None
+
+    def _sweep_config_served(self) -> str | None:
+        """The name of the depth sweep configuration the server launched from here runs (a sweep of this session
+        started it, or its run dir says so: ``run.json``'s ``sweep_config``), else None."""
+        handle = self.run_handle
+        if handle is None:
+            return None
+        return self._sweep_config_of_this_session(handle) or getattr(handle, "sweep_config", "") or None
 
     def action_stop_server(self) -> None:
         if self._refuse_readonly("stopping the server"):
@@ -343,6 +374,9 @@ class LifecycleActions(_Base):
                 return
             self.notify("No server launched from this session (use the GPU pane's K for other processes).",
                         severity="warning")
+            return
+        if self.status_bar.stopping:  # a second x while the first stop runs: say so (it used to do nothing)
+            self.notify(f"Already stopping: {self.status_bar.stopping}.", timeout=5)
             return
         details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {markup(self.host.name)}\n"
                    f"{markup(redact_text(parse_command(handle.command).launcher or 'server'))} … port {handle.port}\n"
@@ -371,6 +405,59 @@ class LifecycleActions(_Base):
     def _release_sweep(self) -> None:
         if self.bench_pane is not None:
             self.bench_pane.release_sweep()
+
+    def ask_before_quitting(self) -> bool:
+        """``q`` while a depth sweep runs: hold the sweep and ask (as ``x``/``r`` do), naming the configuration the
+        server is left running; True when the question is shown (its answer quits or lets the sweep go on)."""
+        bench = self.bench_pane
+        at = getattr(bench, "sweeping", None) if bench is not None else None
+        handle = self.run_handle
+        if not at or handle is None or self.readonly:
+            return False
+        app: Any = self  # Textual's App
+        if isinstance(app.screen, ConfirmScreen) and app.screen.question == QUIT_DURING_SWEEP:
+            return True
+        k, n, name = at
+        pending = self._pending_restart
+        # a restart in flight runs to its end (quitting waits for it): its configuration is the one left running
+        in_flight = pending is not None and not pending.done()
+        left = name if in_flight else bench.sweep_config_of(handle.command)
+        runs = f"sweep config {markup(left)}, not your command" if left else "your command"
+        where = ("once the restart in flight to it has finished" if in_flight
+                 else f"process group {handle.pgid}, port {handle.port}")
+        details = (f"This cancels the depth sweep (config {k} of {n}, {markup(name)}); measured configs are kept "
+                   f"({key_for(self, 'bench.sweep')} resumes it).\nThe server is left running [b]{runs}[/b] ({where}). "
+                   "To run your command again: "
+                   f"{key_for(self, 'server.restart')} here, or after `specdash connect {markup(self.host.name)}` "
+                   f"re-attaches it, restarts it with the builder's command; {key_for(self, 'server.stop')} stops it.")
+        self._hold_sweep()
+        self.push_screen(ConfirmScreen(QUIT_DURING_SWEEP, details, "Quit", "Keep working"), self._confirmed_quit)
+        return True
+
+    def _confirmed_quit(self, yes: bool | None) -> None:
+        if yes:
+            app: Any = self  # Textual's App
+            app.run_worker(self._quit_after_sweep(), group="quit", exclusive=True)
+        else:
+            self._release_sweep()
+
+    async def _quit_after_sweep(self) -> None:
+        await self._settle_restart()
+        self._cancel_sweep()
+        self.remember_serving()
+        app: Any = self  # Textual's App
+        app.exit()
+
+    def remember_serving(self) -> None:
+        """Note, while the panes still exist, which sweep configuration (if any) the server launched from here
+        runs instead of the builder's command, and the builder's command: :meth:`exit_note` says both."""
+        handle = self.run_handle
+        name = self._sweep_config_served()
+        builder = self._builder_command()[0]
+        self._serving_at_exit = (name, builder) if name and handle is not None and handle.command != builder \
+            else None
+
+    _serving_at_exit: tuple[str, str | None] | None = None
 
     def _confirmed_stop(self, yes: bool | None) -> None:
         if yes:
@@ -438,11 +525,17 @@ class LifecycleActions(_Base):
         from specdash.gpu.group_memory import memory_held_by_group
         from specdash.gpu.sampler import make_sampler
         from specdash.server import restart
+        from specdash.sglang.command_edit import known_launch_port
 
         await self._settle_restart()
         handle = self.run_handle
         if handle is None:  # gone while the restart settled
             return
+        if command and known_launch_port(command, self._flag_release()) not in (None, handle.port):
+            busy = await self._port_taken(command, restart=True)  # a new port: checked before anything is stopped
+            if busy:
+                self.notify(busy, severity="error", timeout=20)
+                return
         sampler = make_sampler(self.host)
         self.status_bar.stopping = (f"restart: SIGTERM sent to process group {handle.pgid}; SIGKILL after "
                                     f"{STOP_GRACE_S:g} s, then the launch")

@@ -75,6 +75,11 @@ class _MainScreen(Screen):
         self.AUTO_FOCUS = None  # type: ignore[misc,assignment]  # this screen's own value (Textual reads it so)
 
 
+#: notices raised within this many seconds of each other are raised "together" (one action's burst): on a short
+#: screen the most severe of them is the one toast shown
+BURST_S = 1.0
+
+
 class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTabs, App):
     """The console. ``host`` is any Host (local, SSH, replay); ``log_path`` the server log to follow on it
     (None: discover the running server's log); ``readonly`` disables every mutating action."""
@@ -176,9 +181,9 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:
         """Textual's notify; on a short screen (below 36 rows) the newest notice replaces the ones on screen (also in
-        a burst, see :meth:`_on_notify`) in a toast of two rows, title folded in, so toasts never take the log's
-        rows on an 80x24 console; a notice longer than its toast is cut at a word with ``… (F1: whole text)``; the
-        help screen lists every recent notice whole (:mod:`specdash.app.toasts`)."""
+        a burst; an error stays over a lesser notice, see :meth:`_on_notify`) in a toast of two rows, title folded
+        in, so toasts never take the log's rows on an 80x24 console; a notice longer than its toast is cut at a word
+        with ``… (F1: whole text)``; the help screen lists every recent notice whole (:mod:`specdash.app.toasts`)."""
         plain = plain_text(message, markup)
         self.notice_log.add(plain, title, severity)
         short, small = self._short_screen()
@@ -202,10 +207,19 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         return short, short or 0 < width < self.HORIZONTAL_BREAKPOINTS[1][0]
 
     def _on_notify(self, event: Any) -> None:
-        """Textual's handler; on a short screen only the newest toast stays (notices raised together arrive here
-        one after the other, after notify returned)."""
+        """Textual's handler; on a short screen one toast stays (notices raised together arrive here one after the
+        other, after notify returned): the newest, except that an error is never replaced by a lesser notice raised
+        with it (within :data:`BURST_S`; ``error`` > ``warning`` > ``information``). The others are in the help
+        screen; a notice raised later replaces an older error (it is news: "Launched" after "Not launched")."""
+        event.prevent_default()  # Textual's own handler runs here, once: after this one it would add the notice again
         super()._on_notify(event)
-        older = list(self._notifications)[:-1] if self._short_screen()[0] else []
+        shown = list(self._notifications) if self._short_screen()[0] else []
+        if shown:
+            rank = {"error": 2, "warning": 1}
+            burst = [n for n in shown if shown[-1].raised_at - n.raised_at <= BURST_S]
+            keep = max(reversed(burst), key=lambda n: rank.get(str(n.severity), 0))
+            shown.remove(keep)
+        older = shown
         for notification in older:
             self._unnotify(notification, refresh=False)
         if older:
@@ -459,9 +473,9 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                 self._connect_followed_bench(self.followed_pid, self.followed_port)
             if pane is not None and pane.is_attached:
                 try:
-                    # the note first: a narrow pane cuts the title's end
-                    pane.reset(path if self.followed_pid is None else f"following PID {self.followed_pid} (not "
-                               f"launched from here) · {path}")
+                    # the note after the path: a narrow pane cuts the path's start, never the note (fit_title)
+                    pane.reset(path if self.followed_pid is None else f"{path} · following PID {self.followed_pid} "
+                               "(not launched from here)")
                 except NoMatches:  # the pane is being torn down (the app is closing)
                     pass
             return found.path
@@ -521,10 +535,21 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         if handle is None or not self._server_alive:
             return None
         target = self.host.name
-        return (f"the server launched from this console still runs on {target}: PGID {handle.pgid}, port "
+        serving = self._serving_at_exit  # a depth sweep's configuration instead of the builder's command
+        runs = f" sweep config {serving[0]} of the depth sweep, not your command," if serving else ""
+        note = (f"the server launched from this console still runs{runs} on {target}: PGID {handle.pgid}, port "
                 f"{handle.port}, log {handle.log_path}; `specdash connect {target}` re-attaches it "
                 f"({key_for(self, 'server.stop')} stops it), "
                 f"or stop its group there: kill -TERM -{handle.pgid}")
+        if serving:
+            import re
+
+            from specdash.text.redaction import redact_text
+
+            yours = re.sub(r"[ \t]*\\\r?\n[ \t]*", " ", redact_text(serving[1] or "")).strip()
+            note += (f". To run your command again, re-attach and press {key_for(self, 'server.restart')} with it "
+                     f"in the builder{': ' + yours if yours else ''}")
+        return note
 
     @work(group="cmdline", exclusive=True)
     async def _read_command_line(self, pid: int) -> None:
@@ -732,7 +757,7 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         """The builder says when its command's port is the followed server's (a server not launched from here):
         ``l`` would be refused (the port is taken), and a server started there another way would fail to bind
         only after loading everything. Nothing once a server launched from here is followed."""
-        from specdash.sglang.command_edit import launch_port
+        from specdash.sglang.command_edit import known_launch_port
 
         builder = self._deferred_panes.get("builder")
         if builder is None or not hasattr(builder, "set_port_note"):
@@ -740,7 +765,8 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         pid, port, text = self.followed_pid, self.followed_port, ""
         report = getattr(builder, "report", None)
         if pid is not None and port is not None and self.run_handle is None and builder.command.strip():
-            if launch_port(builder.command, report.profile.flag_release if report is not None else None) == port:
+            release = report.profile.flag_release if report is not None else None
+            if known_launch_port(builder.command, release) == port:  # --port 0: not known, nothing said
                 text = (f"port {port} is the followed server's (PID {pid}): {key_for(self, 'server.launch')} "
                         "would start a second server that cannot listen on it - change --port before launching")
         builder.set_port_note(text)

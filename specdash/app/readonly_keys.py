@@ -33,11 +33,11 @@ def refusal_text(what: str) -> str:
 def refusal(key: str, keymap: dict[str, str] | None = None) -> str | None:
     """The notice for ``key`` (a Textual key name, e.g. ``"l"``) when it is bound to a mutating action, by default
     or through ``keymap`` (binding id -> comma-separated keys, config.yaml's remapping); None otherwise."""
-    from specdash.app.keymap import binding_table
+    from specdash.app.keymap import binding_table, key_name
 
     table = binding_table()
     for binding_id, (_, what) in MUTATING_BINDINGS.items():
         keys = (keymap or {}).get(binding_id) or table.get(binding_id, ("", ""))[0]
-        if key in (part.strip() for part in keys.split(",")):
-            return refusal_text(what)
+        if key_name(key) in (key_name(part) for part in keys.split(",")):  # "!" as typed in config.yaml is the
+            return refusal_text(what)  # key Textual names "exclamation_mark"
     return None

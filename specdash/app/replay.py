@@ -187,7 +187,7 @@ class ReplayApp(SpecdashApp):
     def on_mount(self) -> None:
         self.set_interval(STATUS_REFRESH_S, self._refresh_bar)
         if self.log_pane is not None:
-            self.log_pane.border_title = markup(recorded_log_title(self._source))
+            self.log_pane.set_title(recorded_log_title(self._source))
         header = self.session_log.header
         if header is not None and header.demo:
             # short: a toast must not cover the panes on a small terminal; the recorder's full note is in --summary
@@ -437,7 +437,9 @@ class ReplayApp(SpecdashApp):
     def action_replay_finding(self, direction: int) -> None:
         """``}`` next finding, ``{`` previous finding."""
         found = self.player.seek_next_finding() if direction > 0 else self.player.seek_previous_finding()
-        if found is None:
+        if found is None and not self.player.finding_count:
+            self.notify("No findings were recorded in this session.", severity="warning")
+        elif found is None:
             self.notify("No more findings " + ("ahead." if direction > 0 else "before this point."),
                         severity="warning")
         else:

@@ -628,7 +628,8 @@ def sweep_key(definition: SweepDefinition, base_command: str, settings: BenchSet
 @dataclasses.dataclass(frozen=True)
 class SweepEvent:
     """Progress of a sweep for a display: ``index``/``total`` points, ``point`` name, ``phase`` ("restart",
-    "waiting", "warmup+run", "run", "rejected", "held", "point-done", "finished", "cancelled"), one-line ``message``,
+    "waiting", "warmup+run", "run", "rejected", "held", "point-done", "finished", "cancelled"), one-line ``message``
+    (for "held": what starts once the sweep is released),
     and the live :class:`BenchProgress` of the current run (or None)."""
 
     index: int
@@ -730,9 +731,11 @@ class SweepRunner:
         """True between :meth:`hold` and :meth:`release`."""
         return not self._go.is_set()
 
-    async def _wait_if_held(self, index: int, point: str) -> None:
+    async def _wait_if_held(self, index: int, point: str, next_step: str) -> None:
+        """Wait while held; the "held" event's message is what starts once released (``next_step``: ``"the restart
+        for chain-5"``, ``"repeat 2/3 of chain-5"``, ``"its end"``)."""
         if not self._go.is_set():
-            self._emit(index, point, "held", "held until you answer")
+            self._emit(index, point, "held", next_step)
             await self._go.wait()
 
     def _emit(self, index: int, point: str, phase: str, message: str, bench: BenchProgress | None = None) -> None:
@@ -791,7 +794,7 @@ class SweepRunner:
         done = {p.point.name for p in result.points}
         for index, point in enumerate(self.definition.points):
             if point.name not in done:
-                await self._wait_if_held(index, point.name)
+                await self._wait_if_held(index, point.name, f"the restart for {point.name}")
             if self._cancelled:
                 break
             if point.name in done:
@@ -804,7 +807,8 @@ class SweepRunner:
             result.points = [p for p in result.points if p.point.name != point.name] + [measured]
             self._save(result)
             self._emit(index, point.name, "point-done", f"{point.name}: {measured.status}")
-        await self._wait_if_held(len(self.definition.points) - 1, "")  # no end (and no keep question) while held
+        # no end (and no keep question) while held
+        await self._wait_if_held(len(self.definition.points) - 1, "", "its end")
         result.cancelled = self._cancelled
         result.finished = not self._cancelled
         self._save(result)
@@ -828,14 +832,14 @@ class SweepRunner:
         rejected: list[str] = []
         first = True
         while len(runs) < self.definition.repeats and len(rejected) <= self.definition.max_rejected:
-            await self._wait_if_held(index, point.name)
+            repeat = len(runs) + 1
+            await self._wait_if_held(index, point.name, f"repeat {repeat}/{self.definition.repeats} of {point.name}")
             if self._cancelled:
                 return None
             settings = dataclasses.replace(
                 self.settings, url=url, warmup_requests=self.settings.warmup_requests if first else 0
             )
             phase = "warmup+run" if first and settings.warmup_requests else "run"
-            repeat = len(runs) + 1
             self._emit(index, point.name, phase, f"{point.name}: repeat {repeat}/{self.definition.repeats}")
             self._runner = BenchRunner(
                 settings,

@@ -230,16 +230,62 @@ FOREIGN_FLAGS: dict[str, str] = {
 }
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+_FLAG_WORD = re.compile(r"^--?[A-Za-z_]")
+#: what a title shows of the rejected words when none of them is a flag (they are the only clue)
+_TITLE_WORDS = 40
+
+
+def _unrecognized(listed: str) -> Explanation:
+    """Explanation of argparse's ``unrecognized arguments: <listed>``: ``listed`` is the rejected command-line
+    words joined by single spaces (CPython's ``ArgumentParser.parse_args``: ``'unrecognized arguments: %s' %
+    ' '.join(argv)``), so a word that holds a space reads as two and an empty word as nothing. Flags
+    (``--speculative-model``) are named, and so are the other words (a flag's value, a stray word, a lone ``\\``
+    left by a line continuation onto nothing): SGLang takes no positional arguments (server_args.py
+    ``ServerArgs.add_cli_args``), so argparse rejects every word no flag consumes."""
+    words = listed.split()
+    if not words:
+        return Explanation(
+            "launch failed: unrecognized arguments (argparse's message names none: empty or blank words)",
+            "SGLang's argparse rejected arguments it prints as nothing - an empty or blank word in the command "
+            "(such as '' or an unset \"$VAR\" in quotes).", None, None)
+    flags = [w for w in words if _FLAG_WORD.match(w)]
+    others = [w for w in words if not _FLAG_WORD.match(w)]
+    hints = [f"{f} -> {FOREIGN_FLAGS[f]}" for f in flags if f in FOREIGN_FLAGS]
+    text = f"SGLang's argparse rejected {_count(len(words), 'argument')}: {' '.join(words)}."
+    if flags:
+        text += f" Flags this SGLang does not know: {', '.join(flags)}."
+    words_no_flag_takes = [w for w in others if w != "\\"]
+    if words_no_flag_takes:
+        text += (f" Not flags: {', '.join(words_no_flag_takes)} (a rejected flag's value, or a word no flag takes: "
+                 "SGLang has no positional arguments).")
+    fix = "; ".join(hints) or None
+    if "\\" in others:
+        text += (" A lone \\ is a line continuation with nothing after it: the command's last line ends in a "
+                 "backslash. Remove that backslash.")
+        fix = fix or "remove the backslash that ends the command's last line"
+    if hints:
+        text += " Other-engine spellings: " + "; ".join(hints) + "."
+    if flags:
+        title = f"launch failed: {_count(len(flags), 'unrecognized flag')}"
+        if others:
+            title += f" (and {_count(len(others), 'other argument')})"
+        if len(", ".join(flags)) <= _TITLE_WORDS:
+            title += f": {', '.join(flags)}"
+    else:
+        shown = " ".join(others)
+        shown = shown if len(shown) <= _TITLE_WORDS else shown[:_TITLE_WORDS - 1] + "…"
+        title = f"launch failed: {_count(len(others), 'unrecognized argument')}: {shown}"
+    return Explanation(title, text, flags[0] if flags else None, fix)
+
+
 def explain_argparse(detail: str) -> Explanation:
     """Explanation of ``launch_server.py: error: <detail>``."""
     if detail.startswith("unrecognized arguments:"):
-        flags = [w for w in detail.split(":", 1)[1].split() if w.startswith("-")]
-        hints = [f"{f} -> {FOREIGN_FLAGS[f]}" for f in flags if f in FOREIGN_FLAGS]
-        text = f"SGLang rejected {len(flags)} flag(s): {', '.join(flags)}."
-        if hints:
-            text += " Other-engine spellings: " + "; ".join(hints) + "."
-        return Explanation(f"launch failed: {len(flags)} unrecognized argument(s)", text, flags[0] if flags else None,
-                           "; ".join(hints) or None)
+        return _unrecognized(detail.split(":", 1)[1])
     if "invalid choice" in detail:
         return Explanation(
             "launch failed: invalid choice", detail + ". Algorithm names are upper case (EAGLE, EAGLE3, NEXTN, "
@@ -250,14 +296,14 @@ def explain_argparse(detail: str) -> Explanation:
     return Explanation("launch failed: bad arguments", detail, None, None)
 
 
-_BIND_ADDRESS = re.compile(r"bind on address \(?'?([^'),]*)'?, (\d+)\)?: (.*)$")
+_BIND_ADDRESS = re.compile(r"bind on address \(?'?([^'),]*)'?, (\d+)(?:, \d+)*\)?: (.*)$")
 
 
 def _bind_failed(detail: str) -> Explanation:
     """The HTTP server could not listen on its address: ``detail`` is the OSError text of CPython's asyncio
     ``create_server`` (``[Errno 98] error while attempting to bind on address ('127.0.0.1', 30000): address
-    already in use``), which uvicorn logs before it exits - after the whole start-up (weights, KV cache, CUDA graphs),
-    since SGLang starts its HTTP server last."""
+    already in use``; an IPv6 address has four fields, ``('::1', 30000, 0, 0)``), which uvicorn logs before it
+    exits - after the whole start-up (weights, KV cache, CUDA graphs), since SGLang starts its HTTP server last."""
     m = _BIND_ADDRESS.search(detail)
     port = m.group(2) if m else None
     reason = m.group(3).strip() if m else detail

@@ -18,7 +18,7 @@ __all__ = ["DEFAULT_PORT", "launch"]
 
 
 def _launch_script(command: str, run_dir: str | None, base_name: str, run_id: str, port: int,
-                   started_at_s: float) -> str:
+                   started_at_s: float, sweep_config: str = "") -> str:
     """POSIX sh text that makes the run dir (0700, files 0600), stores the command read from stdin, starts the
     wrapper with setsid/nohup and prints its facts.
 
@@ -35,13 +35,11 @@ def _launch_script(command: str, run_dir: str | None, base_name: str, run_id: st
             f'b="$runs/{base_name}"; d="$b"; n=2; '
             'while [ -e "$d" ]; do d="$b-$n"; n=$((n+1)); done'
         )
-    # the wrapper records its PID, runs the command, and records the exit status if the command ends by itself
-    # (the run files are made under umask 077; the command itself runs under the user's own umask)
-    wrapper = (f'{_WRAPPER_START}; c=$(cat "$SPECDASH_RUN_DIR/command.sh"); '
-               'umask "$SPECDASH_UMASK"; unset SPECDASH_UMASK; eval "$c"; '
-               's=$?; umask 077; echo $s > "$SPECDASH_RUN_DIR/exit_status"')
+    wrapper = launch_wrapper()
     shown = redact_text(command)
-    info = {"run_id": run_id, "command": shown, "port": port, "started_at_s": started_at_s}
+    info: dict[str, object] = {"run_id": run_id, "command": shown, "port": port, "started_at_s": started_at_s}
+    if sweep_config:
+        info["sweep_config"] = sweep_config
     return (
         f"SPECDASH_UMASK=$(umask); umask 077; {pick_dir}; "
         'mkdir -p "$d" && chmod 700 "$d" || exit 97; d=$(cd "$d" && pwd); '
@@ -64,6 +62,21 @@ _WRAPPER_START = 'echo $$ > "$SPECDASH_RUN_DIR/leader.pid"'
 LAUNCH_SHELL_LABEL = "specdash's launch shell of the server, leader of process group"
 
 
+def launch_wrapper() -> str:
+    """The ``sh -c`` text that leads a launched server's process group (run with ``$SPECDASH_RUN_DIR`` and
+    ``$SPECDASH_UMASK`` set): it records its PID in ``leader.pid``, runs ``command.sh`` under the user's umask
+    (the run files are made under umask 077) and, when the command ends by itself, writes its exit status to
+    ``exit_status``.
+
+    The command is eval'd as the file has it: ``$(cat file)`` alone strips the final newline, and a command whose
+    last line ends in a backslash (a continuation onto nothing) would then hand the program a literal ``\\``
+    argument (argparse: ``error: unrecognized arguments: \\``); the ``.`` printed after the file keeps its
+    newlines and is cut off again."""
+    return (f'{_WRAPPER_START}; c=$(cat "$SPECDASH_RUN_DIR/command.sh"; echo .); c=${{c%.}}; '
+            'umask "$SPECDASH_UMASK"; unset SPECDASH_UMASK; eval "$c"; '
+            's=$?; umask 077; echo $s > "$SPECDASH_RUN_DIR/exit_status"')
+
+
 def is_launch_shell(args: str) -> bool:
     """True when ``args`` (a process's command line, as ``ps -o args`` shows it, possibly cut) is the ``sh -c``
     wrapper that :func:`launch` starts as the leader of a server's process group."""
@@ -73,7 +86,7 @@ def is_launch_shell(args: str) -> bool:
 
 
 async def launch(host: Host, command: str, *, flag_release: str | None = None,
-                 run_dir: str | None = None) -> RunHandle:
+                 run_dir: str | None = None, sweep_config: str = "") -> RunHandle:
     """Start ``command`` (a POSIX shell command line) on ``host`` detached from specdash.
 
     The command runs under ``setsid nohup`` in a new session and process group whose leader is a small ``sh``
@@ -86,7 +99,9 @@ async def launch(host: Host, command: str, *, flag_release: str | None = None,
 
     The recorded port (run dir name, ``run.json``, ``RunHandle.port``: what the status probe, the SSH forward and
     the benchmarks use) is the one SGLang's argparse of flag-table ``flag_release`` (None: the newest) will give the
-    command, abbreviations included (:func:`specdash.sglang.command_edit.launch_port`).
+    command, abbreviations included (:func:`specdash.sglang.command_edit.launch_port`). ``sweep_config``: the
+    name of the depth sweep configuration this launch runs (``chain-5``; "" for none), kept in ``run.json`` so a
+    console that re-attaches the server can say it runs a sweep configuration.
 
     Returns a :class:`RunHandle` once the leader PID is known (it does not wait for the server to be ready: poll
     :func:`specdash.server.server_status`). Raises HostError when the run dir cannot be made or the wrapper
@@ -97,8 +112,8 @@ async def launch(host: Host, command: str, *, flag_release: str | None = None,
     run_id = f"{base_name}-{secrets.token_hex(4)}"
     started_at_s = time.time()
     _log.info("launch on %s (run %s): %s", host.name, run_id, redact_text(command))
-    result = await host.run(_launch_script(command, run_dir, base_name, run_id, port, started_at_s), timeout_s=30,
-                            input=command + "\n")
+    result = await host.run(_launch_script(command, run_dir, base_name, run_id, port, started_at_s, sweep_config),
+                            timeout_s=30, input=command + "\n")
     facts = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
     if result.exit_status == 97:
         raise HostError(f"cannot create the run directory on {host.name}: {result.stderr.strip()}")
@@ -121,4 +136,5 @@ async def launch(host: Host, command: str, *, flag_release: str | None = None,
         pgid=int(pgid) if pgid.isdigit() else int(leader),
         port=port,
         started_at_s=started_at_s,
+        sweep_config=sweep_config,
     )

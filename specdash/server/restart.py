@@ -48,11 +48,12 @@ async def _exact_command(host: Host, handle: RunHandle) -> str:
 
 async def restart(host: Host, handle: RunHandle, *, gpu_memory_held_by: GpuMemoryHeldBy,
                   command: str | None = None, flag_release: str | None = None, grace_s: float = 15.0,
-                  release_timeout_s: float = 60.0, poll_s: float = 0.5, run_dir: str | None = None) -> RestartResult:
+                  release_timeout_s: float = 60.0, poll_s: float = 0.5, run_dir: str | None = None,
+                  sweep_config: str = "") -> RestartResult:
     """Stop ``handle``'s server (:func:`specdash.server.stop`), wait until ``gpu_memory_held_by(handle.pgid)``
     reports 0 MiB (at most ``release_timeout_s``), then :func:`specdash.server.launch` ``command`` (default: the
     same command, the exact one even when ``handle`` came from the redacted ``run.json``) in a new run directory,
-    its port read with flag-table ``flag_release`` (None: the newest).
+    its port read with flag-table ``flag_release`` (None: the newest); ``sweep_config`` as for ``launch``.
 
     Does not relaunch when the stop was refused or left processes alive, or when memory is still held at the
     timeout: ``RestartResult.new_handle`` is None and ``held_mib`` says how much — the caller offers to kill
@@ -66,5 +67,5 @@ async def restart(host: Host, handle: RunHandle, *, gpu_memory_held_by: GpuMemor
     if held > 0:
         return RestartResult(stopped, released=False, held_mib=held, new_handle=None)
     new_handle = await launch(host, command or await _exact_command(host, handle), flag_release=flag_release,
-                              run_dir=run_dir)
+                              run_dir=run_dir, sweep_config=sweep_config)
     return RestartResult(stopped, released=True, held_mib=0, new_handle=new_handle)

@@ -6,7 +6,8 @@ Run directory on the host (``<state dir>/runs/<YYYYmmdd-HHMMSS>-<port>[-n]/``; s
 
 - ``server.log``   — the server's stdout and stderr
 - ``command.txt``  — the command line as launched
-- ``run.json``     — ``{"run_id", "command", "port", "started_at_s"}``
+- ``run.json``     — ``{"run_id", "command", "port", "started_at_s"}`` (and ``"sweep_config"`` for a depth sweep's
+  configuration)
 - ``leader.pid``   — PID of the session/process-group leader (a ``sh`` wrapper around the command)
 - ``exit_status``  — written by the wrapper when the command exits by itself (absent while running or when the
   group was killed)
@@ -31,7 +32,8 @@ class RunHandle:
     ``pgid`` its process group (equal, as the leader was started with ``setsid``); ``port`` is the HTTP port the
     command's ``--port`` gives under SGLang's argparse, abbreviations included, default 30000
     (:func:`specdash.sglang.command_edit.launch_port`); ``started_at_s`` is ``time.time()`` on the machine running
-    specdash.
+    specdash; ``sweep_config`` the name of the depth sweep configuration the server runs (``chain-5``), "" when
+    no sweep launched it.
     """
 
     host_name: str
@@ -43,6 +45,7 @@ class RunHandle:
     pgid: int
     port: int
     started_at_s: float
+    sweep_config: str = ""
 
     def file(self, name: str) -> str:
         """Path of ``name`` inside the run directory."""

@@ -33,6 +33,7 @@ async def find_runs(host: Host, *, limit: int = 50) -> list[RunHandle]:
                 host_name=host.name, command=str(info["command"]), run_id=str(info["run_id"]),
                 run_dir=directory, log_path=directory + "/server.log", leader_pid=leader, pgid=leader,
                 port=int(info["port"]), started_at_s=float(info["started_at_s"]),
+                sweep_config=str(info.get("sweep_config") or ""),
             ))
         except (ValueError, KeyError, TypeError):
             continue

@@ -110,9 +110,8 @@ class ReplayPlayer:
         self._index = 0
         self._anchor_pos_s = 0.0
         self._anchor_clock = clock()
-        self._queue: collections.deque[ReplayItem] = collections.deque()
-        #: how many items at the front of ``_queue`` a seek or rebuild put there (the past of the new position)
-        self._jumped = 0
+        #: items to hand out, each with whether a seek or a rebuild put it there (the past of the new position)
+        self._queue: collections.deque[tuple[ReplayItem, bool]] = collections.deque()
         self._jumping = False
         self._wake: asyncio.Event | None = None
         self._closed = False
@@ -149,6 +148,11 @@ class ReplayPlayer:
     def speed(self) -> float:
         """Current speed factor (1.0 = recorded pace)."""
         return self._speed
+
+    @property
+    def finding_count(self) -> int:
+        """How many recorded findings (:class:`FindingEvent`) the session holds."""
+        return sum(1 for event in self._events if isinstance(event, FindingEvent))
 
     @property
     def jumping(self) -> bool:
@@ -212,7 +216,7 @@ class ReplayPlayer:
             return None
         event = self._events[self._index]
         self._index += 1
-        self._queue.append(event)
+        self._queue.append((event, False))
         self._reanchor(max(event.t, self._anchor_pos_s))
         self._poke()
         return event
@@ -235,10 +239,7 @@ class ReplayPlayer:
         t_s = min(max(0.0, float(t_s)), self.duration_s)
         target = bisect.bisect_right(self._times, t_s)
         if target >= self._index:
-            skipped = self._events[self._index:target]
-            if len(self._queue) == self._jumped:  # nothing else queued: the skipped events join the jumped ones
-                self._jumped += len(skipped)
-            self._queue.extend(skipped)
+            self._queue.extend((event, True) for event in self._events[self._index:target])
             self._index = target
         else:
             self._rebuild(target)
@@ -270,9 +271,8 @@ class ReplayPlayer:
 
     def _rebuild(self, target: int) -> None:
         self._queue.clear()
-        self._queue.append(Rewind(self._times[target - 1] if target else 0.0))
-        self._queue.extend(self._events[:target])
-        self._jumped = len(self._queue)
+        self._queue.append((Rewind(self._times[target - 1] if target else 0.0), True))
+        self._queue.extend((event, True) for event in self._events[:target])
         self._index = target
 
     # -- output ---------------------------------------------------------------------------------------
@@ -284,9 +284,8 @@ class ReplayPlayer:
 
     def _take_due_marked(self) -> list[tuple[ReplayItem, bool]]:
         """:meth:`take_due` with each item's ``jumped`` flag (a seek or a rebuild skipped over it)."""
-        items = [(item, i < self._jumped) for i, item in enumerate(self._queue)]
+        items = list(self._queue)
         self._queue.clear()
-        self._jumped = 0
         if not self._paused:
             position = self.position_s
             while self._index < len(self._events) and self._times[self._index] <= position:

@@ -21,7 +21,7 @@ from typing import Any
 
 from specdash.sglang.arguments import Occurrence, ParsedArguments, parse_arguments
 from specdash.sglang.command import LaunchCommand, parse_command
-from specdash.sglang.fixes import drop_empty_continuations, remove_span, splice
+from specdash.sglang.fixes import close_command, drop_empty_continuations, remove_span, splice
 from specdash.sglang.flags import FlagSpec, FlagTable, load_table, normalise_foreign
 from specdash.sglang.versions import profile_for
 
@@ -96,6 +96,14 @@ def launch_port(text: str, release: str | None = None) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536 else DEFAULT_PORT
 
 
+def known_launch_port(text: str, release: str | None = None) -> int | None:
+    """:func:`launch_port`, or None when ``--port`` is given a value that is no TCP port 1-65535 (``0``, ``70000``,
+    a word): the port the server will listen on is then not known (never SGLang's default 30000)."""
+    given = flag_value(text, "--port", release)
+    port = launch_port(text, release)
+    return port if given is None or given == port else None
+
+
 def _require(command: LaunchCommand) -> None:
     if not command.found:
         raise CommandEditError("no launch command found to edit (expected e.g. python -m sglang.launch_server ...)")
@@ -119,7 +127,7 @@ def set_flag(text: str, option: str, value: FlagValue, release: str | None = Non
     rendered = None if value is True else _quote(value)
     if not found:
         extra = name if rendered is None else f"{name} {rendered}"
-        return splice(text, command.end, command.end, f" {extra}")
+        return close_command(splice(text, command.end, command.end, f" {extra}"))
     last = found[-1]
     splices: list[tuple[int, int, str]] = []
     option_word = last.words[0]
@@ -145,7 +153,7 @@ def set_flag(text: str, option: str, value: FlagValue, release: str | None = Non
 def _remove(text: str, occurrences: list[Occurrence]) -> str:
     for occ in sorted(occurrences, key=lambda o: o.start, reverse=True):
         text = remove_span(text, occ.start, occ.end)
-    return drop_empty_continuations(text)
+    return close_command(drop_empty_continuations(text))
 
 
 def remove_flags(text: str, predicate: Callable[[str], bool], release: str | None = None) -> str:

@@ -35,16 +35,68 @@ def remove_span(text: str, start: int, end: int) -> str:
     # take trailing blanks too (not newlines or a continuation backslash)
     while end < len(text) and text[end] in " \t":
         end += 1
-    # or, at the end of a line, the blanks before it
-    if end >= len(text) or text[end] in "\n\\":
+    # or, at the end of a line, the blanks before it (not before a continuation "\\": the word before would be
+    # glued to the next line's first word)
+    if end >= len(text) or text[end] == "\n":
         while start > 0 and text[start - 1] in " \t":
             start -= 1
     return text[:start] + text[end:]
 
 
 def drop_empty_continuations(text: str) -> str:
-    """Drop continuation lines left empty by removals (``\\`` alone on a line)."""
-    return re.sub(r"\n[ \t]*\\[ \t]*(?=\n)", "", text)
+    """Drop continuation lines left empty by removals (``\\`` alone on a line, also the last one)."""
+    return re.sub(r"\n[ \t]*\\[ \t]*(?=\n|\Z)", "", text)
+
+
+def close_final_continuation(text: str, end: int) -> str:
+    """``text`` without a dangling continuation after the command's last word (``end``: its end offset, as
+    :attr:`specdash.sglang.command.LaunchCommand.end` gives it): a ``\\`` ending that word's line whose next line
+    is blank or missing continues the command onto nothing. The shell then ends the command anyway, but the text
+    misleads, and a runner that strips the final newline (``c=$(cat file)``) hands the ``\\`` to the program
+    as a literal argument (argparse: ``error: unrecognized arguments: \\``). The backslash and the blanks before
+    it go with the blank line (one newline stays). Any other text is returned unchanged."""
+    i = end
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    if not text.startswith("\\", i):
+        return text
+    j = i + 1
+    if j == len(text):
+        return text[:_blanks_before(text, i, end)]
+    if text.startswith("\r\n", j):
+        j += 2
+    elif text.startswith("\n", j):
+        j += 1
+    else:
+        return text
+    k = j
+    while k < len(text) and text[k] in " \t":
+        k += 1
+    if k < len(text) and text[k] not in "\r\n":
+        return text
+    start = _blanks_before(text, i, end)
+    # "a \\<newline><blank line>": the blank line's newline ends the command; "a \\<newline>": that newline does
+    return text[:start] + (text[k:] if k < len(text) else text[i + 1:j])
+
+
+def close_command(text: str) -> str:
+    """``text`` whose launch command ends whole: no ``\\`` continuing its last line onto a blank line or the end
+    of the text (left when the flags of the last lines were removed, or typed so), see
+    :func:`close_final_continuation`; ``text`` itself when it holds no launch command."""
+    command = parse_command(text)
+    if not command.found:
+        return text
+    # a "\\" that ends the text is read as a word of nothing typed (raw ""): the launch wrapper runs the command
+    # with a final newline, where it is a continuation onto nothing
+    typed = [word for word in command.args if word.raw]
+    return close_final_continuation(text, typed[-1].end if typed else command.end)
+
+
+def _blanks_before(text: str, i: int, floor: int) -> int:
+    """The offset where the run of blanks ending at ``i`` begins (not before ``floor``)."""
+    while i > floor and text[i - 1] in " \t":
+        i -= 1
+    return i
 
 
 def _apply_one(text: str, edit: Edit, release: str) -> str:
@@ -87,7 +139,9 @@ def _apply_one(text: str, edit: Edit, release: str) -> str:
         if edit.typed is not None and not targets:
             for word in sorted(parsed.stray, key=lambda w: w.start, reverse=True):
                 if word.text == edit.typed:
-                    text = remove_span(text, word.start, word.end)
+                    # a "\\" that ends the text is a word of no typed characters (raw ""): the backslash goes
+                    end = word.end if word.end > word.start else min(word.start + 1, len(text))
+                    text = remove_span(text, word.start, end)
         return drop_empty_continuations(text)
     if edit.kind == "rename":
         targets = [o for o in parsed.occurrences
@@ -158,8 +212,9 @@ def _batch_renames(text: str, edits: list[Edit], release: str) -> str | None:
 
 
 def apply_edits(text: str, edits: Iterable[Edit], release: str) -> str:
-    """Apply ``edits`` in order to ``text`` using the flag table of ``release``; return the new text. Runs of
-    renames are applied on a single parse (the builder re-validates on every keystroke)."""
+    """Apply ``edits`` in order to ``text`` using the flag table of ``release``; return the new text, its command
+    ending whole (:func:`close_command`). Runs of renames are applied on a single parse (the builder re-validates
+    on every keystroke)."""
     pending: list[Edit] = []
     for edit in list(edits) + [Edit("end")]:
         if edit.kind == "rename":
@@ -175,4 +230,4 @@ def apply_edits(text: str, edits: Iterable[Edit], release: str) -> str:
             pending = []
         if edit.kind != "end":
             text = _apply_one(text, edit, release)
-    return text
+    return close_command(text)

@@ -44,7 +44,8 @@ class SweepEndScreen(ConfirmScreen, inherit_bindings=False):
                 yield Static(self.details, id="confirm-body")
             with Horizontal(id="confirm-buttons"):
                 if self.more:
-                    yield Button(f"{self.more} ({key_for(self, 'sweep.measure_again')})", variant="warning", id="more")
+                    yield Button(f"{self.more} ({key_for(self, 'sweep.measure_again')})", variant="warning",
+                                 id="more")
                 yield Button(f"{self.yes[0]} ({key_for(self, 'confirm.yes')})", variant="error", id="yes")
                 yield Button(f"{self.no[0]} ({key_for(self, 'confirm.no')})", id="no")
 

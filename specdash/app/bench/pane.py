@@ -359,8 +359,9 @@ class BenchPane(Widget, can_focus=True):
     # -- actions --------------------------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Read-only: the mutating keys are hidden from the footer and help (:mod:`specdash.app.readonly_keys`)."""
-        return False if hidden(self.readonly, action) else True
+        """Read-only: the mutating keys are hidden from the footer and help (:mod:`specdash.app.readonly_keys`), and
+        so is esc's "Cancel run" (no run can start here)."""
+        return False if hidden(self.readonly, action) or (self.readonly and action == "cancel") else True
 
     def action_run_bench(self) -> None:
         """``b``: benchmark the selected workload against ``server_url``."""
@@ -599,13 +600,18 @@ class BenchPane(Widget, can_focus=True):
         if event.bench is not None:
             self._on_progress(event.bench)
             return
+        k = min(event.index + 1, event.total)
+        if event.phase == "held":  # waiting for the answer to x/r's question (esc answers it, it does not cancel
+            # the sweep); what is named next has not started
+            self._set_status(f"depth sweep held until you answer; next: {event.message} (config {k} of "
+                             f"{event.total})")
+            return
         if event.point:
-            self._sweep_at = (min(event.index + 1, event.total), event.total, event.point)
+            self._sweep_at = (k, event.total, event.point)
         sweep = self._sweep
         if event.phase == "point-done" and sweep is not None and sweep.partial is not None and self._tables_ready:
             self._render_sweep(sweep.partial, partial=True)  # each configuration's row as soon as it is measured
         if event.message:
-            k = min(event.index + 1, event.total)
             self._set_status(f"sweep config {k} of {event.total}: {event.message} - {self._key('cancel')} cancels")
 
     def action_runs_right(self) -> None:
@@ -685,7 +691,8 @@ class BenchPane(Widget, can_focus=True):
         unstable = result.unstable()
         more = None
         unstable_text = ""
-        yes, no, again = (key_for(self, b) for b in ("confirm.yes", "confirm.no", "sweep.measure_again"))
+        # the keys the dialog's buttons name
+        yes, no, again = (key_for(self, i) for i in ("confirm.yes", "confirm.no", "sweep.measure_again"))
         if unstable:
             names = ", ".join(p.point.name for p in unstable)
             more = "Measure again"
@@ -839,9 +846,10 @@ class BenchPane(Widget, can_focus=True):
 
     def _unfinished_line(self, result: SweepResult, running: bool = False) -> str:
         """The line under the chart for a sweep not (yet) finished: ``sweep running: 1 of 4 configs measured so
-        far (baseline failed) - ...``, ``sweep cancelled: 1 of 4 configs measured (baseline failed) - no recommendation from part of a
-        sweep; S resumes it`` (``sweep not finished`` when it was not cancelled, e.g. read from a session). A
-        failed configuration is named as failed, never counted as measured; the key is the one bound."""
+        far (baseline failed) - ...``, ``sweep cancelled: 1 of 4 configs measured (baseline failed) - no
+        recommendation from part of a sweep; S resumes it`` (``sweep not finished`` when it was not cancelled,
+        e.g. read from a session). A failed configuration is named as failed, never counted as measured; the key
+        is the one bound."""
         total = len(result.definition.points)
         measured = sum(1 for p in result.points if p.done)
         failed = [p.point.name for p in result.points if p.status == "failed"]

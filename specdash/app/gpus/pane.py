@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Static
 
 from specdash.app.gpus.kill_modal import KillConfirmScreen
 from specdash.app.gpus.render import CLASS_VARIABLE, devices_markup, summary_markup
+from specdash.app.keymap import key_for
 from specdash.app.readonly_keys import hidden, refusal_text
 from specdash.app.styles import load_tcss
 from specdash.gpu.classify import ClassifiedProcess
@@ -400,7 +401,7 @@ class GpuPane(Widget, can_focus=False):
             if self._focused_process() is not None and not self.cursor_row_on_screen():
                 # never ask about a row the user cannot see (a short terminal, the notes above fill the pane)
                 self.notify("The focused process row is not on screen (too few rows for the process table): make "
-                            "the terminal taller, then press K again.", severity="warning")
+                            f"the terminal taller, then press {key_for(self, 'gpus.kill')} again.", severity="warning")
                 return
             focused = self._focused_process()
             chosen = [p for p in self.processes if focused is not None and p.pid == focused.pid]

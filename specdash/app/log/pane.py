@@ -19,6 +19,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -27,6 +28,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from specdash.app.keymap import key_for
 from specdash.app.log.findings_panel import FindingsPanel
 from specdash.app.log.metrics_strip import MetricsStrip
 from specdash.app.log.startup_bar import StartupBar
@@ -57,6 +59,19 @@ HISTORY_JUMP_LINES = 50_000
 #: Live lines kept waiting for the analyzer while the history is read; beyond this the history analysis stops
 #: where it is (memory stays bounded; the live log matters more than the oldest lines).
 HISTORY_PENDING_MAX = 200_000
+
+
+def fit_title(title: str, width: int) -> str:
+    """``title`` in at most ``width`` characters (``width`` below 12: unchanged, the border cuts it). A title
+    ``PATH · MARKER`` keeps its marker whole and loses the start of the path (``…`` + its end, where the file name
+    is); a title without a marker, or whose marker leaves the path under 12 characters, keeps its end."""
+    if len(title) <= width or width < 12:
+        return title
+    path, sep, marker = title.partition(" · ")
+    room = width - len(sep) - len(marker) - 1
+    if sep and room >= 12:
+        return "…" + path[-room:] + sep + marker
+    return "…" + title[-(width - 1):]
 
 
 @dataclasses.dataclass
@@ -131,7 +146,8 @@ class LogPane(Widget):
     def __init__(self, title: str = "log", *, history: StartupHistory | None = None, host: str = "",
                  id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.border_title = markup(title)  # a path from the user or the host: shown, never parsed as markup
+        self._title = title
+        self._fit_title()
         self._history = history if history is not None else StartupHistory()
         self._host = host
         self._dirty = False
@@ -463,7 +479,7 @@ class LogPane(Widget):
     def reset(self, title: str) -> None:
         """Start over for a different file titled ``title`` (lines, findings, metrics, start-up and the ``/`` filter
         are cleared)."""
-        self.border_title = markup(title)
+        self.set_title(title)
         self.analyzer = self._new_analyzer()
         self._launch_findings = []
         if self._predicted is not None and self._predicted[0] != title:
@@ -538,7 +554,19 @@ class LogPane(Widget):
             self.set_class(not shown, "-findings-hidden")
             self._update_status()
 
+    def set_title(self, title: str) -> None:
+        """Title the pane ``title`` (a log's path, maybe `` · `` and a marker), fitted to its width."""
+        self._title = title
+        self._fit_title()
+
+    def _fit_title(self) -> None:
+        """The border title: the log's path (from the user or the host: shown, never parsed as markup) fitted to the
+        pane's width by :func:`fit_title`, so a marker after it (`` · re-attached, PGID 4242``) stays on screen."""
+        width = self.size.width
+        self.border_title = markup(fit_title(self._title, width - 6) if width else self._title)
+
     def on_resize(self, event) -> None:
+        self._fit_title()
         self._apply_findings_layout()
         self._update_status()  # its parts fit the new width
 
@@ -561,13 +589,15 @@ class LogPane(Widget):
         form, then the least important go (:func:`fit_status`); the state, new lines and the findings count stay."""
         view = self.view
         parts: list[tuple[int, str, str]] = []  # (rank: lower stays longer, markup, short markup)
+        # the keys as the keymap binds them (config.yaml), as markup text
+        follow, wrap, findings = (escape(key_for(self, i)) for i in ("log.follow", "log.wrap", "log.findings"))
         if view.follow:
             parts.append((0, "[b]following[/b]", "[b]following[/b]"))
         else:
             parts.append((0, "[b $warning]paused[/]", "[b $warning]paused[/]"))
             if view.new_lines:
-                parts.append((1, f"[reverse $warning] {view.new_lines:,} new lines ↓ [/] (f: follow)",
-                              f"[reverse $warning] {view.new_lines:,} new ↓ [/] (f)"))
+                parts.append((1, f"[reverse $warning] {view.new_lines:,} new lines ↓ [/] ({follow}: follow)",
+                              f"[reverse $warning] {view.new_lines:,} new ↓ [/] ({follow})"))
         hits = view.filter_hits
         if hits is not None:
             parts.append((2, f"filter: {hits:,} lines", f"filter: {hits:,}"))
@@ -584,10 +614,10 @@ class LogPane(Widget):
         if view.cursor_number is not None and (history is None or history.finished):
             parts.append((5, f"line {view.cursor_number}", f"line {view.cursor_number}"))
         if view.wrap:
-            parts.append((7, "wrapped (Z)", "wrapped (Z)"))
+            parts.append((7, f"wrapped ({wrap})", f"wrapped ({wrap})"))
         if self.has_class("-findings-hidden"):
             count = len(self.analyzer.engine.order) + self.known_issues.matched
-            text = f"[b]{count} finding{'s' if count != 1 else ''}[/b] (F shows)"
+            text = f"[b]{count} finding{'s' if count != 1 else ''}[/b] ({findings} shows)"
             parts.append((1, text, text))
         status = self.query_one("#log-status", Static)
         # one row, the pane's width (its size never changes with its text): no layout pass for each update

@@ -6,9 +6,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.events import Key
+from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from specdash.app.keymap import bound_key, key_name
 from specdash.app.styles import load_tcss
 from specdash.app.toasts import Notice
 
@@ -21,8 +24,9 @@ NOTICES_SHOWN = 5
 
 
 def _key_label(key: str) -> str:
-    """``"f1,question_mark"`` → ``"f1 / ?"``."""
-    return " / ".join(_KEY_NAMES.get(part.strip(), part.strip()) for part in key.split(","))
+    """``"f1,question_mark"`` → ``"f1 / ?"``; a key the table does not name as Textual shows it (a remapped
+    ``full_stop`` is ``.``, as the footer shows it)."""
+    return " / ".join(_KEY_NAMES.get(part.strip()) or format_key(part.strip()) for part in key.split(","))
 
 
 class HelpScreen(ModalScreen[None]):
@@ -54,7 +58,8 @@ class HelpScreen(ModalScreen[None]):
                     body.append(f"{notice.title}: ", style="bold")
                 body.append(f"{notice.text}\n")
             body.append("\n")
-        body.append_text(Text.assemble(("specdash keys", "bold"), "  (esc closes)\n\n"))
+        closes = bound_key("help.close", self.keymap)  # the key the keymap binds, "esc" by default
+        body.append_text(Text.assemble(("specdash keys", "bold"), f"  ({closes} closes)\n\n"))
         for title, bindings in self.sections:
             rows = []
             for b in bindings:
@@ -72,3 +77,10 @@ class HelpScreen(ModalScreen[None]):
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)
+
+    def on_key(self, event: Key) -> None:
+        """The key that opens help (``app.help``, remapped in config.yaml) closes it too, as F1 does by default."""
+        opens = {key_name(part) for part in (self.keymap.get("app.help") or "").split(",") if part.strip()}
+        if event.key in opens:
+            event.stop()
+            self.dismiss(None)

@@ -50,10 +50,14 @@ def check(ctx: Context) -> None:
     for occ in ctx.parsed.errors:
         _bad(ctx, occ)
     for word in ctx.parsed.stray:
+        if word.text == "\\" and not word.raw:  # the text's last character: a continuation onto nothing
+            why = ("the command ends in a backslash, a line continuation with nothing after it: the shell passes a "
+                   "backslash that ends a file as a literal argument")
+        else:
+            why = "SGLang takes no positional arguments; a value without its flag?"
         ctx.error("stray-argument", word.text,
-                  f"argparse error: unrecognized arguments: {word.text} (SGLang takes no positional arguments; "
-                  "a value without its flag?)", exception="SystemExit(2)", stage="argparse", stop=False,
-                  fix=ctx.fix(f"remove {word.text}", Edit("remove", typed=word.text)))
+                  f"argparse error: unrecognized arguments: {word.text} ({why})", exception="SystemExit(2)",
+                  stage="argparse", stop=False, fix=ctx.fix(f"remove {word.text}", Edit("remove", typed=word.text)))
     for occ in ctx.parsed.occurrences:
         if occ.error or occ.spec is None:
             continue
