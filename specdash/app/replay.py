@@ -43,6 +43,7 @@ from specdash.app.styles import load_tcss
 from specdash.logs.state import ServerState
 from specdash.session.events import (
     SWEEP_KEPT,
+    SWEEP_KEPT_RUNNING,
     SWEEP_RESTARTED,
     SWEEP_RESTORED,
     ActionEvent,
@@ -311,6 +312,10 @@ class ReplayApp(SpecdashApp):
                 # a new server: the previous one's state (crashed, stopped) is not this one's; its log says more
                 self.status_bar.server_state = ServerState.STARTING
                 self.status_bar.server_detail = f"{event.action}, PGID {event.pgid}"
+            elif event.action == SWEEP_KEPT_RUNNING and event.log_path:  # the user's server from now on
+                log = self.log_pane
+                if log is not None and event.log_path == self._source:
+                    log.analyzer.engine.in_depth_sweep = False
             elif event.action == "stopped":
                 self._server_stopped = True
                 self.status_bar.server_state = ServerState.STOPPED

@@ -130,6 +130,9 @@ SWEEP_RESTARTED = "sweep restarted"
 SWEEP_KEPT = "restarted with the kept sweep config"
 #: :attr:`CommandEvent.action` of the restart at the end of a depth sweep that restores the user's own command
 SWEEP_RESTORED = "restarted with your command after the sweep"
+#: :attr:`CommandEvent.action` at the end of a depth sweep when the configuration kept is the one the server already
+#: runs (no restart): from then on its log is the user's server's, not a sweep configuration's
+SWEEP_KEPT_RUNNING = "kept the running sweep config"
 
 
 @dataclasses.dataclass
@@ -138,8 +141,10 @@ class CommandEvent(Event):
     (list of {severity, code, message, flags}) and the effective configuration (SGLang field names). ``action``:
     ``validated``, ``launched``, ``stopped``, ``restarted``, :data:`SWEEP_RESTARTED` (the server restarted with
     one configuration of a depth sweep: the builder's command is not changed; the log at ``log_path`` is that
-    configuration's), or :data:`SWEEP_KEPT` / :data:`SWEEP_RESTORED` (the restart at the end of a sweep with the
-    kept configuration / the user's own command: the builder's command, a server like any other)."""
+    configuration's), :data:`SWEEP_KEPT` / :data:`SWEEP_RESTORED` (the restart at the end of a sweep with the
+    kept configuration / the user's own command: the builder's command, a server like any other), or
+    :data:`SWEEP_KEPT_RUNNING` (the configuration kept is the running one: its log is no sweep configuration's
+    from then on)."""
 
     kind: ClassVar[str] = "command"
     action: str = ""

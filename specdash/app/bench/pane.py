@@ -167,12 +167,13 @@ class BenchPane(Widget, can_focus=True):
 
     class SweepChoice(Message):
         """At the end of a sweep the user chose the launch command to go on with: ``command`` (the fastest
-        configuration's, or the original), ``kept`` (True: the fastest configuration was kept). The app puts it in
-        the builder."""
+        configuration's, or the original), ``kept`` (True: the fastest configuration was kept), ``restarted``
+        (False: the server already runs ``command``, no restart follows). The app puts it in the builder (and records
+        a kept configuration that was not restarted: its server is the user's from now on)."""
 
-        def __init__(self, command: str, kept: bool) -> None:
+        def __init__(self, command: str, kept: bool, restarted: bool = True) -> None:
             super().__init__()
-            self.command, self.kept = command, kept
+            self.command, self.kept, self.restarted = command, kept, restarted
 
     def __init__(
         self,
@@ -762,8 +763,9 @@ class BenchPane(Widget, can_focus=True):
         self._sweep_worker(sweep)
 
     def _go_on_with(self, command: str, kept: bool) -> None:
-        self.post_message(self.SweepChoice(command, kept))
-        if command != self._serving and self.restart_server is not None:
+        restart = command != self._serving and self.restart_server is not None
+        self.post_message(self.SweepChoice(command, kept, restart))
+        if restart:
             self._restart_worker(command, SWEEP_KEPT if kept else SWEEP_RESTORED)
         else:
             self._set_status("the server runs the configuration you kept")
