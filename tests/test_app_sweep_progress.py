@@ -97,7 +97,8 @@ async def test_sweep_plan_lines_table_fills_in_and_a_cancelled_sweep_names_what_
                 "command (r restarts it with the builder's command)") in bench.status
         # a cancelled sweep recommends nothing from the configurations it measured
         shown = str(recommendation.render())
-        assert "sweep not finished: 1 of 2 configs measured - no recommendation from part of a sweep" in shown
+        assert "sweep cancelled: 1 of 2 configs measured - no recommendation from part of a sweep; S resumes it" \
+            in shown
         assert "recommended:" not in shown
         assert app.builder_pane.command == original
         await wait_until(pilot, lambda: "runs sweep config chain-5, not the builder's command"

@@ -425,18 +425,18 @@ async def test_an_unstable_sweep_says_why_and_m_measures_only_the_unstable_confi
             pane._ask_keep_or_restore(busy, BASE)
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-body"))
             body = str(app.screen.query_one("#confirm-body", Static).render())
-            assert app.screen.question == "Keep chain-5?"
-            # one phrasing (was "Fastest stable by output tokens/s: chain-5 (...) is the fastest stable config");
-            # chain-5 is within the unstable baseline's noise: not called a speedup
-            assert "By output tokens/s: no configuration is faster than the baseline beyond its noise; the fastest " \
-                   "stable is chain-5" in body
+            # chain-5 is slower than the busy baseline's mean: named, not called a speedup, not offered to keep
+            # (was "Keep chain-5?" with "Keep chain-5 (y)"): y measures the baseline again
+            assert app.screen.question == "Nothing to keep yet: measure the unstable configurations again?"
+            assert "No configuration to keep (no configuration is faster than the baseline beyond its noise; the " \
+                   "fastest stable is chain-5" in body
             assert "Fastest" not in body and "is the fastest stable config" not in body
             assert "a baseline that was unstable (not a reliable ratio)" in body
+            assert "rerun the baseline before trusting this" in body
             assert "baseline: repeats 2644 / 2136 / 2128 output tokens/s, 24.2 % apart (their noise allows 5.0 %)" in body
-            assert "The baseline is unstable: no speedup over it can be trusted yet." in body
-            assert "Measure again (m): 1 new repeat of baseline (a restart each)" in body
-            assert str(app.screen.query_one("#more").label) == "Measure again (m)"
-            await pilot.press("m")
+            assert "Measure again (y): 1 new repeat of baseline (a restart each)" in body
+            assert str(app.screen.query_one("#yes").label) == "Measure again (y)" and not app.screen.query("#more")
+            await pilot.press("y")
             await wait_for(pilot, lambda: len(fake.commands) == 4 and not pane.running
                            and isinstance(app.screen, ConfirmScreen), timeout_s=30)
             assert "--speculative" not in fake.commands[3]  # only the baseline was measured again

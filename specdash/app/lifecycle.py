@@ -18,7 +18,7 @@ from specdash.app.keymap import key_for
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.app.readonly_keys import refusal_text
 from specdash.hosts.base import Host
-from specdash.session.events import SWEEP_RESTARTED
+from specdash.session.events import SWEEP_KEPT, SWEEP_RESTARTED, SWEEP_RESTORED
 from specdash.sglang.command import parse_command
 from specdash.text.display import markup
 from specdash.text.redaction import redact_text
@@ -239,8 +239,11 @@ class LifecycleActions(_Base):
         except Exception as exc:  # noqa: BLE001 - benchmarks unavailable, the rest works
             self.notify(f"Benchmarks cannot reach the server: {markup(exc)}", severity="warning")
 
-    async def restart_for_sweep(self, command: str) -> str:
+    async def restart_for_sweep(self, command: str, action: str = SWEEP_RESTARTED) -> str:
         """For the depth sweep: (re)start the server with ``command``, wait until ready, return its base URL.
+        ``action``: what the session records - :data:`SWEEP_RESTARTED` (a sweep configuration), or at the sweep's
+        end :data:`SWEEP_KEPT` / :data:`SWEEP_RESTORED` (the kept configuration / the user's own command: that
+        server's findings keep their depth-sweep advice, live and replayed).
 
         Raises RuntimeError (one line) when the old server's memory is not released or the new one crashes.
         """
@@ -270,7 +273,8 @@ class LifecycleActions(_Base):
             else:
                 handle = await launch(self.host, command, flag_release=self._flag_release(), sweep_config=name)
             # before its log's lines: a replay then knows this log is a sweep configuration's
-            self.record_command(SWEEP_RESTARTED, command, handle=handle)
+            self.record_command(action if action in (SWEEP_KEPT, SWEEP_RESTORED) else SWEEP_RESTARTED, command,
+                                handle=handle)
             self._adopt(handle)
             return handle
 

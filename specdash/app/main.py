@@ -792,10 +792,19 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
         self.record_sweep(message)
 
     def on_bench_pane_sweep_choice(self, message) -> None:
-        """After a sweep the builder shows the command the server goes on with (kept or restored)."""
+        """After a sweep the builder shows the command the server goes on with (kept or restored). A kept
+        configuration the server already runs (no restart) is recorded as such: from then on it is the user's
+        server, whose findings keep their depth-sweep advice (live, replayed, ``replay --summary``)."""
         builder = self._deferred_panes.get("builder")
         if builder is not None:
             builder.set_command(message.command)
+        if message.kept and not message.restarted and self.run_handle is not None:
+            from specdash.session.events import SWEEP_KEPT_RUNNING
+
+            self.record_command(SWEEP_KEPT_RUNNING, message.command, handle=self.run_handle)
+            log = self.log_pane
+            if log is not None:
+                log.analyzer.engine.in_depth_sweep = False
         self.notify("Kept the fastest configuration: the builder shows its command." if message.kept
                     else "Restored your launch command.")
 

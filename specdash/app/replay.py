@@ -42,7 +42,10 @@ from specdash.app.main import SpecdashApp
 from specdash.app.styles import load_tcss
 from specdash.logs.state import ServerState
 from specdash.session.events import (
+    SWEEP_KEPT,
+    SWEEP_KEPT_RUNNING,
     SWEEP_RESTARTED,
+    SWEEP_RESTORED,
     ActionEvent,
     BenchEvent,
     CommandEvent,
@@ -303,11 +306,16 @@ class ReplayApp(SpecdashApp):
             if builder is not None and event.command and event.command != builder.command \
                     and event.action != SWEEP_RESTARTED:  # a sweep's configuration never was the builder's command
                 builder.set_command(event.command)
-            if event.action in ("launched", "restarted", SWEEP_RESTARTED) and event.pgid is not None:
+            if event.action in ("launched", "restarted", SWEEP_RESTARTED, SWEEP_KEPT, SWEEP_RESTORED) \
+                    and event.pgid is not None:
                 self._server_stopped = False
                 # a new server: the previous one's state (crashed, stopped) is not this one's; its log says more
                 self.status_bar.server_state = ServerState.STARTING
                 self.status_bar.server_detail = f"{event.action}, PGID {event.pgid}"
+            elif event.action == SWEEP_KEPT_RUNNING and event.log_path:  # the user's server from now on
+                log = self.log_pane
+                if log is not None and event.log_path == self._source:
+                    log.analyzer.engine.in_depth_sweep = False
             elif event.action == "stopped":
                 self._server_stopped = True
                 self.status_bar.server_state = ServerState.STOPPED

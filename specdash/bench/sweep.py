@@ -19,6 +19,10 @@ Rules (ours, after vLLM's tune_speculative_k and SGLang's bench_speculative):
   single repeat per point the single-run floor of 5 %), and a tie goes to the smaller depth (the baseline counts
   as depth 0). A speculative point that is not faster than the baseline beyond noise is never called a speedup:
   the reason says "no configuration is faster than the baseline beyond its noise" and names the fastest stable one.
+* two points are said to beat (or not beat) each other only when both are stable or their repeat ranges do not
+  overlap: when only the baseline is stable and an unstable speculative point's repeats reach its range (or beat
+  it), nothing is recommended ("measure them again before deciding", never "leave speculation off"); a speculative
+  point slower than the baseline's mean is named but never offered to keep.
 """
 
 from __future__ import annotations
@@ -376,7 +380,13 @@ class SweepResult:
                 notes.append(f"unstable: repeats differ by {p.throughput.range_pct:.1f} %")  # type: ignore[union-attr]
             if p.earlier_values:
                 notes.append(f"measured again (the earlier repeats {_values(p.earlier_values)} were unstable)")
-            if self.versus_baseline(p) == "within noise":
+            if p.status == "unstable" and p.point.speculative and base is not None and base.throughput:
+                # never compared with the baseline by noise (its repeats disagree); only ranges apart say something
+                if _below(base, p):
+                    notes.append(f"every repeat above the baseline's ({_span(base)})")
+                elif _below(p, base):
+                    notes.append(f"every repeat below the baseline's ({_span(base)})")
+            elif self.versus_baseline(p) == "within noise":
                 notes.append("within noise of the baseline")  # its speedup is not shown to be real
             if p.rejected:
                 notes.append(f"{len(p.rejected)} run(s) rejected for failed requests")
@@ -450,7 +460,13 @@ class SweepResult:
                 "repeats: rerun the sweep when the machine is quiet")
 
     def recommendation(self, tie_floor_pct: float = DEFAULT_TIE_FLOOR_PCT) -> Recommendation:
-        """The fastest stable point; ties within noise go to the smaller depth (see module docstring)."""
+        """The fastest stable point; ties within noise go to the smaller depth (see module docstring).
+
+        Two points are compared only when both are stable or their repeat ranges do not overlap
+        (:func:`_comparable`): an unstable speculative point whose repeats reach the baseline's range or above it
+        is never said to lose to the baseline, so the baseline is then not recommended ("leave speculation off")
+        and nothing is offered to keep (``name`` None, the reason says which configs to measure again). Nor is a
+        speculative point slower than an unstable baseline offered to keep."""
         stable = [p for p in self.points if p.status == "ok" and p.throughput]
         if not stable:
             return Recommendation(None, self._why_none_stable())
@@ -472,31 +488,51 @@ class SweepResult:
                         f"{base.status} (not a reliable ratio)"
         named = f"{chosen.point.name} ({chosen.point.depth} draft tokens, {speed})"
         tie = f"ties with the fastest {fastest.point.name} within noise; the smaller depth wins the tie"
+        # unstable speculative points that cannot be said to lose to the baseline (their repeats reach its range)
+        undecided = [p for p in self.unstable() if p.point.speculative and base is not None
+                     and not _below(p, base)]
         beats = None
-        unstable = [p.point.name for p in self.unstable() if p.point.speculative]
-        if not chosen.point.speculative and unstable:  # not compared: their repeats disagree, nothing is known
-            reason = (
-                f"baseline ({speed}): no stable speculative config beats it beyond noise, but "
-                f"{', '.join(unstable)} {'was' if len(unstable) == 1 else 'were'} unstable and not compared - measure "
-                f"{'it' if len(unstable) == 1 else 'them'} again before leaving speculation off"
-            )
-        elif not chosen.point.speculative:
+        if not chosen.point.speculative:
+            if undecided:  # the speculative configs cannot be compared with it: nothing to conclude, nothing to keep
+                return Recommendation(None, self._only_baseline_stable(chosen, undecided))
             reason = (
                 f"baseline ({speed}): no speculative config beats it beyond noise - leave speculation off, or try a "
                 "better draft / smaller batch"
             )
         elif self.versus_baseline(chosen) in ("within noise", "A"):  # not a speedup: say so, still name it
             beats = False
-            reason = (f"no configuration is faster than the baseline beyond its noise; the fastest stable is {named}"
-                      + (f" ({tie})" if chosen is not fastest else ""))
+            faster = [p.point.name for p in stable if self.versus_baseline(p) == "B"]
+            if faster:  # a tied deeper config is faster than the baseline beyond noise: not "no configuration"
+                reason = (f"{named} {tie}, but it is not faster than the baseline beyond its noise; "
+                          f"{', '.join(faster)} {'is' if len(faster) == 1 else 'are'}")
+            else:
+                reason = (f"no {'stable ' if undecided else ''}configuration is faster than the baseline beyond its "
+                          f"noise; the fastest stable is {named}" + (f" ({tie})" if chosen is not fastest else ""))
         else:
-            beats = True if base is not None and base.throughput else None
+            beats = True if base is not None and base.throughput and _comparable(chosen, base) else None
             reason = f"{named} is the fastest stable config" if chosen is fastest else f"{named} {tie}"
-        if chosen.point.speculative and base and base.throughput and base.status != "ok" \
-                and base.throughput.mean >= rate:
-            reason += (f"; but it is slower than the baseline's {base.throughput.mean:.1f} output tokens/s, which was "
-                       f"not stable ({base.status}) - rerun the baseline before trusting this")
-        return Recommendation(chosen.point.name, reason, beats)
+        slower = bool(chosen.point.speculative and base and base.throughput and base.throughput.mean >= rate)
+        if slower:
+            assert base is not None and base.throughput is not None
+            reason += f"; but it is slower than the baseline's {base.throughput.mean:.1f} output tokens/s" + (
+                f", which was not stable ({base.status}) - rerun the baseline before trusting this"
+                if base.status != "ok" else "")
+        if undecided and chosen.point.speculative:
+            assert base is not None
+            reason += "; " + _undecided_text(undecided, base)
+        # never an invitation to keep a configuration slower than the baseline (its text says why)
+        return Recommendation(None if slower else chosen.point.name, reason, beats)
+
+    def _only_baseline_stable(self, base: PointResult, undecided: list[PointResult]) -> str:
+        """The reason when the baseline is the fastest stable point but speculative points whose repeats disagree
+        reach its range or beat it: ``only the baseline was stable (1567.9 output tokens/s); the repeats of ...``
+        and which to measure again (no "leave speculation off": that comparison cannot be made)."""
+        assert base.throughput is not None
+        others = [p for p in self.points if p.status == "ok" and p.point.speculative]
+        head = (f"only the baseline was stable ({base.throughput.mean:.1f} output tokens/s)" if not others else
+                f"the baseline is the fastest stable config ({base.throughput.mean:.1f} output tokens/s; "
+                f"{', '.join(p.point.name for p in others)} not faster beyond noise)")
+        return f"{head}; {_undecided_text(undecided, base)}"
 
     def to_dict(self) -> dict:
         """JSON-ready dict (the checkpoint / result file)."""
@@ -529,6 +565,49 @@ class SweepResult:
             finished=data.get("finished", False),
             cancelled=data.get("cancelled", False),
         )
+
+
+def _span(p: PointResult) -> str:
+    """``1518-1600``: the range of a point's repeats (output tokens/s)."""
+    assert p.throughput is not None
+    return f"{min(p.throughput.values):.0f}-{max(p.throughput.values):.0f}"
+
+
+def _below(p: PointResult, base: PointResult) -> bool:
+    """Every repeat of ``p`` was slower than every repeat of ``base`` (their ranges do not overlap)."""
+    assert p.throughput is not None and base.throughput is not None
+    return max(p.throughput.values) < min(base.throughput.values)
+
+
+def _comparable(a: PointResult, b: PointResult) -> bool:
+    """Whether ``a`` and ``b`` may be said to beat (or not beat) each other: both stable, or their repeat ranges do
+    not overlap (every repeat of one faster than every repeat of the other)."""
+    if a.throughput is None or b.throughput is None:
+        return False
+    return (a.status == b.status == "ok") or _below(a, b) or _below(b, a)
+
+
+def _undecided_text(undecided: list[PointResult], base: PointResult) -> str:
+    """What can be said of speculative points that are unstable and not all below the baseline, against the
+    baseline's range: ``the repeats of chain-16 (1716-2186) and chain-5 (1705-2150 output tokens/s) disagree
+    (the baseline's: 1518-1600); every repeat of them was faster than every baseline repeat, but which configuration
+    to keep cannot be told yet - measure them again before deciding`` (or: which of them overlap the baseline's
+    range, so whether speculation helps is not known yet)."""
+    def listed(points: list[PointResult]) -> str:
+        names = [f"{p.point.name} ({_span(p)})" for p in points]
+        return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+
+    one = len(undecided) == 1
+    overlap = [p for p in undecided if not _below(base, p)]
+    text = f"the repeats of {listed(undecided)[:-1]} output tokens/s) disagree (the baseline's: {_span(base)}); "
+    if not overlap:
+        text += (f"every repeat of {'it' if one else 'them'} was faster than every baseline repeat, but "
+                 f"{'its speedup is' if one else 'which configuration to keep is'} not known yet")
+    else:
+        names = ", ".join(p.point.name for p in overlap)
+        text += (f"{names} overlap{'s' if len(overlap) == 1 else ''} the baseline's range, so whether speculation "
+                 "helps here is not known yet")
+    return text + f" - measure {'it' if one else 'them'} again before deciding"
 
 
 def _values(values: Any) -> str:

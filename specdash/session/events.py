@@ -125,15 +125,26 @@ class ConnectionEvent(Event):
 
 #: :attr:`CommandEvent.action` of a restart for a depth sweep configuration
 SWEEP_RESTARTED = "sweep restarted"
+#: :attr:`CommandEvent.action` of the restart at the end of a depth sweep with the configuration the user kept (the
+#: builder's command from then on; its log is the user's server's, not a sweep configuration's)
+SWEEP_KEPT = "restarted with the kept sweep config"
+#: :attr:`CommandEvent.action` of the restart at the end of a depth sweep that restores the user's own command
+SWEEP_RESTORED = "restarted with your command after the sweep"
+#: :attr:`CommandEvent.action` at the end of a depth sweep when the configuration kept is the one the server already
+#: runs (no restart): from then on its log is the user's server's, not a sweep configuration's
+SWEEP_KEPT_RUNNING = "kept the running sweep config"
 
 
 @dataclasses.dataclass
 class CommandEvent(Event):
     """A launch command validated, launched, stopped or restarted, with the validator's diagnostics summary
     (list of {severity, code, message, flags}) and the effective configuration (SGLang field names). ``action``:
-    ``validated``, ``launched``, ``stopped``, ``restarted`` or :data:`SWEEP_RESTARTED` (the server restarted with
+    ``validated``, ``launched``, ``stopped``, ``restarted``, :data:`SWEEP_RESTARTED` (the server restarted with
     one configuration of a depth sweep: the builder's command is not changed; the log at ``log_path`` is that
-    configuration's)."""
+    configuration's), :data:`SWEEP_KEPT` / :data:`SWEEP_RESTORED` (the restart at the end of a sweep with the
+    kept configuration / the user's own command: the builder's command, a server like any other), or
+    :data:`SWEEP_KEPT_RUNNING` (the configuration kept is the running one: its log is no sweep configuration's
+    from then on)."""
 
     kind: ClassVar[str] = "command"
     action: str = ""

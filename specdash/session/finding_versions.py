@@ -16,7 +16,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from specdash.session.events import SWEEP_RESTARTED, CommandEvent, FindingEvent, LogEvent
+from specdash.session.events import SWEEP_KEPT_RUNNING, SWEEP_RESTARTED, CommandEvent, FindingEvent, LogEvent
 from specdash.session.reader import SessionLog
 
 
@@ -91,6 +91,10 @@ def last_versions(log: SessionLog) -> dict[int, LastVersion]:
         elif isinstance(event, CommandEvent):
             if event.action == SWEEP_RESTARTED and event.log_path:
                 sweep_logs.add(event.log_path)
+            elif event.action == SWEEP_KEPT_RUNNING and event.log_path:  # the user's server from now on
+                sweep_logs.discard(event.log_path)
+                if event.log_path == source:
+                    analyzer.engine.in_depth_sweep = False
         elif isinstance(event, FindingEvent):
             match = next((i for i, f in enumerate(raised) if i not in used and f.kind == event.code), None)
             if match is not None:

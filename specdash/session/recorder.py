@@ -55,7 +55,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from specdash.session.events import EVENT_TYPES, Event, HeaderEvent, make_event
+from specdash.session.events import (
+    EVENT_TYPES,
+    SWEEP_KEPT,
+    SWEEP_KEPT_RUNNING,
+    SWEEP_RESTORED,
+    Event,
+    HeaderEvent,
+    make_event,
+)
 from specdash.text.redaction import redact_lines, redact_text, redact_value
 
 #: Log lines longer than this many characters are cut before writing.
@@ -74,7 +82,8 @@ THINNED_KINDS = frozenset({"metric", "gpu"})
 REPLAYABLE_KINDS = frozenset({"log", "marker", "finding", "metric", "gpu", "kill", "bench", "sweep"})
 #: ``command`` actions that make a session worth keeping: something done on the host. A command only typed into
 #: the launch builder (``validated``) does not: ``specdash validate`` reproduces that without a session.
-REPLAYABLE_COMMAND_ACTIONS = frozenset({"launched", "stopped", "restarted", "dry_run"})
+REPLAYABLE_COMMAND_ACTIONS = frozenset({"launched", "stopped", "restarted", "dry_run", SWEEP_KEPT, SWEEP_RESTORED,
+                                        SWEEP_KEPT_RUNNING})
 
 
 # Characters that are not printable in YAML (or are line breaks there) but that JSON leaves raw: escaped as \\uXXXX,

@@ -27,19 +27,22 @@ TIMINGS = {
 
 
 class FakeLifecycle:
-    """restart(command) -> url: stops the previous server (its own process) and starts one whose timings
-    depend on the command's draft tokens, read here with shlex independently of specdash."""
+    """restart(command[, action]) -> url: stops the previous server (its own process) and starts one whose timings
+    depend on the command's draft tokens, read here with shlex independently of specdash; ``actions`` lists the
+    action each restart was given (None: a sweep configuration's)."""
 
     def __init__(self, extra: dict | None = None, hang_on_call: int | None = None, timings: dict | None = None):
         self.timings = timings or TIMINGS
         self.commands: list[str] = []
+        self.actions: list[str | None] = []
         self.servers: list[BenchServerProcess] = []
         self.extra = extra or {}
         self.hang_on_call = hang_on_call
         self._starting: list[threading.Thread] = []
 
-    async def restart(self, command: str) -> str:
+    async def restart(self, command: str, action: str | None = None) -> str:
         self.commands.append(command)
+        self.actions.append(action)
         if self.hang_on_call and len(self.commands) == self.hang_on_call:
             await asyncio.Event().wait()  # a restart that never finishes: the sweep gets interrupted here
         for server in self.servers:

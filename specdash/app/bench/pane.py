@@ -19,6 +19,7 @@ better accept-length source exists); ``sweep_definition``; ``bench_overrides`` (
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -50,6 +51,7 @@ from specdash.bench.results import RunResult
 from specdash.bench.runner import BenchError, BenchProgress, BenchRunner, BenchSettings
 from specdash.bench.sweep import SweepDefinition, SweepError, SweepEvent, SweepResult, SweepRunner, default_sweep
 from specdash.bench.workload import APIS, Workload, load_preset, preset_names
+from specdash.session.events import SWEEP_KEPT, SWEEP_RESTORED
 from specdash.text.display import markup
 
 #: Largest file ``o`` opens (a pasted benchmark output is a few KB).
@@ -165,12 +167,13 @@ class BenchPane(Widget, can_focus=True):
 
     class SweepChoice(Message):
         """At the end of a sweep the user chose the launch command to go on with: ``command`` (the fastest
-        configuration's, or the original), ``kept`` (True: the fastest configuration was kept). The app puts it in
-        the builder."""
+        configuration's, or the original), ``kept`` (True: the fastest configuration was kept), ``restarted``
+        (False: the server already runs ``command``, no restart follows). The app puts it in the builder (and records
+        a kept configuration that was not restarted: its server is the user's from now on)."""
 
-        def __init__(self, command: str, kept: bool) -> None:
+        def __init__(self, command: str, kept: bool, restarted: bool = True) -> None:
             super().__init__()
-            self.command, self.kept = command, kept
+            self.command, self.kept, self.restarted = command, kept, restarted
 
     def __init__(
         self,
@@ -184,7 +187,7 @@ class BenchPane(Widget, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self.server_url = server_url
         self.readonly = readonly
-        self.restart_server: Callable[[str], Awaitable[str]] | None = None
+        self.restart_server: Callable[..., Awaitable[str]] | None = None
         self.base_command: str | None = None
         self.flag_release: str | None = None
         self.effective_config: dict[str, Any] = {}
@@ -456,12 +459,13 @@ class BenchPane(Widget, can_focus=True):
             self._sweep.cancel()
             self._set_status("cancelling the sweep - measured points are kept in its checkpoint")
 
-    def attach(self, *, restart_server: Callable[[str], Awaitable[str]] | None,
+    def attach(self, *, restart_server: Callable[..., Awaitable[str]] | None,
                log_accept_samples: Callable[[], Any] | None, command: str | None,
                flag_release: str | None, startup_seconds: Callable[[], float | None] | None = None) -> None:
-        """Attach the pane to the session in one call: the server lifecycle's ``restart_server(command) -> url``
-        (for ``S``), the log's accept-length samples, and the builder's command with its flag-table release (see
-        :meth:`use_command`). The server's URL follows separately, once a server is up (``server_url``)."""
+        """Attach the pane to the session in one call: the server lifecycle's ``restart_server(command[, action])
+        -> url`` (for ``S``; ``action`` only for the restart at a sweep's end, see :meth:`_restart`), the log's
+        accept-length samples, and the builder's command with its flag-table release (see :meth:`use_command`).
+        The server's URL follows separately, once a server is up (``server_url``)."""
         self.restart_server = restart_server
         self.log_accept_samples = log_accept_samples
         self.startup_seconds = startup_seconds
@@ -553,8 +557,12 @@ class BenchPane(Widget, can_focus=True):
         its checkpoint; the server that is up stays up)."""
         if self._sweep is None:
             return
+        partial = self._sweep.partial
         self._sweep.cancel()
         self.workers.cancel_group(self, "bench")
+        if partial is not None and self._tables_ready:  # the line under the chart said "sweep running"
+            self.query_one("#bench-recommendation", Static).update(
+                self._unfinished_line(dataclasses.replace(partial, cancelled=True)))
         self._sweep = None
         self._sweep_at = None
         self._cancel_note = ("depth sweep cancelled - measured configs are kept in its checkpoint; "
@@ -578,11 +586,13 @@ class BenchPane(Widget, can_focus=True):
 
     _before_hold = ""
 
-    async def _restart(self, command: str) -> str:
+    async def _restart(self, command: str, action: str | None = None) -> str:
+        """Restart through the lifecycle's hook; ``action`` (the end of a sweep: ``SWEEP_KEPT`` / ``SWEEP_RESTORED``
+        of :mod:`specdash.session.events`) is what the session records instead of a sweep configuration's restart."""
         assert self.restart_server is not None
         if self._sweep is not None and self._sweep_at is not None:
             self._sweep_configs[command] = self._sweep_at[2]
-        url = await self.restart_server(command)
+        url = await (self.restart_server(command, action) if action else self.restart_server(command))
         self.server_url = url
         self._serving = command
         return url
@@ -658,9 +668,10 @@ class BenchPane(Widget, can_focus=True):
         name = self.sweep_config_of(self._serving)
         serving = (f"; the server now runs sweep config {name}, not the builder's command ({self._key('restart')} "
                    "restarts it with the builder's command)") if name else ""
-        measured = len(result.points)
+        measured = sum(1 for p in result.points if p.done)
+        failed = ", ".join(p.point.name for p in result.points if p.status == "failed")
         self._set_status(f"depth sweep {state}: {measured} configuration{'' if measured == 1 else 's'} "
-                         f"measured{serving}; "
+                         f"measured{f' ({failed} failed)' if failed else ''}{serving}; "
                          f"saved {sweep.checkpoint}")
         self.post_message(self.SweepFinished(result, sweep.checkpoint))
         if not result.cancelled:
@@ -752,17 +763,18 @@ class BenchPane(Widget, can_focus=True):
         self._sweep_worker(sweep)
 
     def _go_on_with(self, command: str, kept: bool) -> None:
-        self.post_message(self.SweepChoice(command, kept))
-        if command != self._serving and self.restart_server is not None:
-            self._restart_worker(command)
+        restart = command != self._serving and self.restart_server is not None
+        self.post_message(self.SweepChoice(command, kept, restart))
+        if restart:
+            self._restart_worker(command, SWEEP_KEPT if kept else SWEEP_RESTORED)
         else:
             self._set_status("the server runs the configuration you kept")
 
     @work(exclusive=True, group="bench")
-    async def _restart_worker(self, command: str) -> None:
+    async def _restart_worker(self, command: str, action: str) -> None:
         self._set_status("restarting the server with the chosen command")
         try:
-            await self._restart(command)
+            await self._restart(command, action)
         except Exception as exc:  # noqa: BLE001 - shown; the user can restart with r
             self._set_status(f"restart failed: {exc}", error=True)
             return
@@ -815,13 +827,11 @@ class BenchPane(Widget, can_focus=True):
         widget = self.query_one("#bench-recommendation", Static)
         total = len(result.definition.points)
         if partial:
-            widget.update(f"sweep running: {len(result.points)} of {total} configs measured so far - the "
-                          "recommendation comes when it ends")
+            widget.update(self._unfinished_line(result, running=True))
             widget.set_class(False, "-none")
             return
         if not result.finished and len(result.points) < total:  # cancelled: no recommendation from a part
-            widget.update(f"sweep not finished: {len(result.points)} of {total} configs measured - no "
-                          f"recommendation from part of a sweep; {self._key('sweep')} resumes it")
+            widget.update(self._unfinished_line(result))
             widget.set_class(True, "-none")
         else:
             rec = result.recommendation()
@@ -835,6 +845,22 @@ class BenchPane(Widget, can_focus=True):
         # when the pane is next shown (a sweep read from a session while another tab is in front)
         self._sweep_to_view = True
         self.call_after_refresh(self._bring_sweep_into_view)
+
+    def _unfinished_line(self, result: SweepResult, running: bool = False) -> str:
+        """The line under the chart for a sweep not (yet) finished: ``sweep running: 1 of 4 configs measured so
+        far (baseline failed) - ...``, ``sweep cancelled: 1 of 4 configs measured (baseline failed) - no
+        recommendation from part of a sweep; S resumes it`` (``sweep not finished`` when it was not cancelled,
+        e.g. read from a session). A failed configuration is named as failed, never counted as measured; the key
+        is the one bound."""
+        total = len(result.definition.points)
+        measured = sum(1 for p in result.points if p.done)
+        failed = [p.point.name for p in result.points if p.status == "failed"]
+        count = f"{measured} of {total} config{'' if total == 1 else 's'} measured{' so far' if running else ''}" + (
+            f" ({', '.join(failed)} failed)" if failed else "")
+        if running:
+            return f"sweep running: {count} - the recommendation comes when it ends"
+        return (f"sweep {'cancelled' if result.cancelled else 'not finished'}: {count} - no recommendation from "
+                f"part of a sweep; {self._key('sweep')} resumes it")
 
     def _bring_sweep_into_view(self) -> None:
         if not self._sweep_to_view or not self.region.height:

@@ -21,7 +21,8 @@ SCROLL_BINDINGS = [
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """Asks ``question`` (title) with ``details`` (markup) below; ``y`` confirms, ``n``/``esc`` cancels."""
+    """Asks ``question`` (title) with ``details`` (markup) below; ``y`` confirms, ``n``/``esc`` cancels (the buttons
+    name the keys bound to ``confirm.yes`` / ``confirm.no``, config.yaml's keymap applied)."""
 
     DEFAULT_CSS = load_tcss(__file__)
     BINDINGS = [
