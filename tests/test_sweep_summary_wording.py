@@ -54,3 +54,12 @@ def test_the_summary_names_the_baseline_once_and_says_no_speedup_beyond_noise():
     # a damaged recorded sweep is no traceback: the recorded text again
     damaged = SweepEvent(t=134.0, points=rows, baseline="baseline", recommendation=OLD_TEXT, sweep={"version": 1})
     assert sweep_lines(summary(damaged))[-1] == f"result: {OLD_TEXT}"
+
+
+def test_a_failed_baseline_is_said_failed_not_unstable():
+    # the recorder writes each row's status; a config that failed (its server did not start) was never measured
+    rows = [{"label": "baseline", "output_tokens_per_s": None, "speedup": None, "stable": False, "status": "failed"},
+            {"label": "chain-5", "output_tokens_per_s": 2772.1, "speedup": None, "stable": True, "status": "ok"}]
+    lines = sweep_lines(summary(SweepEvent(t=60.0, points=rows, baseline="baseline", recommendation="r")))
+    # before: "baseline: ? output tokens/s, UNSTABLE"
+    assert lines[1:3] == ["baseline: FAILED, not measured", "chain-5: 2,772.1 output tokens/s"]

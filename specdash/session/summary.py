@@ -132,6 +132,9 @@ def _entry(event: Event, last: LastVersion | None = None) -> list[str]:
         for point in event.points:
             if not isinstance(point, dict):
                 continue
+            if point.get("status") == "failed":  # never measured: not "unstable" (a recording since "status")
+                lines.append(f"{point.get('label', '?')}: FAILED, not measured")
+                continue
             text = f"{point.get('label', '?')}: {_num(point.get('output_tokens_per_s'))} output tokens/s"
             if point.get("speedup") is not None:
                 text += f", speedup x{_num(point.get('speedup'), 2)}"
