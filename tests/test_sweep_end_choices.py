@@ -220,3 +220,18 @@ async def test_the_restart_at_the_end_of_a_sweep_is_the_kept_or_restored_command
             assert fake.commands[-1] == BASE
     finally:
         fake.close()
+
+
+async def test_a_failed_baseline_is_named_in_the_end_dialog(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    base, c16, c10, c5 = default_sweep().points
+    error = "restart failed: server did not become ready: crashed: launch_server.py: error: unrecognized arguments: x"
+    result = SweepResult(default_sweep(), BASE, {}, "k", "now", finished=True, points=[
+        PointResult(base, "failed", error=error), point(c16, [2186, 2190, 2188]), point(c10, [2171, 2175, 2173]),
+        point(c5, [2772, 2770, 2774])])
+    async with PaneApp().run_test(size=(160, 48)) as pilot:
+        await end_dialog(pilot, result)
+        body = " ".join(str(pilot.app.screen.query_one("#confirm-body", Static).render()).split("\n"))
+        # before: only "chain-5 ... is the fastest stable config", nothing about the baseline that never ran
+        assert f"Failed, not measured: baseline ({error})" in body
+        assert "The baseline (no speculation) was not measured: whether speculation is faster here is unknown." in body

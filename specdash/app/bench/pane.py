@@ -52,7 +52,7 @@ from specdash.bench.runner import BenchError, BenchProgress, BenchRunner, BenchS
 from specdash.bench.sweep import SweepDefinition, SweepError, SweepEvent, SweepResult, SweepRunner, default_sweep
 from specdash.bench.workload import APIS, Workload, load_preset, preset_names
 from specdash.session.events import SWEEP_KEPT, SWEEP_RESTORED
-from specdash.text.display import markup
+from specdash.text.display import clean, markup
 
 #: Largest file ``o`` opens (a pasted benchmark output is a few KB).
 OPEN_MAX_BYTES = 8_000_000
@@ -707,6 +707,14 @@ class BenchPane(Widget, can_focus=True):
                 + f"\nMeasure again ({yes if best is None or not best.command else again}): {repeats} new "
                   f"repeat{'s' if repeats != 1 else ''} of {names} (a restart each); the stable configurations are "
                   "kept, not measured again.")
+
+        failed = [p for p in result.points if p.status == "failed"]
+        if failed:  # a config whose server did not start was never measured: said, with its error
+            why = [f"{p.point.name} ({clean(p.error, max_chars=200) if p.error else 'no reason recorded'})"
+                   for p in failed]
+            unstable_text = ("\nFailed, not measured: " + "; ".join(why)
+                + ("\nThe baseline (no speculation) was not measured: whether speculation is faster here is unknown."
+                   if any(not p.point.speculative for p in failed) else "") + unstable_text)
 
         def chose(answer: Any) -> None:  # the SweepEndScreen answer (a string)
             if answer == MORE:
