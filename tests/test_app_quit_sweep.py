@@ -8,7 +8,13 @@ import pytest
 from support.double import empty_log, harness, host_env
 from support.guard import guard
 from support.pilot import wait_until
-from test_app_sweep_plan import dialog_shown, dialog_text, key_during_the_sweeps_first_restart, launched
+from test_app_sweep_plan import (
+    dialog_shown,
+    dialog_text,
+    key_during_the_sweeps_first_restart,
+    launched,
+    start_two_point_sweep,
+)
 
 from specdash.app.main import SpecdashApp
 from specdash.hosts.local import LocalHost
@@ -86,7 +92,6 @@ async def test_a_sweep_of_a_multi_line_command_measures_its_baseline(tmp_path, s
     """The launch command written over lines with backslash continuations (as tools/try_local.sh writes it): the
     sweep's no-speculation baseline runs (it crashed on a dangling backslash) and is measured."""
     from support.pilot import launch_until_ready
-    from test_app_sweep_plan import TWO_POINTS
 
     monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "specdash-state"))
     port = harness.free_port()
@@ -95,12 +100,7 @@ async def test_a_sweep_of_a_multi_line_command_measures_its_baseline(tmp_path, s
     app = SpecdashApp(LocalHost(env=host_env(tmp_path, "fast")), log_path=empty_log(tmp_path), gpu_interval_s=0.5)
     async with app.run_test(size=(160, 48)) as pilot:
         await launch_until_ready(pilot, app, started_groups, command)
-        bench = app.bench_pane
-        bench.sweep_definition = TWO_POINTS
-        await pilot.press("f4")
-        await pilot.press("S")
-        await wait_until(pilot, lambda: dialog_shown(app), what="the plan")
-        await pilot.press("y")
+        bench = await start_two_point_sweep(pilot, app)
         await wait_until(pilot, lambda: bench.sweeping is None and dialog_shown(app), timeout_s=180,
                          what="the end of the sweep", state=lambda: bench.status)
         started_groups.extend(run.pgid for run in await find_runs(app.host))

@@ -45,16 +45,22 @@ async def launched(pilot, app, started_groups, port: int) -> None:
     await wait_until(pilot, lambda: app.log_pane.analyzer.startup.time_to_ready_s is not None, what="start-up timed")
 
 
-async def key_during_the_sweeps_first_restart(pilot, app, started_groups, port: int, key: str):
-    """Launch, start the two-point sweep (F4, S, y), press ``key`` while it restarts the server for its first
-    configuration and wait until the question is shown and the sweep holds; returns the bench pane."""
-    await launched(pilot, app, started_groups, port)
+async def start_two_point_sweep(pilot, app):
+    """The two-point sweep started the user's way on a ready server: F4, S, y on its plan; returns the bench pane."""
     bench = app.bench_pane
     bench.sweep_definition = TWO_POINTS
     await pilot.press("f4")
     await pilot.press("S")
     await wait_until(pilot, lambda: dialog_shown(app), what="the plan")
     await pilot.press("y")
+    return bench
+
+
+async def key_during_the_sweeps_first_restart(pilot, app, started_groups, port: int, key: str):
+    """Launch, start the two-point sweep (F4, S, y), press ``key`` while it restarts the server for its first
+    configuration and wait until the question is shown and the sweep holds; returns the bench pane."""
+    await launched(pilot, app, started_groups, port)
+    bench = await start_two_point_sweep(pilot, app)
     await wait_until(pilot, lambda: "restarting the server for baseline" in bench.status, what="restarting")
     await pilot.press(key)  # in the middle of the sweep's restart
     await wait_until(pilot, lambda: dialog_shown(app), what="stop/restart dialog")

@@ -12,6 +12,7 @@ import pytest
 from support.double import empty_log, harness, host_env
 from support.guard import guard
 from support.pilot import launch_until_ready, wait_until
+from test_sweep_findings import decode, server_args
 
 from specdash.app.bench.end_dialog import SweepEndScreen
 from specdash.app.main import SpecdashApp
@@ -81,16 +82,6 @@ async def test_keep_and_restore_at_the_end_of_a_sweep_are_named_in_replay_summar
 
 
 MINE, CHAIN_10, MINE_AGAIN = "/srv/runs/a/server.log", "/srv/runs/chain-10/server.log", "/srv/runs/b/server.log"
-
-
-def server_args(steps: int, draft_tokens: int) -> str:
-    return (f"[2026-01-05 10:00:00] server_args=ServerArgs(model_path='/m', speculative_algorithm='EAGLE3', "
-            f"speculative_num_steps={steps}, speculative_eagle_topk=1, speculative_num_draft_tokens={draft_tokens})")
-
-
-def decode(second: int, accept: float) -> str:
-    return (f"[2026-01-05 10:00:{second:02d}] Decode batch. #running-req: 4, #token: {100 + second}, token usage: "
-            f"0.01, accept len: {accept:.2f}, cuda graph: True, gen throughput (token/s): 900.00, #queue-req: 0, ")
 
 
 def test_the_restored_servers_findings_keep_their_advice_in_the_summary(tmp_path: Path):
