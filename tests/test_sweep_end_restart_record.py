@@ -12,7 +12,7 @@ import pytest
 from support.double import empty_log, harness, host_env
 from support.guard import guard
 from support.pilot import launch_until_ready, wait_until
-from test_sweep_findings import decode, server_args
+from test_sweep_findings import decode, record_server, server_args
 
 from specdash.app.bench.end_dialog import SweepEndScreen
 from specdash.app.main import SpecdashApp
@@ -95,17 +95,7 @@ def test_the_restored_servers_findings_keep_their_advice_in_the_summary(tmp_path
             if action:
                 rec.record("command", t=t, action=action, command=f"python3 -m sglang.launch_server "
                            f"--speculative-num-draft-tokens {tokens}", pid=100, pgid=100, log_path=source)
-            raised = []
-            analyzer = LogAnalyzer(on_finding=raised.append)
-            analyzer.engine.in_depth_sweep = action == SWEEP_RESTARTED  # as the live console set it
-            for i, text in enumerate([server_args(tokens - 1, tokens)] + [decode(s, accept) for s in range(1, 15)]):
-                t += 1.0
-                analyzer.feed_many([text])
-                rec.record("log", t=t, lines=[[i * 300, text]], source=source)
-                for f in raised:
-                    rec.record("finding", t=t, code=f.kind, severity=f.severity, message=f.message,
-                               detail=f.explanation, line=f.line, key=f.key)
-                raised.clear()
+            t = record_server(rec, t, source, tokens - 1, tokens, accept, action == SWEEP_RESTARTED)
     text = "\n".join(summary_lines(read_session(path)))
     before, restored = text.split("restarted with your command after the sweep (PGID 100)")
     assert "acceptance modest: mean accept length 2.00 of a possible 4" in restored

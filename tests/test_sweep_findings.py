@@ -39,18 +39,26 @@ def write_session(path: Path) -> None:
             if sweep:
                 rec.record("command", t=t, action=SWEEP_RESTARTED, command=f"python3 -m sglang.launch_server "
                            f"--speculative-num-draft-tokens {tokens}", pid=100, pgid=100, log_path=source)
-            raised = []
-            analyzer = LogAnalyzer(on_finding=raised.append)
-            analyzer.engine.in_depth_sweep = sweep
-            lines = [server_args(steps, tokens)] + [decode(s, accept) for s in range(1, 15)]
-            for i, text in enumerate(lines):
-                t += 1.0
-                analyzer.feed_many([text])
-                rec.record("log", t=t, lines=[[i * 300, text]], source=source)
-                for f in raised:
-                    rec.record("finding", t=t, code=f.kind, severity=f.severity, message=f.message,
-                               detail=f.explanation, line=f.line, key=f.key)
-                raised.clear()
+            t = record_server(rec, t, source, steps, tokens, accept, sweep)
+
+
+def record_server(rec: Recorder, t: float, source: str, steps: int, tokens: int, accept: float, sweep: bool) -> float:
+    """A server's log (its server_args line, 14 decode lines at ``accept``) and the findings the live analysis
+    raised on it (with the depth-sweep flag ``sweep``), recorded from ``t`` on as the console records them; returns
+    the time of the last event."""
+    raised: list = []
+    analyzer = LogAnalyzer(on_finding=raised.append)
+    analyzer.engine.in_depth_sweep = sweep
+    lines = [server_args(steps, tokens)] + [decode(s, accept) for s in range(1, 15)]
+    for i, text in enumerate(lines):
+        t += 1.0
+        analyzer.feed_many([text])
+        rec.record("log", t=t, lines=[[i * 300, text]], source=source)
+        for f in raised:
+            rec.record("finding", t=t, code=f.kind, severity=f.severity, message=f.message,
+                       detail=f.explanation, line=f.line, key=f.key)
+        raised.clear()
+    return t
 
 
 def test_the_summary_gives_no_depth_sweep_advice_for_a_sweep_configuration(tmp_path):
