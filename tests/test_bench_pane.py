@@ -147,6 +147,28 @@ def two_point_sweep(app, fake: FakeLifecycle) -> BenchPane:
     return pane
 
 
+async def test_a_resumed_sweeps_plan_keeps_the_last_start_up_seen_after_the_server_stopped(state_dir):
+    fake = two_point_lifecycle()
+    timed: list[float | None] = [42.0]  # the followed server's start-up, then none (the server was stopped)
+    try:
+        app = PaneApp(None)
+        async with app.run_test(size=(160, 48)) as pilot:
+            pane = two_point_sweep(app, fake)
+            pane.startup_seconds = lambda: timed[0]
+            for _ in range(2):
+                await pilot.press("S")
+                await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+                plan = str(app.screen.query_one("#confirm-body", Static).render())
+                # before, the second time: "start-ups: unknown (2 restarts; no start-up of this server was seen"
+                assert "start-ups: about 1 min 24 s (2 x 42 s, the last start-up seen on this host)" in plan, plan
+                await pilot.press("n")
+                await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+                timed[0] = None
+            assert fake.commands == []
+    finally:
+        fake.close()
+
+
 async def test_S_runs_the_sweep_through_the_injected_lifecycle(state_dir):
     fake = two_point_lifecycle()
     try:

@@ -194,6 +194,7 @@ class BenchPane(Widget, can_focus=True):
         self.log_accept_samples: Callable[[], Any] | None = None
         #: seconds the followed server's last start-up took (None: unknown), for the sweep's plan
         self.startup_seconds: Callable[[], float | None] | None = None
+        self._startup_seen_s: float | None = None  # the last start-up timed (see _startup_estimate)
         self.sweep_definition: SweepDefinition = default_sweep()
         self.bench_overrides: dict[str, Any] = {}
         self.save_results = True
@@ -522,13 +523,7 @@ class BenchPane(Widget, can_focus=True):
         from specdash.app.modals.confirm import ConfirmScreen
         from specdash.bench.sweep_plan import plan_sweep
 
-        startup_s = None
-        if self.startup_seconds is not None:
-            try:
-                startup_s = self.startup_seconds()
-            except Exception:  # noqa: BLE001 - an estimate, never a reason not to sweep
-                startup_s = None
-        plan = plan_sweep(sweep, startup_s)
+        plan = plan_sweep(sweep, self._startup_estimate())
         details = _lines("\n".join(plan.lines()))
 
         def answered(yes: bool | None) -> None:
@@ -597,10 +592,24 @@ class BenchPane(Widget, can_focus=True):
         self._serving = command
         return url
 
+    def _startup_estimate(self) -> float | None:
+        """Seconds the followed server's start-up took (``startup_seconds``), else the last start-up this pane saw
+        timed (a sweep's restarts, a server since stopped), else None."""
+        startup_s = None
+        if self.startup_seconds is not None:
+            try:
+                startup_s = self.startup_seconds()
+            except Exception:  # noqa: BLE001 - an estimate, never a reason not to sweep
+                startup_s = None
+        if startup_s is not None:
+            self._startup_seen_s = startup_s
+        return startup_s if startup_s is not None else self._startup_seen_s
+
     def _on_sweep_event(self, event: SweepEvent) -> None:
         if event.bench is not None:
             self._on_progress(event.bench)
             return
+        self._startup_estimate()  # a restart of the sweep is timed by its log: kept for a resume's estimate
         k = min(event.index + 1, event.total)
         if event.phase == "held":  # waiting for the answer to x/r's question (esc answers it, it does not cancel
             # the sweep); what is named next has not started
