@@ -204,3 +204,17 @@ def test_closing_any_text_never_raises_and_only_removes(text, end):
     if closed != text:  # only a backslash at the end of a line whose next line is blank or missing went
         assert text.count("\\") - closed.count("\\") == 1
         assert close_final_continuation(closed, min(end, len(closed))) == closed
+
+
+@given(commands())
+@settings(max_examples=150, deadline=None)
+def test_a_command_shown_on_one_line_has_the_shells_same_words(generated):
+    from specdash.sglang.command import on_one_line
+
+    text = generated[0]
+    shown = on_one_line(text)
+    assert "\\\n" not in shown
+    if text.rstrip(" \t").endswith("\\"):  # a backslash typed last (no newline after it) is shown as typed
+        assert shown.endswith("\\")
+    elif "#" not in text:  # a comment would swallow the joined lines after it: such text is not compared
+        assert shell_words(shown) == shell_words(text)

@@ -63,3 +63,17 @@ def test_a_failed_baseline_is_said_failed_not_unstable():
     lines = sweep_lines(summary(SweepEvent(t=60.0, points=rows, baseline="baseline", recommendation="r")))
     # before: "baseline: ? output tokens/s, UNSTABLE"
     assert lines[1:3] == ["baseline: FAILED, not measured", "chain-5: 2,772.1 output tokens/s"]
+
+
+def test_a_multi_line_command_is_one_line_in_the_summary():
+    from specdash.session.events import CommandEvent
+
+    command = ("python3 -m sglang.launch_server --model-path m --port 52885 \\\n  --speculative-algorithm EAGLE3 \\\n"
+               "  --speculative-num-steps 3\n")
+    header = HeaderEvent(specdash_version="0.1.0", host="local", sglang_version="0.5.1", started_at="2026-12-01")
+    lines = summary_lines(SessionLog(path="s.yaml", header=header, problems=[], events=[
+        CommandEvent(t=5.0, action="launched", command=command, pid=7, pgid=7)]))
+    # before: "... --port 52885 \   --speculative-algorithm EAGLE3 \   --speculative-num-steps 3"
+    assert any(line.strip().endswith("config      launched (PGID 7): python3 -m sglang.launch_server --model-path m "
+                                     "--port 52885 --speculative-algorithm EAGLE3 --speculative-num-steps 3")
+               for line in lines), lines

@@ -19,7 +19,7 @@ from specdash.app.modals.confirm import ConfirmScreen
 from specdash.app.readonly_keys import refusal_text
 from specdash.hosts.base import Host
 from specdash.session.events import SWEEP_KEPT, SWEEP_RESTARTED, SWEEP_RESTORED
-from specdash.sglang.command import parse_command
+from specdash.sglang.command import on_one_line, parse_command
 from specdash.text.display import markup
 from specdash.text.redaction import redact_text
 
@@ -507,7 +507,7 @@ class LifecycleActions(_Base):
             self.notify(f"The builder shows {errors} error(s): fix them before restarting.", severity="error")
             return
         details = (f"Stop process group [b]{self.run_handle.pgid}[/b], wait until its GPU memory is released, "
-                   f"then launch:\n{markup(command or self.run_handle.command)}" + self._sweep_note())
+                   f"then launch:\n{markup(on_one_line(command or self.run_handle.command))}" + self._sweep_note())
         self._hold_sweep()
         self.push_screen(ConfirmScreen("Restart the server?", details, "Restart"), self._confirmed_restart(command))
 

@@ -27,6 +27,7 @@ from specdash.session.events import (
 from specdash.session.finding_versions import LastVersion, last_versions
 from specdash.session.reader import SessionLog
 from specdash.session.replay import format_clock
+from specdash.sglang.command import on_one_line
 from specdash.text.display import clean
 from specdash.text.redaction import redact_text
 
@@ -107,7 +108,7 @@ def _entry(event: Event, last: LastVersion | None = None) -> list[str]:
                                               else ")")
         elif event.pid is not None:
             what += f" (PID {event.pid})"
-        lines = [f"config      {what}: {event.command}".rstrip()]
+        lines = [f"config      {what}: {on_one_line(event.command)}".rstrip()]
         effective = _config_text(event.effective)
         if effective:
             lines.append(f"effective: {effective}")

@@ -112,6 +112,17 @@ class LaunchCommand:
         return {e.name: e.value for e in self.env if not e.unresolved}
 
 
+#: a line continuation as a shell reads it: a backslash (not itself escaped) ending a line, with the blanks around it
+_CONTINUATION = re.compile(r"[ \t]*(?<!\\)\\\r?\n[ \t]*")
+
+
+def on_one_line(text: str) -> str:
+    """``text`` (a launch command) for a one-line display, a dialog or a summary: its line continuations
+    (``\\`` + newline, with the next line's indent) joined by one space, ``a \\<newline>  --b`` -> ``a --b``; the
+    words are the shell's same words. Other text is returned stripped."""
+    return _CONTINUATION.sub(" ", text).strip()
+
+
 def tokenize(text: str) -> list[Word]:
     """Split ``text`` into shell words and operators (POSIX-like, no expansion). Never raises: an unclosed quote
     runs to the end of the text."""
