@@ -231,3 +231,54 @@ def test_accept_length_above_the_possible_maximum_is_an_error_not_good():
     assert acc[0].message.startswith("accept length 2.86 is above the possible 2 of the configuration in the log")
     assert "9 of 9 decode samples" in acc[0].message and "not running what you think" in acc[0].message
     assert not [f for f in analyzer.findings if "acceptance good" in f.message or "of a possible 2" in f.message]
+
+
+READY = ["[2026-12-02 05:24:26] The server is fired up and ready to roll!"]
+SERVING = ['[2026-12-02 05:24:31] INFO:     127.0.0.1:41750 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+           "[2026-12-02 05:24:32] Decode batch. #running-req: 1, #token: 100, token usage: 0.00, accept len: 2.50, "
+           "gen throughput (token/s): 100.00, #queue-req: 0, "]
+#: uvicorn's form (uvicorn/protocols/http/httptools_impl.py run_asgi logs "Exception in ASGI application")
+ASGI = ["[2026-12-02 05:24:30] ERROR:    Exception in ASGI application",
+        "Traceback (most recent call last):",
+        '  File "/usr/local/lib/python3.10/dist-packages/uvicorn/protocols/http/httptools_impl.py", line 409, in '
+        "run_asgi",
+        "    result = await app(  # type: ignore[func-returns-value]",
+        '  File "/usr/local/lib/python3.10/dist-packages/starlette/responses.py", line 250, in stream_response',
+        '    await send({"type": "http.response.body", "body": chunk, "more_body": True})',
+        "RuntimeError: Unexpected ASGI message 'http.response.body' sent, after response already completed."]
+#: Python's socketserver form (BaseServer.handle_error), a client gone in the middle of a stream
+SOCKETSERVER = ["----------------------------------------",
+                "Exception occurred during processing of request from ('127.0.0.1', 45612)",
+                "Traceback (most recent call last):",
+                '  File "/usr/lib/python3.11/socketserver.py", line 691, in process_request_thread',
+                "    self.finish_request(request, client_address)",
+                '  File "/usr/lib/python3.11/http/server.py", line 424, in handle_one_request',
+                "    method()",
+                "BrokenPipeError: [Errno 32] Broken pipe",
+                "----------------------------------------"]
+
+
+@pytest.mark.parametrize("error", [ASGI, SOCKETSERVER], ids=["uvicorn", "socketserver"])
+def test_a_request_handlers_traceback_is_a_request_error_not_a_crash(error):
+    analyzer = LogAnalyzer()
+    analyzer.feed_many(READY + error * 3 + SERVING)
+    analyzer.end_of_input()
+    # before: "crash: ... — crash loop: 3 times" and server state crashed, on a server that went on serving
+    assert analyzer.server_state == "ready" and not analyzer.ever_crashed
+    assert not [f for f in analyzer.findings if f.kind == "crash"]
+    (found,) = [f for f in analyzer.findings if f.kind == "request_error"]
+    assert found.severity == "warning" and found.count == 3
+    assert found.message == "request error: " + error[-1 if error is ASGI else -2]
+    assert "crash loop" not in found.message and "not a crash" in found.explanation
+
+
+def test_a_scheduler_crash_is_still_a_crash_after_request_errors():
+    analyzer = LogAnalyzer()
+    analyzer.feed_many(READY + ASGI + [
+        "[2026-12-02 05:25:02 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2702, in event_loop',
+        "RuntimeError: CUDA error: an illegal memory access was encountered",
+        "[2026-12-02 05:25:02] Received sigquit from a child process. It usually means the child failed."])
+    assert analyzer.server_state == "crashed"
+    assert [f.kind for f in analyzer.findings if f.severity == "error"][:1] == ["crash"]
+    assert [f.kind for f in analyzer.findings if f.kind == "request_error"] == ["request_error"]

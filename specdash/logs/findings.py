@@ -6,6 +6,9 @@ Kinds (``Finding.kind``):
 * ``override`` (warning) — every silent rewrite SGLang logged, linked to its flag and the fix (explain.py);
 * ``crash`` (error) — the exception line that ended a traceback / an argparse failure / a child failure, with what it
   means for the speculative flags; repeated identical crashes count up ("crash loop");
+* ``request_error`` (warning) — a traceback from the HTTP server's request handling (uvicorn's ``Exception in ASGI
+  application``, frames in uvicorn / starlette / fastapi / socketserver): one request failed, the server was not
+  brought down (a client that disconnected mid-stream gives BrokenPipeError / ConnectionResetError); repeats count up;
 * ``oom`` (error) — CUDA OOM or KV pool too small, with the memory knobs;
 * ``ready`` (success) — with time-to-ready;
 * ``low_acceptance`` (warning/error) — accept length against the draft tokens in use;
@@ -70,6 +73,21 @@ LOW_ACCEPT_MIN_SAMPLES = 3
 #: A mean accept length at or below this: the draft is almost never accepted (the bonus token alone is 1.0), a
 #: pairing problem at any depth (finding ``low_acceptance`` with no depth advice)
 ALMOST_NEVER_ACCEPTED = 1.15
+
+
+#: the line uvicorn / Python's socketserver write before a request handler's traceback
+_REQUEST_HEADS = ("Exception in ASGI application", "Exception occurred during processing of request")
+#: frames of the HTTP server's request handling (a path part of a ``File "..."`` frame line)
+_REQUEST_FRAMES = ("/uvicorn/protocols/http/", "/starlette/", "/fastapi/", "/socketserver.py", "/http/server.py")
+
+
+def _is_request_error(head: str, frames: list[str]) -> bool:
+    """True when a traceback (its opening line ``head`` and its ``File "..."`` frame lines) comes from the HTTP
+    server's handling of one request: uvicorn logs ``ERROR:    Exception in ASGI application`` before it
+    (uvicorn/protocols/http/*_impl.py ``run_asgi``), Python's socketserver ``Exception occurred during processing of
+    request from ...`` (``BaseServer.handle_error``), or its frames run through uvicorn, starlette, fastapi or
+    socketserver. SGLang's scheduler and detokenizer crash with their own frames (and ``... hit an exception``)."""
+    return any(h in head for h in _REQUEST_HEADS) or any(f in frame for frame in frames for f in _REQUEST_FRAMES)
 
 
 @dataclasses.dataclass
@@ -298,6 +316,10 @@ class FindingsEngine:
                     "error", "error", line.number, line.message.strip()[:160], "", line.timestamp), line.number)
             return
         frames = self._tb_frames.get(line.group, []) if line.group else []
+        head = self._tb_head.get(line.group) if line.group else None
+        if line.kind is not _K_oom and _is_request_error(head.message if head is not None else "", frames):
+            self._request_error(line, exception, detail)
+            return
         if line.kind is _K_oom:
             expl = explain_oom(line.message)
             kind = "oom"
@@ -317,6 +339,25 @@ class FindingsEngine:
                   line.number, refresh)
         self._crashed = True
         self.crash_events += 1
+
+    def _request_error(self, line: ParsedLine, exception: str, detail: str) -> None:
+        """A request handler's exception (see :func:`_is_request_error`): a warning that counts its repeats, not a
+        crash (the server state is not touched)."""
+        title = f"request error: {exception}: {detail.strip()[:120]}".rstrip(": ")
+
+        def refresh(f: Finding) -> None:  # the count is the finding's own (shown as xN)
+            f.data["occurrences"] = f.count
+
+        where = f" (traceback from line {line.group})" if line.group and line.group != line.number else ""
+        self._add(f"request_error:{exception}", lambda: Finding(
+            "request_error", "warning", line.number, title,
+            "The traceback runs through the HTTP server's request handling (uvicorn, starlette, fastapi or "
+            "Python's socketserver): it ended one request, not the server, so it is not a crash (a server crash "
+            "shows its scheduler's traceback or 'Received sigquit'). A client that disconnects in the middle of "
+            "a stream (a cancelled benchmark, a closed connection) gives BrokenPipeError or ConnectionResetError; "
+            "another exception repeating here is worth reading" + where + ".",
+            line.timestamp, data={"exception": exception, "detail": detail[:500],
+                                  "traceback_line": line.group or None}), line.number, refresh)
 
     def startup_unfinished(self, line_number: int, label: str, running_s: float | None,
                            expected_s: float | None, basis: str, when: datetime | None) -> None:
