@@ -250,3 +250,9 @@ async def test_the_header_says_stopping_while_a_server_that_ignores_sigterm_is_s
         await wait_until(pilot, lambda: app.status_bar.server_state == "stopped" and "stopping" not in header(),
                          what="stopped", state=header)
         assert harness.pids_in_group(pgid) == []
+        await pilot.press("r")  # r after the stop: nothing is left to stop, the dialog says so
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen)
+                         and app.screen.query("#confirm-body"), what="the restart dialog")
+        body = str(app.screen.query_one("#confirm-body").render())
+        assert body.startswith(f"Process group {pgid} is no longer running. Launch:"), body  # was "Stop process group"
+        await pilot.press("escape")

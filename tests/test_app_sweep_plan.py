@@ -6,6 +6,7 @@ configuration (the builder gets its command and the server runs it) or restores 
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from support.double import empty_log, harness, host_env
@@ -129,6 +130,10 @@ async def test_x_or_r_during_the_sweep_cancels_it_cleanly(tmp_path, started_grou
         text = dialog_text(app)
         title = "Stop the server?" if key == "x" else "Restart the server?"
         assert text.startswith(title) and "This cancels the depth sweep (config 1 of 2, baseline)" in text
+        # the dialog never names a process group that is gone: while the sweep's restart is in flight it names the
+        # server that restart is starting (it named the group the restart had already stopped)
+        named = [int(n) for n in re.findall(r"[Pp]rocess group (\d+)", text)]
+        assert all(harness.pids_in_group(n) for n in named), (named, text)
         assert len(await find_runs(app.host)) == 2 and dialog_shown(app)  # the first launch and the sweep's restart
         await pilot.press("y")
         await wait_until(pilot, lambda: bench.sweeping is None, what="sweep cancelled")

@@ -378,11 +378,27 @@ class LifecycleActions(_Base):
         if self.status_bar.stopping:  # a second x while the first stop runs: say so (it used to do nothing)
             self.notify(f"Already stopping: {self.status_bar.stopping}.", timeout=5)
             return
-        details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on {markup(self.host.name)}\n"
-                   f"{markup(redact_text(parse_command(handle.command).launcher or 'server'))} … port {handle.port}\n"
-                   f"SIGTERM to the group, SIGKILL after {STOP_GRACE_S:g} s." + self._sweep_note())
+        in_flight = self._restart_in_flight()
+        if in_flight is not None:  # the group named now would be the one the restart already stopped
+            details = (f"The server the depth sweep's restart in flight is starting ({markup(in_flight)}) on "
+                       f"{markup(self.host.name)}: its process group, once the restart has finished\n"
+                       f"SIGTERM to the group, SIGKILL after {STOP_GRACE_S:g} s." + self._sweep_note())
+        else:
+            details = (f"Process group [b]{handle.pgid}[/b] (leader PID {handle.leader_pid}) on "
+                       f"{markup(self.host.name)}\n"
+                       f"{markup(redact_text(parse_command(handle.command).launcher or 'server'))} … port "
+                       f"{handle.port}\nSIGTERM to the group, SIGKILL after {STOP_GRACE_S:g} s." + self._sweep_note())
         self._hold_sweep()
         self.push_screen(ConfirmScreen("Stop the server?", details, "Stop"), self._confirmed_stop)
+
+    def _restart_in_flight(self) -> str | None:
+        """The sweep configuration a depth sweep's restart in flight is starting (``run_handle`` still names the
+        group it stopped), else None."""
+        pending = getattr(self, "_pending_restart", None)
+        at = getattr(self.bench_pane, "sweeping", None) if self.bench_pane is not None else None
+        if pending is None or pending.done() or not at:
+            return None
+        return f"sweep config {at[2]}"
 
     def _sweep_note(self) -> str:
         """A line for a stop/restart dialog while a depth sweep runs (it is cancelled first), else ""."""
@@ -506,8 +522,16 @@ class LifecycleActions(_Base):
         if errors:
             self.notify(f"The builder shows {errors} error(s): fix them before restarting.", severity="error")
             return
-        details = (f"Stop process group [b]{self.run_handle.pgid}[/b], wait until its GPU memory is released, "
-                   f"then launch:\n{markup(on_one_line(command or self.run_handle.command))}" + self._sweep_note())
+        in_flight = self._restart_in_flight()
+        if in_flight is not None:
+            first = (f"Let the depth sweep's restart in flight finish ({markup(in_flight)}), stop that server, wait "
+                     "until its GPU memory is released, then launch:")
+        elif not self._server_alive:  # stopped or exited (the header says which): nothing to stop
+            first = f"Process group {self.run_handle.pgid} is no longer running. Launch:"
+        else:
+            first = (f"Stop process group [b]{self.run_handle.pgid}[/b], wait until its GPU memory is released, "
+                     "then launch:")
+        details = f"{first}\n{markup(on_one_line(command or self.run_handle.command))}" + self._sweep_note()
         self._hold_sweep()
         self.push_screen(ConfirmScreen("Restart the server?", details, "Restart"), self._confirmed_restart(command))
 
