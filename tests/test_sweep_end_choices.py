@@ -235,3 +235,14 @@ async def test_a_failed_baseline_is_named_in_the_end_dialog(tmp_path, monkeypatc
         # before: only "chain-5 ... is the fastest stable config", nothing about the baseline that never ran
         assert f"Failed, not measured: baseline ({error})" in body
         assert "The baseline (no speculation) was not measured: whether speculation is faster here is unknown." in body
+
+
+async def test_in_the_nothing_to_keep_dialog_m_measures_again_too(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state"))
+    async with PaneApp().run_test(size=(160, 48)) as pilot:
+        pane = await end_dialog(pilot, only_baseline_stable())
+        asked: list[str] = []
+        monkeypatch.setattr(pane, "measure_unstable_again", lambda result, original: asked.append("again"))
+        await pilot.press("m")  # the end dialog's measure-again key (before: it did nothing in this dialog)
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, SweepEndScreen), what="the dialog answered")
+        assert asked == ["again"]

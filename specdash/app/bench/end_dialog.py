@@ -52,12 +52,16 @@ class SweepEndScreen(ConfirmScreen, inherit_bindings=False):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_answer(str(event.button.id))
 
+    def _measures_again(self) -> bool:
+        """``m`` answers: a "Measure again" button of its own, or the yes choice when that is measuring again."""
+        return self.more is not None or self.yes[1] == MORE
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return self.more is not None if parameters == ("more",) else True
+        return self._measures_again() if parameters == ("more",) else True
 
     def action_answer(self, which: str) -> None:  # type: ignore[override]  # answers are strings here
         if which == "more":
-            if self.more:
+            if self._measures_again():
                 self.dismiss(MORE)  # type: ignore[arg-type]
             return
         self.dismiss(self.yes[1] if which == "yes" else self.no[1])  # type: ignore[arg-type]
