@@ -256,3 +256,19 @@ async def test_the_header_says_stopping_while_a_server_that_ignores_sigterm_is_s
         body = str(app.screen.query_one("#confirm-body").render())
         assert body.startswith(f"Process group {pgid} is no longer running. Launch:"), body  # was "Stop process group"
         await pilot.press("escape")
+
+
+def test_the_restart_dialog_names_what_differs_from_the_running_command():
+    """After a re-attach the builder may hold another command (a new port, other depths): the restart dialog says
+    which flags change, so the server does not move port or depth unannounced."""
+    from specdash.app.lifecycle import LifecycleActions
+
+    running = ("python3 -m sglang.launch_server --model-path m --port 48015 --speculative-algorithm EAGLE3 "
+               "--speculative-num-steps 4 --speculative-eagle-topk 1 --speculative-num-draft-tokens 5")
+    builder = ("python3 -m sglang.launch_server --model-path m --port 58879 \\\n  --speculative-algorithm EAGLE3 "
+               "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 8\n")
+    assert LifecycleActions._changes_note(running, builder) == (
+        "\nNot the running server's command: --port 48015 -> 58879, --speculative-num-draft-tokens 5 -> 8, "
+        "--speculative-num-steps 4 -> 3.")
+    assert LifecycleActions._changes_note(running, running.replace(" --port", " \\\n  --port")) == ""
+    assert LifecycleActions._changes_note(running, None) == ""

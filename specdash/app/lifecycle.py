@@ -391,6 +391,22 @@ class LifecycleActions(_Base):
         self._hold_sweep()
         self.push_screen(ConfirmScreen("Stop the server?", details, "Stop"), self._confirmed_stop)
 
+    @staticmethod
+    def _changes_note(running: str, new: str | None) -> str:
+        """A line for the restart dialog naming the flags in which ``new`` (the builder's command) differs from the
+        ``running`` server's command, e.g. ``--port 48015 -> 58879``; "" when they are the same (or no new one)."""
+        if not new or on_one_line(new) == on_one_line(running):
+            return ""
+        from specdash.bench.compare import compare_commands
+
+        rows = compare_commands(running, new)["flags"]
+        if not rows:
+            return ""
+        shown = ", ".join(f"{r['flag']} {r['a'] if r['a'] is not None else '(not set)'} -> "
+                          f"{r['b'] if r['b'] is not None else '(not set)'}" for r in rows[:6])
+        more = f" and {len(rows) - 6} more" if len(rows) > 6 else ""
+        return f"\nNot the running server's command: {markup(shown)}{more}."
+
     def _restart_in_flight(self) -> str | None:
         """The sweep configuration a depth sweep's restart in flight is starting (``run_handle`` still names the
         group it stopped), else None."""
@@ -531,7 +547,8 @@ class LifecycleActions(_Base):
         else:
             first = (f"Stop process group [b]{self.run_handle.pgid}[/b], wait until its GPU memory is released, "
                      "then launch:")
-        details = f"{first}\n{markup(on_one_line(command or self.run_handle.command))}" + self._sweep_note()
+        details = (f"{first}\n{markup(on_one_line(command or self.run_handle.command))}"
+                   + self._changes_note(self.run_handle.command, command) + self._sweep_note())
         self._hold_sweep()
         self.push_screen(ConfirmScreen("Restart the server?", details, "Restart"), self._confirmed_restart(command))
 
