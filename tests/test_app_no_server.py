@@ -47,3 +47,15 @@ async def test_the_no_server_sentence_is_whole_on_screen(tmp_path, monkeypatch, 
         await pilot.pause(0.3)
         assert SENTENCE in _view_text(app), screen_text(app)
         assert "--log PATH; start" not in _view_text(app)  # said once
+
+
+async def test_with_a_command_given_the_no_server_line_says_l_launches_it(tmp_path, monkeypatch):
+    """``connect local --command FILE`` (tools/try_local.sh) on a host with no server: the next step is l."""
+    monkeypatch.setenv("SPECDASH_STATE_DIR", str(tmp_path / "state-here"))
+    app = SpecdashApp(LocalHost(env=_env_without_servers(tmp_path)), log_path=None, gpu_interval_s=0.5,
+                      launch_command="python3 -m sglang.launch_server --model-path m --port 31999")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: "no SGLang server" in _view_text(app), what="the no-server line",
+                         state=lambda: screen_text(app))
+        await wait_until(pilot, lambda: f"{SENTENCE}, or l launches the builder's command" in _view_text(app),
+                         what="the launch hint", state=lambda: _view_text(app))

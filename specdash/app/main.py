@@ -480,8 +480,10 @@ class SpecdashApp(RecordingMixin, LogLivenessMixin, LifecycleActions, DeferredTa
                     pass
             return found.path
         message = getattr(found, "explanation", None) or "no running SGLang server found"
-        self._log_marker(message if "--log PATH" in message else f"{message}; start specdash with --log PATH to "
-                         "follow a file")
+        message = message if "--log PATH" in message else f"{message}; start specdash with --log PATH to follow a file"
+        if self.given_command and not self.readonly:  # connect --command FILE: the next step is launching it
+            message += f", or {key_for(self, 'server.launch')} launches the builder's command"
+        self._log_marker(message)
         return None
 
     async def _servers_alive(self, procs: list) -> set[int]:
