@@ -122,6 +122,21 @@ def test_seek_to_next_and_previous_finding():
     assert player.seek_previous_finding() is None
 
 
+def test_two_findings_recorded_at_one_instant_are_two_stops_both_ways():
+    clock, advance, wait = fake_clock()
+    player = ReplayPlayer(session((0.0, "a"), (9.3, "F1"), (9.3, "F2"), (9.3, "b"), (12.0, "F3")), clock=clock,
+                          wait=wait, start_paused=True)
+    # before: } handed out both at once (it landed on the second) and { could not reach the first
+    assert player.seek_next_finding().message == "F1" and names(player.take_due()) == ["a", "F1"]
+    assert player.seek_next_finding().message == "F2" and names(player.take_due()) == ["F2"]
+    assert player.seek_next_finding().message == "F3" and names(player.take_due()) == ["b", "F3"]
+    assert player.seek_previous_finding().message == "F2"
+    assert names(player.take_due()) == ["<rewind 9.3>", "a", "F1", "F2"]
+    assert player.seek_previous_finding().message == "F1"
+    assert names(player.take_due()) == ["<rewind 9.3>", "a", "F1"]
+    assert player.seek_previous_finding() is None
+
+
 def test_unknown_kinds_are_not_replayed():
     log = SessionLog(path="m", header=None, problems=[], events=[
         MarkerEvent(t=0, text="a"), UnknownEvent(t=0.5, unknown_kind="hologram"), MarkerEvent(t=1, text="b")])

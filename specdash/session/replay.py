@@ -247,22 +247,41 @@ class ReplayPlayer:
         self._poke()
 
     def seek_next_finding(self) -> FindingEvent | None:
-        """Seek to the next finding not yet handed out (it and everything before it are handed out).
-        Returns it, or None (nothing changes) when there is none ahead."""
-        for event in self._events[self._index:]:
+        """Seek to the next finding not yet handed out (it and everything before it are handed out, not the events
+        after it that share its time: two findings recorded at one instant are two stops). Returns it, or None
+        (nothing changes) when there is none ahead."""
+        for index in range(self._index, len(self._events)):
+            event = self._events[index]
             if isinstance(event, FindingEvent):
-                self.seek(event.t)
+                self._seek_to(index)
                 return event
         return None
 
     def seek_previous_finding(self) -> FindingEvent | None:
-        """Seek back to the last finding earlier than the current position; None (nothing changes) if none."""
-        position = self.position_s
-        for event in reversed(self._events[:self._index]):
-            if isinstance(event, FindingEvent) and event.t < position - 1e-9:
-                self.seek(event.t)
+        """Seek back to the finding before the current one (by recorded order: one at the same instant counts), or
+        to the last finding earlier than the current position; None (nothing changes) if none."""
+        limit = self._index
+        last = self._events[limit - 1] if limit else None
+        if isinstance(last, FindingEvent) and abs(last.t - self.position_s) < 1e-9:
+            limit -= 1  # the finding a jump landed on is the current one
+        for index in range(limit - 1, -1, -1):
+            event = self._events[index]
+            if isinstance(event, FindingEvent):
+                self._seek_to(index)
                 return event
         return None
+
+    def _seek_to(self, index: int) -> None:
+        """Hand out the events up to and including ``index`` (forward: at once; backward: :class:`Rewind` plus a
+        rebuild); the position becomes that event's ``t``. Keeps pause state."""
+        target = index + 1
+        if target >= self._index:
+            self._queue.extend((event, True) for event in self._events[self._index:target])
+            self._index = target
+        else:
+            self._rebuild(target)
+        self._reanchor(self._events[index].t)
+        self._poke()
 
     def close(self) -> None:
         """End :meth:`events` (the generator returns at its next wake-up)."""
