@@ -135,7 +135,7 @@ def test_the_console_opens_with_the_printed_command_in_the_builder(tmp_path):
         os.write(master, b"\x11")  # ctrl+q (the editor has focus: q would be typed)
         assert read_until(b"GPU processes left", timeout_s=60), plain()[-2000:]
         # how to come back: this script with the same folder (a plain `specdash connect local` has another state)
-        assert f"re-attach, x stops it): SPECDASH_TRY_DIR={tmp_path / 'try'} tools/try_local.sh" in plain()
+        assert f"re-attach; the console's stop key stops it, F1 lists the keys): SPECDASH_TRY_DIR={tmp_path / 'try'} tools/try_local.sh" in plain()
         assert proc.wait(timeout=60) == 0
     finally:
         if proc.poll() is None:

@@ -62,7 +62,7 @@ status=0
 "$python" -m specdash connect local --command "$command_file" "$@" || status=$?
 # the console's exit line says `specdash connect local` re-attaches a server left running: true in this script's
 # environment (its state folder), not in a plain shell
-echo "Back to a server left running here (re-attach, x stops it): SPECDASH_TRY_DIR=$dir tools/try_local.sh"
+echo "Back to a server left running here (re-attach; the console's stop key stops it, F1 lists the keys): SPECDASH_TRY_DIR=$dir tools/try_local.sh"
 echo "GPU processes left (stop a server you launched with: kill -TERM -PGID):"
 "$python" -m specdash ps local || true
 exit "$status"
