@@ -18,6 +18,7 @@ from specdash.app.keymap import key_for
 from specdash.app.modals.confirm import ConfirmScreen
 from specdash.app.readonly_keys import refusal_text
 from specdash.hosts.base import Host
+from specdash.logs.state import ServerState
 from specdash.session.events import SWEEP_KEPT, SWEEP_RESTARTED, SWEEP_RESTORED
 from specdash.sglang.command import on_one_line, parse_command
 from specdash.text.display import markup
@@ -542,7 +543,7 @@ class LifecycleActions(_Base):
         if in_flight is not None:
             first = (f"Let the depth sweep's restart in flight finish ({markup(in_flight)}), stop that server, wait "
                      "until its GPU memory is released, then launch:")
-        elif not self._server_alive:  # stopped or exited (the header says which): nothing to stop
+        elif self.status_bar.server_state == ServerState.STOPPED:  # its processes are gone: nothing to stop
             first = f"Process group {self.run_handle.pgid} is no longer running. Launch:"
         else:
             first = (f"Stop process group [b]{self.run_handle.pgid}[/b], wait until its GPU memory is released, "
